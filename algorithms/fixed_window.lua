@@ -1,0 +1,35 @@
+-- fixed_window: one counter per identity; the window opens at the identity's
+-- first hit and lasts window_ms. INCR and the first expiry run in this one
+-- script, so no counter ever lives without a TTL.
+--
+-- KEYS[1]  the identity's counter (string)
+-- ARGV[1]  limit: requests admitted per window (integer >= 1)
+-- ARGV[2]  window in milliseconds (integer >= 1)
+-- Reply    {allowed 0|1, remaining (string), retry_after_ms, server_now_us}
+--
+-- The expiry is set with PEXPIREAT from the same TIME the decision used, so
+-- the window is [first hit, first hit + window] in server milliseconds and a
+-- replay of the decisions can tell exactly when it closed.
+local key = KEYS[1]
+local limit = tonumber(ARGV[1])
+local window_ms = tonumber(ARGV[2])
+
+local t = redis.call('TIME')
+local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local now_ms = math.floor(now_us / 1000)
+
+local count = redis.call('INCR', key)
+if count == 1 then
+  redis.call('PEXPIREAT', key, string.format('%d', now_ms + window_ms))
+end
+
+if count <= limit then
+  return {1, tostring(limit - count), 0, now_us}
+end
+-- The key stays alive while now_ms <= its expiry, so the next window can
+-- open one millisecond after the expiry instant.
+local ttl = redis.call('PTTL', key)
+if ttl < 0 then
+  ttl = 0
+end
+return {0, '0', ttl + 1, now_us}

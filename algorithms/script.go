@@ -1,0 +1,68 @@
+package algorithms
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Redis is the narrow part of a go-redis client the limiters call, so a
+// single client, a ring or a cluster client all work.
+type Redis interface {
+	redis.Scripter
+}
+
+// Script is one embedded Lua limiter: its source, its SHA1, and how often a
+// NOSCRIPT reply (after SCRIPT FLUSH, a restart or a failover) forced it to
+// be loaded again.
+type Script struct {
+	name    string
+	src     string
+	sha     string
+	reloads atomic.Int64
+}
+
+func newScript(name, src string) *Script {
+	sum := sha1.Sum([]byte(src))
+	return &Script{name: name, src: src, sha: hex.EncodeToString(sum[:])}
+}
+
+// Source is the Lua text.
+func (s *Script) Source() string { return s.src }
+
+// SHA1 is the digest EVALSHA calls the script by.
+func (s *Script) SHA1() string { return s.sha }
+
+// Reloads counts the NOSCRIPT replies that made Run load the script again.
+func (s *Script) Reloads() int64 { return s.reloads.Load() }
+
+// Load sends the script with SCRIPT LOAD, so the timed part of a run only
+// ever calls EVALSHA.
+func (s *Script) Load(ctx context.Context, rdb Redis) error {
+	sha, err := rdb.ScriptLoad(ctx, s.src).Result()
+	if err != nil {
+		return fmt.Errorf("loading the %s script: %w", s.name, err)
+	}
+	if sha != s.sha {
+		return fmt.Errorf("loading the %s script: server answered SHA1 %s, want %s", s.name, sha, s.sha)
+	}
+	return nil
+}
+
+// Run calls the script with EVALSHA. A NOSCRIPT reply is not fatal: the
+// script is loaded again, the reload counted, and the call retried once.
+func (s *Script) Run(ctx context.Context, rdb Redis, keys []string, args ...any) (any, error) {
+	v, err := rdb.EvalSha(ctx, s.sha, keys, args...).Result()
+	if err == nil || !redis.HasErrorPrefix(err, "NOSCRIPT") {
+		return v, err
+	}
+	s.reloads.Add(1)
+	if err := s.Load(ctx, rdb); err != nil {
+		return nil, err
+	}
+	return rdb.EvalSha(ctx, s.sha, keys, args...).Result()
+}
