@@ -1,0 +1,49 @@
+package workload
+
+import (
+	"context"
+	"time"
+)
+
+// Clock is the time source of a run, so schedules can be tested with a fake
+// one that never sleeps.
+type Clock interface {
+	Now() time.Time
+	// Sleep waits d, or until ctx ends (returning its error).
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// RealClock is the wall clock.
+type RealClock struct{}
+
+var _ Clock = RealClock{}
+
+// Now implements Clock.
+func (RealClock) Now() time.Time { return time.Now() }
+
+// coarseSleepMargin is the part of a wait left to preciseSleep: Go's timers
+// are only good to about a millisecond here.
+const coarseSleepMargin = 2 * time.Millisecond
+
+// Sleep implements Clock. Long waits use a timer (and end early when ctx
+// does); the last stretch uses preciseSleep, so a schedule's requests go out
+// within tens of microseconds of their due time.
+func (RealClock) Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	deadline := time.Now().Add(d)
+	if d > coarseSleepMargin {
+		t := time.NewTimer(d - coarseSleepMargin)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
+	if rest := time.Until(deadline); rest > 0 {
+		preciseSleep(rest)
+	}
+	return ctx.Err()
+}

@@ -1,0 +1,241 @@
+package workload
+
+import (
+	"context"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rlbench/rlbench/algorithms"
+)
+
+// fakeClock advances only when slept on (or when a fake limiter says a call
+// took time), so schedules are tested without sleeping.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+	// settle, when set, runs before time moves, so goroutines that were
+	// handed work at the current instant read the clock before it changes.
+	settle func()
+}
+
+var _ Clock = (*fakeClock)(nil)
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{now: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
+	if c.settle != nil {
+		c.settle()
+	}
+	c.advance(d)
+	return ctx.Err()
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// instantLimiter answers at once (or after callTime of fake time), admitting
+// every other request.
+type instantLimiter struct {
+	clock    *fakeClock
+	callTime time.Duration
+	mu       sync.Mutex
+	n        int
+	calls    atomic.Int64
+}
+
+var _ algorithms.Limiter = (*instantLimiter)(nil)
+
+func (l *instantLimiter) Name() string { return "instant" }
+func (l *instantLimiter) Policy() algorithms.Policy {
+	return algorithms.Policy{Limit: 1, Window: time.Second}
+}
+func (l *instantLimiter) Load(context.Context) error { return nil }
+func (l *instantLimiter) NoScriptReloads() int64     { return 0 }
+func (l *instantLimiter) Allow(context.Context, string) (algorithms.Decision, error) {
+	l.calls.Add(1)
+	l.clock.advance(l.callTime)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.n++
+	return algorithms.Decision{Allowed: l.n%2 == 0, ServerNowMicros: l.clock.Now().UnixMicro()}, nil
+}
+
+func TestConstantPacer(t *testing.T) {
+	p := ConstantPacer{PerSecond: 400}
+	for n, want := range map[uint64]time.Duration{0: 0, 1: 2500 * time.Microsecond, 400: time.Second, 1000: 2500 * time.Millisecond} {
+		if got := p.Due(n); got != want {
+			t.Errorf("Due(%d) = %s, want %s", n, got, want)
+		}
+	}
+}
+
+func TestPoissonPacer(t *testing.T) {
+	const rate, span = 2000.0, 10 * time.Second
+	count := func(seed int64) (int, []time.Duration) {
+		p := NewPoissonPacer(rate, seed)
+		var first []time.Duration
+		n := uint64(0)
+		for ; p.Due(n) < span; n++ {
+			if n < 5 {
+				first = append(first, p.Due(n))
+			}
+		}
+		return int(n), first
+	}
+	n, first := count(3)
+	want := rate * span.Seconds()
+	// A Poisson count has standard deviation sqrt(20000) ~ 141: 5 sigma.
+	if math.Abs(float64(n)-want) > 5*math.Sqrt(want) {
+		t.Errorf("%d arrivals in %s at %v/s, want about %v", n, span, rate, want)
+	}
+	if first[0] != 0 {
+		t.Errorf("first arrival at %s, want 0", first[0])
+	}
+	n2, first2 := count(3)
+	if n2 != n || first2[4] != first[4] {
+		t.Errorf("the same seed gave a different schedule")
+	}
+	if n3, _ := count(4); n3 == n {
+		t.Logf("seeds 3 and 4 gave the same count %d (possible, but unlikely)", n)
+	}
+}
+
+// countingPicker counts the requests the schedule has handed out.
+type countingPicker struct {
+	IdentityPicker
+	picks atomic.Int64
+}
+
+func (p *countingPicker) Pick(n uint64) uint64 {
+	p.picks.Add(1)
+	return p.IdentityPicker.Pick(n)
+}
+
+// settleOn makes clock wait, before it moves, until every request picked so
+// far has reached the limiter (bounded, so a bug fails instead of hanging).
+func settleOn(clock *fakeClock, picker *countingPicker, lim *instantLimiter) {
+	clock.settle = func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for lim.calls.Load() < picker.picks.Load() && time.Now().Before(deadline) {
+			runtime.Gosched()
+		}
+	}
+}
+
+func fakeDrive(clock *fakeClock, lim algorithms.Limiter, conc int) *drive {
+	return &drive{
+		limiter:     lim,
+		prefix:      "rlbench:test:",
+		clock:       clock,
+		rec:         newRecorder(clock.Now()),
+		concurrency: conc,
+		callCtx:     context.Background(),
+	}
+}
+
+// TestOpenLoopKeepsTheSchedule: with instant answers, a uniform schedule sends
+// exactly rate x duration requests, none late, each identity its share.
+func TestOpenLoopKeepsTheSchedule(t *testing.T) {
+	clock := newFakeClock()
+	lim := &instantLimiter{clock: clock}
+	picker := &countingPicker{IdentityPicker: RoundRobin{Count: 10}}
+	settleOn(clock, picker, lim)
+	d := fakeDrive(clock, lim, 4)
+	out := d.open(context.Background(), ConstantPacer{PerSecond: 1000}, picker, time.Second, 0)
+	var res RunResult
+	d.rec.fill(&res)
+	res.Elapsed = out.elapsed
+	if res.Counts.Sent != 1000 || res.Counts.Late != 0 || out.unsent != 0 || out.interrupted {
+		t.Errorf("sent %d, late %d, unsent %d, interrupted %v; want 1000, 0, 0, false", res.Counts.Sent, res.Counts.Late, out.unsent, out.interrupted)
+	}
+	if res.Counts.Allowed+res.Counts.Denied+res.Counts.Errors != res.Counts.Sent {
+		t.Errorf("counts do not add up: %+v", res.Counts)
+	}
+	if got := res.AchievedPerSecond(); got != 1000 {
+		t.Errorf("achieved %v/s, want 1000", got)
+	}
+	if len(res.Series) != 1 || res.Series[0].Allowed+res.Series[0].Denied != 1000 {
+		t.Errorf("series %+v", res.Series)
+	}
+}
+
+// TestOpenLoopPoissonCount: a Poisson schedule sends about rate x duration.
+func TestOpenLoopPoissonCount(t *testing.T) {
+	clock := newFakeClock()
+	d := fakeDrive(clock, &instantLimiter{clock: clock}, 4)
+	d.open(context.Background(), NewPoissonPacer(5000, 11), NewRandomPicker(100, 11), 4*time.Second, 0)
+	sent := d.rec.completed()
+	if math.Abs(float64(sent)-20000) > 5*math.Sqrt(20000) {
+		t.Errorf("sent %d, want about 20000", sent)
+	}
+}
+
+// TestOpenLoopRecordsASlippedSchedule: when calls take longer than the gap
+// and there is one worker, requests go out late, the lateness shows in the
+// corrected latency, and what could not be sent by the end is counted.
+func TestOpenLoopRecordsASlippedSchedule(t *testing.T) {
+	clock := newFakeClock()
+	d := fakeDrive(clock, &instantLimiter{clock: clock, callTime: 5 * time.Millisecond}, 1)
+	out := d.open(context.Background(), ConstantPacer{PerSecond: 1000}, RoundRobin{Count: 1}, 100*time.Millisecond, 0)
+	var res RunResult
+	d.rec.fill(&res)
+	if res.Counts.Late == 0 {
+		t.Errorf("no late sends recorded")
+	}
+	if res.Counts.Sent+out.unsent != 100 {
+		t.Errorf("sent %d + unsent %d != 100 due", res.Counts.Sent, out.unsent)
+	}
+	c, u := Summarize(res.Corrected.All), Summarize(res.Uncorrected.All)
+	if c.P50 <= u.P50 || u.P50 < 4900 {
+		t.Errorf("corrected p50 %dus should exceed uncorrected p50 %dus (about 5000us)", c.P50, u.P50)
+	}
+	if res.MaxLag <= LateThreshold {
+		t.Errorf("max lag %s", res.MaxLag)
+	}
+}
+
+// TestOpenLoopStopsOnCount: a request bound ends the schedule early.
+func TestOpenLoopStopsOnCount(t *testing.T) {
+	clock := newFakeClock()
+	d := fakeDrive(clock, &instantLimiter{clock: clock}, 2)
+	out := d.open(context.Background(), ConstantPacer{PerSecond: 100}, RoundRobin{Count: 3}, time.Hour, 25)
+	if n := d.rec.completed(); n != 25 {
+		t.Errorf("sent %d, want 25", n)
+	}
+	if out.elapsed != 250*time.Millisecond {
+		t.Errorf("elapsed %s, want 250ms (25 requests at 100/s)", out.elapsed)
+	}
+}
+
+// TestOpenLoopStopsOnCancel: cancelling ends issuing promptly and says so.
+func TestOpenLoopStopsOnCancel(t *testing.T) {
+	clock := newFakeClock()
+	d := fakeDrive(clock, &instantLimiter{clock: clock}, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := d.open(ctx, ConstantPacer{PerSecond: 100}, RoundRobin{Count: 3}, time.Hour, 0)
+	if !out.interrupted {
+		t.Errorf("not marked interrupted")
+	}
+	if n := d.rec.completed(); n > 1 {
+		t.Errorf("sent %d requests after cancel", n)
+	}
+}

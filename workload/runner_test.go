@@ -1,0 +1,242 @@
+package workload_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/internal/redistest"
+	"github.com/rlbench/rlbench/workload"
+)
+
+func mustProfile(t *testing.T, yaml string) *workload.Profile {
+	t.Helper()
+	p, err := workload.ParseProfile("test.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func checkCounts(t *testing.T, r *workload.RunResult) {
+	t.Helper()
+	c := r.Counts
+	if c.Sent != c.Allowed+c.Denied+c.Errors {
+		t.Errorf("%s/%s: sent %d != allowed %d + denied %d + errors %d", r.Algorithm, r.Scenario.Name, c.Sent, c.Allowed, c.Denied, c.Errors)
+	}
+	if got := r.Corrected.All.TotalCount(); got != c.Sent {
+		t.Errorf("%s: histogram holds %d of %d requests", r.Algorithm, got, c.Sent)
+	}
+}
+
+func countKeys(t *testing.T, rdb *redis.Client, pattern string) int {
+	t.Helper()
+	keys, err := rdb.Keys(context.Background(), pattern).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(keys)
+}
+
+// TestRunEndToEnd runs every limiter open and closed loop on a real
+// redis-server, checks the counts add up and match the policy, and that
+// only rlbench's own keys were written and then removed.
+func TestRunEndToEnd(t *testing.T) {
+	rdb := redistest.Client(t)
+	ctx := context.Background()
+	// Someone else's data on the same server.
+	rdb.Set(ctx, "customer:42", "precious", 0)
+	rdb.Set(ctx, "rlbench:someoneelse:fixed_window:s:1", "theirs", 0)
+
+	p := mustProfile(t, `
+policy: {limit: 20, window: 10s}
+concurrency: 8
+scenarios:
+  - name: open
+    shape: steady
+    rate: 400/s
+    identities: 5
+    duration: 500ms
+  - name: closed
+    shape: steady
+    rate: max
+    identities: 4
+    requests: 300
+`)
+	runner := &workload.Runner{Profile: p, Client: rdb}
+	runs, err := runner.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 8 {
+		t.Fatalf("%d runs, want 2 scenarios x 4 algorithms", len(runs))
+	}
+	for _, r := range runs {
+		checkCounts(t, r)
+		if r.Counts.Errors != 0 {
+			t.Errorf("%s/%s: %d errors: %v", r.Algorithm, r.Scenario.Name, r.Counts.Errors, r.Errors)
+		}
+		// Nothing refills within the run (10s window): every identity gets
+		// exactly its 20.
+		want := int64(20 * r.Identities)
+		if r.Counts.Allowed != want {
+			t.Errorf("%s/%s: allowed %d, want %d", r.Algorithm, r.Scenario.Name, r.Counts.Allowed, want)
+		}
+		switch r.Scenario.Name {
+		case "open":
+			if r.Counts.Sent != 200 {
+				t.Errorf("%s/open: sent %d, want 400/s x 0.5s = 200", r.Algorithm, r.Counts.Sent)
+			}
+			if r.TargetPerSecond != 400 {
+				t.Errorf("target %v", r.TargetPerSecond)
+			}
+		case "closed":
+			if r.Counts.Sent != 300 {
+				t.Errorf("%s/closed: sent %d, want 300", r.Algorithm, r.Counts.Sent)
+			}
+		}
+	}
+	if n := countKeys(t, rdb, runner.RunPrefix()+"*"); n != 0 {
+		t.Errorf("%d keys of the run left behind", n)
+	}
+	if v := rdb.Get(ctx, "customer:42").Val(); v != "precious" {
+		t.Errorf("a foreign key was touched: %q", v)
+	}
+	if v := rdb.Get(ctx, "rlbench:someoneelse:fixed_window:s:1").Val(); v != "theirs" {
+		t.Errorf("another run's key was touched: %q", v)
+	}
+}
+
+// TestScriptFlushMidRun: SCRIPT FLUSH during a run is survived; the reloads
+// are counted and no request is lost from the counts.
+func TestScriptFlushMidRun(t *testing.T) {
+	rdb := redistest.Client(t)
+	ctx := context.Background()
+	p := mustProfile(t, `
+policy: {limit: 100, window: 1s}
+algorithms: [token_bucket]
+concurrency: 16
+scenarios:
+  - shape: steady
+    rate: 2000/s
+    identities: 10
+    duration: 1500ms
+`)
+	go func() {
+		for i := 0; i < 3; i++ {
+			time.Sleep(400 * time.Millisecond)
+			rdb.ScriptFlush(ctx)
+		}
+	}()
+	runs, err := (&workload.Runner{Profile: p, Client: rdb}).Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runs[0]
+	checkCounts(t, r)
+	if r.Counts.NoScriptReloads == 0 {
+		t.Errorf("no NOSCRIPT reload counted after SCRIPT FLUSH")
+	}
+	if r.Counts.Errors != 0 {
+		t.Errorf("%d errors: %v", r.Counts.Errors, r.Errors)
+	}
+	if r.Counts.Sent != 3000 {
+		t.Errorf("sent %d, want 3000", r.Counts.Sent)
+	}
+}
+
+// TestInterruptKeepsWhatWasMeasured: cancelling mid-run returns the run in
+// flight marked incomplete, with consistent counts, skips the rest, and
+// still removes the keys.
+func TestInterruptKeepsWhatWasMeasured(t *testing.T) {
+	rdb := redistest.Client(t)
+	p := mustProfile(t, `
+policy: {limit: 10, window: 1s}
+concurrency: 4
+scenarios:
+  - shape: steady
+    rate: 500/s
+    identities: 10
+    duration: 30s
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
+	defer cancel()
+	runner := &workload.Runner{Profile: p, Client: rdb}
+	start := time.Now()
+	runs, err := runner.Run(ctx)
+	if !errors.Is(err, workload.ErrInterrupted) {
+		t.Fatalf("error %v, want ErrInterrupted", err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Errorf("stopping took %s", time.Since(start))
+	}
+	if len(runs) != 1 || !runs[0].Incomplete {
+		t.Fatalf("want the one run in flight, marked incomplete; got %d runs", len(runs))
+	}
+	checkCounts(t, runs[0])
+	if runs[0].Counts.Sent < 100 {
+		t.Errorf("only %d requests measured before the interrupt", runs[0].Counts.Sent)
+	}
+	if n := countKeys(t, rdb, runner.RunPrefix()+"*"); n != 0 {
+		t.Errorf("%d keys left behind after the interrupt", n)
+	}
+}
+
+// TestRedisGoneAbortsTheRun: when the server goes away mid-run, the run is
+// aborted within seconds with an AbortError, and what was measured is kept.
+func TestRedisGoneAbortsTheRun(t *testing.T) {
+	ctx := context.Background()
+	srv, err := redisenv.StartServer(ctx, redistest.ServerPath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1, DialerRetries: 1, DialTimeout: 200 * time.Millisecond, ReadTimeout: 200 * time.Millisecond, Protocol: 2, DisableIdentity: true})
+	defer rdb.Close()
+	p := mustProfile(t, `
+policy: {limit: 10, window: 1s}
+algorithms: [fixed_window]
+concurrency: 4
+scenarios:
+  - shape: steady
+    rate: 200/s
+    identities: 5
+    duration: 60s
+`)
+	go func() { time.Sleep(500 * time.Millisecond); _ = srv.Stop() }()
+	start := time.Now()
+	runs, err := (&workload.Runner{Profile: p, Client: rdb, AbortAfter: time.Second}).Run(ctx)
+	var abort *workload.AbortError
+	if !errors.As(err, &abort) {
+		t.Fatalf("error %v, want an AbortError", err)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Errorf("abort took %s", time.Since(start))
+	}
+	if len(runs) != 1 || !runs[0].Incomplete || runs[0].Counts.Allowed == 0 || runs[0].Counts.Errors == 0 {
+		t.Fatalf("want one incomplete run with decisions and errors, got %+v", runs)
+	}
+	checkCounts(t, runs[0])
+}
+
+// TestUnreachableRedisFailsFast: an address nobody listens on fails in
+// seconds, naming the address.
+func TestUnreachableRedisFailsFast(t *testing.T) {
+	addr := redistest.ClosedAddr(t)
+	start := time.Now()
+	_, err := redisenv.Open(context.Background(), redisenv.Options{Addr: addr, Timeout: time.Second})
+	if err == nil {
+		t.Fatal("connected to a closed port")
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Errorf("took %s to fail", time.Since(start))
+	}
+	if want := fmt.Sprintf("redis at %s unreachable", addr); !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not name the address", err)
+	}
+}

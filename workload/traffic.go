@@ -1,0 +1,163 @@
+package workload
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rlbench/rlbench/algorithms"
+)
+
+// job is one request handed from the schedule to a worker.
+type job struct {
+	identity uint64
+	due      time.Time
+}
+
+// drive sends one run's requests to a limiter from many goroutines and
+// records every outcome.
+type drive struct {
+	limiter     algorithms.Limiter
+	prefix      string
+	clock       Clock
+	rec         *recorder
+	concurrency int
+	// callCtx is detached from the run's context: stopping a run ends
+	// issuing, while calls already in flight finish under their own timeout
+	// and are counted.
+	callCtx context.Context
+
+	lastSuccess atomic.Int64 // unix nanos of the latest decision
+	lastError   atomic.Int64 // unix nanos of the latest error
+}
+
+// issued says how a schedule ended.
+type issued struct {
+	// elapsed is the window the achieved rate is measured over.
+	elapsed time.Duration
+	// unsent requests were due before the end but never sent.
+	unsent int64
+	// interrupted is set when the context ended the schedule early.
+	interrupted bool
+}
+
+// worker is one goroutine's state: its shard, a reusable key buffer and a
+// reusable outcome, so a request allocates as little as possible.
+type worker struct {
+	id  int
+	buf []byte
+	out outcome
+}
+
+func (d *drive) newWorker(id int) *worker {
+	buf := make([]byte, len(d.prefix), len(d.prefix)+24)
+	copy(buf, d.prefix)
+	return &worker{id: id, buf: buf}
+}
+
+// call sends one request for identity and records it.
+func (d *drive) call(w *worker, identity uint64, due time.Time) {
+	key := string(strconv.AppendUint(w.buf[:len(d.prefix)], identity, 10))
+	o := &w.out
+	o.identity, o.due = identity, due
+	o.sent = d.clock.Now()
+	o.decision, o.err = d.limiter.Allow(d.callCtx, key)
+	o.done = d.clock.Now()
+	d.rec.record(w.id, o)
+	if o.err != nil {
+		d.lastError.Store(o.done.UnixNano())
+	} else {
+		d.lastSuccess.Store(o.done.UnixNano())
+	}
+}
+
+// open runs an open-loop schedule: each request is handed to a free worker
+// at its due time, whatever happened to earlier ones, and its latency counts
+// from the due time. When every worker is busy the hand-off waits, the
+// request goes out late, and the lateness is recorded rather than hidden.
+func (d *drive) open(ctx context.Context, pacer Pacer, picker IdentityPicker, duration time.Duration, maxRequests int64) issued {
+	jobs := make(chan job)
+	var wg sync.WaitGroup
+	for i := 0; i < d.concurrency; i++ {
+		wg.Add(1)
+		go func(w *worker) {
+			defer wg.Done()
+			for j := range jobs {
+				d.call(w, j.identity, j.due)
+			}
+		}(d.newWorker(i))
+	}
+	defer wg.Wait()
+	defer close(jobs)
+
+	defer pinForPacing()()
+	start := d.rec.start
+	for n := uint64(0); ; n++ {
+		if maxRequests > 0 && int64(n) >= maxRequests {
+			return issued{elapsed: min(pacer.Due(n), duration)}
+		}
+		due := pacer.Due(n)
+		if due >= duration {
+			return issued{elapsed: duration}
+		}
+		if wait := due - d.clock.Now().Sub(start); wait > 0 {
+			if d.clock.Sleep(ctx, wait) != nil {
+				return issued{elapsed: d.clock.Now().Sub(start), interrupted: true}
+			}
+		}
+		if d.clock.Now().Sub(start) >= duration+deadlineGrace {
+			// The deadline passed while the generator was behind: what was
+			// due but never sent is counted, not silently dropped.
+			return issued{elapsed: duration, unsent: countDue(pacer, n, duration, maxRequests)}
+		}
+		select {
+		case jobs <- job{identity: picker.Pick(n), due: start.Add(due)}:
+		case <-ctx.Done():
+			return issued{elapsed: d.clock.Now().Sub(start), interrupted: true}
+		}
+	}
+}
+
+// deadlineGrace is how long after the end a request that was due before it
+// may still be sent, so a last request is not lost to a sleep's overshoot.
+const deadlineGrace = 50 * time.Millisecond
+
+// countDue counts the requests from n on that are due before duration.
+func countDue(p Pacer, n uint64, duration time.Duration, maxRequests int64) int64 {
+	var c int64
+	for ; p.Due(n) < duration && (maxRequests <= 0 || int64(n) < maxRequests); n++ {
+		c++
+	}
+	return c
+}
+
+// closed runs a closed loop: every worker sends its next request as soon as
+// the previous one is answered, until the duration or the request count is
+// reached. Latency is measured from the send, as nothing is scheduled.
+func (d *drive) closed(ctx context.Context, picker IdentityPicker, duration time.Duration, maxRequests int64) issued {
+	start := d.rec.start
+	deadline := start.Add(duration)
+	var next atomic.Uint64
+	var wg sync.WaitGroup
+	for i := 0; i < d.concurrency; i++ {
+		wg.Add(1)
+		go func(w *worker) {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				now := d.clock.Now()
+				if !now.Before(deadline) {
+					return
+				}
+				n := next.Add(1) - 1
+				if maxRequests > 0 && int64(n) >= maxRequests {
+					return
+				}
+				d.call(w, picker.Pick(n), now)
+			}
+		}(d.newWorker(i))
+	}
+	wg.Wait()
+	return issued{elapsed: d.clock.Now().Sub(start), interrupted: ctx.Err() != nil}
+}

@@ -1,0 +1,198 @@
+package workload
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// decoder walks a YAML tree by hand so that every error can name the file,
+// the line and the field, and so that unknown fields are rejected.
+type decoder struct {
+	file string
+	errs ProfileErrors
+}
+
+func (d *decoder) errorf(line int, field, format string, args ...any) {
+	d.errs = append(d.errs, &ProfileError{File: d.file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)})
+}
+
+// fields is one YAML mapping being read: its values by key, and the path
+// that names it in messages ("scenarios[0]").
+type fields struct {
+	d      *decoder
+	path   string
+	line   int
+	values map[string]*yaml.Node
+	lines  map[string]int
+}
+
+// mapping reads n as a mapping whose keys must be among known.
+func (d *decoder) mapping(n *yaml.Node, path string, known ...string) *fields {
+	f := &fields{d: d, path: path, line: n.Line, values: map[string]*yaml.Node{}, lines: map[string]int{}}
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n.Line, path, "want a mapping of fields, got %s", describe(n))
+		return f
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		name := f.join(k.Value)
+		if _, dup := f.values[k.Value]; dup {
+			d.errorf(k.Line, name, "given twice (first at line %d)", f.lines[k.Value])
+			continue
+		}
+		if !contains(known, k.Value) {
+			hint := ""
+			if c := closest(k.Value, known); c != "" {
+				hint = fmt.Sprintf("did you mean %q? ", c)
+			}
+			d.errorf(k.Line, name, "unknown field (%sknown: %s)", hint, strings.Join(known, ", "))
+			continue
+		}
+		f.values[k.Value] = v
+		f.lines[k.Value] = k.Line
+	}
+	return f
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *fields) join(key string) string {
+	if f.path == "" {
+		return key
+	}
+	return f.path + "." + key
+}
+
+// has reports whether key was given (and not null).
+func (f *fields) has(key string) bool {
+	n, ok := f.values[key]
+	return ok && !(n.Kind == yaml.ScalarNode && n.Tag == "!!null")
+}
+
+// lineOf is the line of key, or of the mapping when key is absent.
+func (f *fields) lineOf(key string) int {
+	if l, ok := f.lines[key]; ok {
+		return l
+	}
+	return f.line
+}
+
+func (f *fields) errorf(key, format string, args ...any) {
+	f.d.errorf(f.lineOf(key), f.join(key), format, args...)
+}
+
+// scalar returns the scalar node for key, or nil (with an error when the
+// value is not a scalar).
+func (f *fields) scalar(key string) *yaml.Node {
+	if !f.has(key) {
+		return nil
+	}
+	n := f.values[key]
+	if n.Kind != yaml.ScalarNode {
+		f.errorf(key, "want a single value, got %s", describe(n))
+		return nil
+	}
+	return n
+}
+
+func (f *fields) str(key string, dst *string) {
+	if n := f.scalar(key); n != nil {
+		*dst = n.Value
+	}
+}
+
+func (f *fields) integer(key string, dst *int64, minimum int64) {
+	n := f.scalar(key)
+	if n == nil {
+		return
+	}
+	v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 10, 64)
+	if err != nil || (n.Tag != "!!int" && n.Tag != "!!str") {
+		f.errorf(key, "%q is not a whole number", n.Value)
+		return
+	}
+	if v < minimum {
+		f.errorf(key, "must be at least %d, got %d", minimum, v)
+		return
+	}
+	*dst = v
+}
+
+func (f *fields) intField(key string, dst *int, minimum int64) {
+	v := int64(*dst)
+	f.integer(key, &v, minimum)
+	if v > math.MaxInt32 {
+		f.errorf(key, "%d is too large", v)
+		return
+	}
+	*dst = int(v)
+}
+
+func (f *fields) boolean(key string, dst *bool) {
+	n := f.scalar(key)
+	if n == nil {
+		return
+	}
+	if n.Tag != "!!bool" {
+		f.errorf(key, "%q is not true or false", n.Value)
+		return
+	}
+	*dst = n.Value == "true" || n.Value == "True" || n.Value == "TRUE"
+}
+
+// duration reads a Go duration such as 10s, 1m30s or 250ms, at least minimum.
+func (f *fields) duration(key string, dst *time.Duration, minimum time.Duration) {
+	n := f.scalar(key)
+	if n == nil {
+		return
+	}
+	d, err := time.ParseDuration(n.Value)
+	if err != nil {
+		f.errorf(key, "%q is not a duration like 10s, 250ms or 1m", n.Value)
+		return
+	}
+	if d < minimum {
+		f.errorf(key, "must be at least %s, got %s", minimum, n.Value)
+		return
+	}
+	*dst = d
+}
+
+// sequence returns the items of a list field.
+func (f *fields) sequence(key string) []*yaml.Node {
+	if !f.has(key) {
+		return nil
+	}
+	n := f.values[key]
+	if n.Kind != yaml.SequenceNode {
+		f.errorf(key, "want a list, got %s", describe(n))
+		return nil
+	}
+	return n.Content
+}
+
+// describe names what a node is, for "want X, got Y" messages.
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	default:
+		return strconv.Quote(n.Value)
+	}
+}
