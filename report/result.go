@@ -1,0 +1,211 @@
+// Package report holds the result contract (result.json) and everything that
+// renders it: the terminal summary, plots, the HTML page, thresholds and
+// baseline comparison. It needs no Redis: a result file is enough.
+package report
+
+import "time"
+
+// Schema identifies version 1 of the result contract.
+const Schema = "rlbench.result/v1"
+
+// Verdicts.
+const (
+	Pass = "pass"
+	Fail = "fail"
+)
+
+// Result is one rlbench invocation: every run of a profile and the verdict.
+// Tools and CI read these fields; their JSON names are the contract.
+type Result struct {
+	Schema  string      `json:"schema"`
+	Tool    Tool        `json:"tool"`
+	Profile ProfileInfo `json:"profile"`
+	Redis   RedisInfo   `json:"redis"`
+	Host    HostInfo    `json:"host"`
+	// RunID is the id in every key the invocation wrote (rlbench:<run_id>:...).
+	RunID      string    `json:"run_id"`
+	StartedAt  time.Time `json:"started_at"`
+	FinishedAt time.Time `json:"finished_at"`
+	// Complete is false when the invocation was interrupted or aborted;
+	// IncompleteReason then says why, and the runs hold what was measured.
+	Complete         bool              `json:"complete"`
+	IncompleteReason string            `json:"incomplete_reason,omitempty"`
+	Runs             []Run             `json:"runs"`
+	Thresholds       []ThresholdResult `json:"thresholds"`
+	Verdict          string            `json:"verdict"`
+}
+
+// Tool identifies the rlbench build that wrote the result.
+type Tool struct {
+	Name      string `json:"name"`
+	Version   string `json:"version"`
+	GoVersion string `json:"go_version"`
+}
+
+// ProfileInfo says which profile produced the result.
+type ProfileInfo struct {
+	Name        string     `json:"name"`
+	Path        string     `json:"path"`
+	SHA256      string     `json:"sha256"`
+	Seed        int64      `json:"seed"`
+	Policy      PolicyInfo `json:"policy"`
+	Algorithms  []string   `json:"algorithms"`
+	Concurrency int        `json:"concurrency"`
+	WarmupS     float64    `json:"warmup_s"`
+}
+
+// PolicyInfo is the policy every algorithm interpreted.
+type PolicyInfo struct {
+	Limit    int64 `json:"limit"`
+	WindowMs int64 `json:"window_ms"`
+	Burst    int64 `json:"burst"`
+}
+
+// RedisInfo describes the server the runs used. It never holds a password.
+type RedisInfo struct {
+	// Mode is private (started by rlbench), external or embedded (not Redis).
+	Mode            string `json:"mode"`
+	Version         string `json:"version"`
+	Addr            string `json:"addr"`
+	MaxmemoryPolicy string `json:"maxmemory_policy,omitempty"`
+	Note            string `json:"note,omitempty"`
+}
+
+// HostInfo describes the machine the load came from.
+type HostInfo struct {
+	OS         string `json:"os"`
+	Arch       string `json:"arch"`
+	CPUs       int    `json:"cpus"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+}
+
+// Run is one algorithm in one scenario.
+type Run struct {
+	Algorithm  string      `json:"algorithm"`
+	Scenario   string      `json:"scenario"`
+	Shape      string      `json:"shape"`
+	Params     Params      `json:"params"`
+	Identities int         `json:"identities"`
+	Requests   Requests    `json:"requests"`
+	Rate       RateFigures `json:"rate"`
+	// ElapsedS is the issuing window the achieved rate is measured over.
+	ElapsedS float64 `json:"elapsed_s"`
+	// LatencyUs runs from each request's due time (corrected for
+	// coordinated omission); LatencyUncorrectedUs from its actual send.
+	LatencyUs            Latency `json:"latency_us"`
+	LatencyUncorrectedUs Latency `json:"latency_uncorrected_us"`
+	LatencyAllowedUs     Latency `json:"latency_allowed_us"`
+	LatencyDeniedUs      Latency `json:"latency_denied_us"`
+	// LatencyHDR and LatencyUncorrectedHDR are the full histograms
+	// (HdrHistogram V2 compressed, base64), so results can be merged and
+	// re-plotted.
+	LatencyHDR            string `json:"latency_hdr"`
+	LatencyUncorrectedHDR string `json:"latency_uncorrected_hdr"`
+	// MaxLagUs is the furthest behind schedule any request was sent.
+	MaxLagUs int64    `json:"max_lag_us"`
+	Audit    *Audit   `json:"audit,omitempty"`
+	Memory   *Memory  `json:"memory,omitempty"`
+	Server   *Server  `json:"server,omitempty"`
+	Series   []Second `json:"series"`
+	// Errors lists distinct error messages with their counts.
+	Errors     []ErrorCount `json:"errors,omitempty"`
+	Incomplete bool         `json:"incomplete,omitempty"`
+	Note       string       `json:"note,omitempty"`
+}
+
+// Params are the scenario parameters the run used.
+type Params struct {
+	Rate        string  `json:"rate"`
+	Arrival     string  `json:"arrival,omitempty"`
+	DurationS   float64 `json:"duration_s"`
+	Requests    int64   `json:"requests,omitempty"`
+	Concurrency int     `json:"concurrency"`
+	Limit       int64   `json:"limit"`
+	WindowMs    int64   `json:"window_ms"`
+	Capacity    int64   `json:"capacity"`
+	KeyPrefix   string  `json:"key_prefix"`
+}
+
+// Requests tallies a run. Sent = Allowed + Denied + Errors.
+type Requests struct {
+	Sent            int64 `json:"sent"`
+	Allowed         int64 `json:"allowed"`
+	Denied          int64 `json:"denied"`
+	Errors          int64 `json:"errors"`
+	Late            int64 `json:"late"`
+	Unsent          int64 `json:"unsent"`
+	NoScriptReloads int64 `json:"noscript_reloads"`
+}
+
+// RateFigures compare the offered rate with what was sent; target is 0 in
+// closed loop.
+type RateFigures struct {
+	TargetPerS   float64 `json:"target_per_s"`
+	AchievedPerS float64 `json:"achieved_per_s"`
+}
+
+// Latency digests a latency histogram, in microseconds.
+type Latency struct {
+	Count int64   `json:"count"`
+	P50   int64   `json:"p50"`
+	P90   int64   `json:"p90"`
+	P99   int64   `json:"p99"`
+	P999  int64   `json:"p999"`
+	Max   int64   `json:"max"`
+	Mean  float64 `json:"mean"`
+}
+
+// Audit compares what a limiter admitted with its own bound and with an
+// exact reference model.
+type Audit struct {
+	Identities        int64 `json:"identities"`
+	ExpectedAllowed   int64 `json:"expected_allowed"`
+	ModelMismatches   int64 `json:"model_mismatches"`
+	Overshoot         int64 `json:"overshoot"`
+	PolicyExcess      int64 `json:"policy_excess"`
+	MaxWindowAdmitted int64 `json:"max_window_admitted"`
+	BoundWindow       int64 `json:"bound_window"`
+	Violations        int64 `json:"violations"`
+}
+
+// Memory is what the run's keys cost in Redis.
+type Memory struct {
+	Identities              int64   `json:"identities"`
+	Keys                    int64   `json:"keys"`
+	UsedMemoryDeltaBytes    int64   `json:"used_memory_delta_bytes"`
+	BytesPerIdentity        float64 `json:"bytes_per_identity"`
+	MemoryUsageSampledBytes float64 `json:"memory_usage_sampled_bytes"`
+	KeysWithoutTTL          int64   `json:"keys_without_ttl"`
+}
+
+// Server is the server-side cost of the limiter's script.
+type Server struct {
+	UsecPerCall float64 `json:"usec_per_call"`
+	Calls       int64   `json:"calls"`
+}
+
+// Second is one second of a run.
+type Second struct {
+	TS      int   `json:"t_s"`
+	Allowed int64 `json:"allowed"`
+	Denied  int64 `json:"denied"`
+	Errors  int64 `json:"errors"`
+	P99Us   int64 `json:"p99_us"`
+}
+
+// ErrorCount is one distinct error message and how often it occurred.
+type ErrorCount struct {
+	Message string `json:"message"`
+	Count   int64  `json:"count"`
+}
+
+// ThresholdResult is one threshold evaluated on one run.
+type ThresholdResult struct {
+	Expression string  `json:"expression"`
+	Run        string  `json:"run"`
+	Value      float64 `json:"value"`
+	OK         bool    `json:"ok"`
+}
+
+// Key names a run as algorithm/scenario.
+func (r *Run) Key() string { return r.Algorithm + "/" + r.Scenario }

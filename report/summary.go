@@ -1,0 +1,137 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteSummary prints the terminal summary: a table of algorithm x scenario
+// with request counts, rates and latency, then anything a reader must not
+// miss (an embedded server, incomplete runs, errors, a schedule that slipped).
+func WriteSummary(w io.Writer, r *Result) error {
+	fmt.Fprintf(w, "rlbench %s  profile %s  redis %s %s (%s)\n",
+		r.Tool.Version, r.Profile.Name, r.Redis.Mode, r.Redis.Version, r.Redis.Addr)
+	fmt.Fprintf(w, "policy %s\n\n", policyString(r.Profile.Policy))
+
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "algorithm\tscenario\tsent\tallowed\tdenied\terrors\trate/s\ttarget/s\tp50\tp99\tp99.9\tmax\t")
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		target := "max"
+		if run.Rate.TargetPerS > 0 {
+			target = fmtRate(run.Rate.TargetPerS)
+		}
+		name := run.Algorithm
+		if run.Incomplete {
+			name += " (incomplete)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+			name, run.Scenario, run.Requests.Sent, run.Requests.Allowed, run.Requests.Denied, run.Requests.Errors,
+			fmtRate(run.Rate.AchievedPerS), target,
+			FormatMicros(run.LatencyUs.P50), FormatMicros(run.LatencyUs.P99),
+			FormatMicros(run.LatencyUs.P999), FormatMicros(run.LatencyUs.Max))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	notes := Notes(r)
+	if len(notes) > 0 {
+		fmt.Fprintln(w)
+		for _, n := range notes {
+			fmt.Fprintln(w, "! "+n)
+		}
+	}
+	fmt.Fprintf(w, "\nverdict: %s\n", r.Verdict)
+	return nil
+}
+
+// Notes lists what a reader of the figures must know, most serious first.
+func Notes(r *Result) []string {
+	var notes []string
+	if !r.Complete {
+		notes = append(notes, "INCOMPLETE: "+r.IncompleteReason+"; the figures cover what was measured before it stopped")
+	}
+	if r.Redis.Note != "" {
+		notes = append(notes, r.Redis.Note)
+	}
+	if p := r.Redis.MaxmemoryPolicy; p != "" && p != "noeviction" {
+		notes = append(notes, fmt.Sprintf("maxmemory-policy is %s: under memory pressure Redis may evict limiter state and admit more than the limit", p))
+	}
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		if run.Incomplete && run.Note != "" {
+			notes = append(notes, fmt.Sprintf("%s: incomplete: %s", run.Key(), run.Note))
+		}
+		if run.Requests.Errors > 0 {
+			msg := ""
+			if len(run.Errors) > 0 {
+				msg = fmt.Sprintf(" (most common: %q x%d)", run.Errors[0].Message, run.Errors[0].Count)
+			}
+			notes = append(notes, fmt.Sprintf("%s: %d of %d requests failed%s", run.Key(), run.Requests.Errors, run.Requests.Sent, msg))
+		}
+		if run.Requests.Unsent > 0 {
+			notes = append(notes, fmt.Sprintf("%s: the generator fell behind and %d requests due before the end were never sent", run.Key(), run.Requests.Unsent))
+		}
+		if run.Requests.Sent > 0 && run.Requests.Late*100 > run.Requests.Sent {
+			notes = append(notes, fmt.Sprintf("%s: %d requests (%.1f%%) went out more than 1ms late (worst %s): the schedule slipped; corrected latency includes the wait",
+				run.Key(), run.Requests.Late, 100*float64(run.Requests.Late)/float64(run.Requests.Sent), FormatMicros(run.MaxLagUs)))
+		}
+		if run.Requests.NoScriptReloads > 0 {
+			notes = append(notes, fmt.Sprintf("%s: the server lost the script %d times (NOSCRIPT) and it was reloaded", run.Key(), run.Requests.NoScriptReloads))
+		}
+	}
+	return notes
+}
+
+func policyString(p PolicyInfo) string {
+	s := fmt.Sprintf("%d per %s", p.Limit, FormatMillis(p.WindowMs))
+	if p.Burst > 0 && p.Burst != p.Limit {
+		s += fmt.Sprintf(", burst %d", p.Burst)
+	}
+	return s
+}
+
+// FormatMillis renders a window in milliseconds as people write it (1s, 250ms, 1m).
+func FormatMillis(ms int64) string {
+	switch {
+	case ms%60_000 == 0:
+		return fmt.Sprintf("%dm", ms/60_000)
+	case ms%1000 == 0:
+		return fmt.Sprintf("%ds", ms/1000)
+	default:
+		return fmt.Sprintf("%dms", ms)
+	}
+}
+
+// FormatMicros renders a latency in microseconds with a unit that keeps three
+// significant figures: 87us, 1.24ms, 2.00s.
+func FormatMicros(us int64) string {
+	switch {
+	case us < 1000:
+		return fmt.Sprintf("%dus", us)
+	case us < 1_000_000:
+		return trimFloat(float64(us)/1000) + "ms"
+	default:
+		return trimFloat(float64(us)/1e6) + "s"
+	}
+}
+
+func trimFloat(f float64) string {
+	switch {
+	case f >= 100:
+		return fmt.Sprintf("%.0f", f)
+	case f >= 10:
+		return fmt.Sprintf("%.1f", f)
+	default:
+		return fmt.Sprintf("%.2f", f)
+	}
+}
+
+func fmtRate(perS float64) string {
+	if perS >= 100 {
+		return strings.TrimSuffix(fmt.Sprintf("%.0f", perS), ".0")
+	}
+	return fmt.Sprintf("%.1f", perS)
+}
