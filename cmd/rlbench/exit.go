@@ -1,0 +1,78 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/rlbench/rlbench/workload"
+)
+
+// Exit codes, as DESIGN.md fixes them.
+const (
+	exitOK      = 0
+	exitFail    = 1
+	exitUsage   = 2
+	exitRuntime = 3
+)
+
+// usageError is bad usage or bad input: exit 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usageErrorf(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// failedError is a run whose thresholds or comparison failed: exit 1. Its
+// message has been printed with the summary already.
+type failedError struct{ msg string }
+
+func (e *failedError) Error() string { return e.msg }
+
+// exitCode maps an error to the exit code and prints it.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	fmt.Fprintln(stderr, "rlbench: "+err.Error())
+	var usage *usageError
+	var perrs workload.ProfileErrors
+	var perr *workload.ProfileError
+	var failed *failedError
+	switch {
+	case errors.As(err, &failed):
+		return exitFail
+	case errors.As(err, &usage), errors.As(err, &perrs), errors.As(err, &perr):
+		return exitUsage
+	default:
+		return exitRuntime
+	}
+}
+
+// newFlagSet returns a flag set that reports errors instead of exiting.
+func newFlagSet(name string, stderr io.Writer, usageLine string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: %s\n\nFlags:\n", usageLine)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args, turning a flag error into a usage error.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return &usageError{msg: err.Error()}
+	}
+	return nil
+}

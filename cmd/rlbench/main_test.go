@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rlbench/rlbench/internal/redistest"
+	"github.com/rlbench/rlbench/report"
+)
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func writeProfile(t *testing.T, body string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "p.yaml")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const tinyProfile = `name: tiny
+policy: {limit: 10, window: 1s}
+concurrency: 4
+scenarios:
+  - shape: steady
+    rate: 2x
+    identities: 3
+    duration: 300ms
+`
+
+// TestRunWritesAResultThatParsesBack runs a profile end to end on a private
+// redis-server and reads the result back through the contract.
+func TestRunWritesAResultThatParsesBack(t *testing.T) {
+	redistest.ServerPath(t)
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "run", "--quiet", "--out", out, writeProfile(t, tinyProfile))
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	matches, _ := filepath.Glob(filepath.Join(out, "tiny-*", "result.json"))
+	if len(matches) != 1 {
+		t.Fatalf("result files: %v", matches)
+	}
+	res, err := report.ReadFile(matches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Redis.Mode != "private" || !res.Complete || res.Verdict != report.Pass || len(res.Runs) != 4 {
+		t.Errorf("result: mode %s complete %v verdict %s runs %d", res.Redis.Mode, res.Complete, res.Verdict, len(res.Runs))
+	}
+	for _, r := range res.Runs {
+		if r.Requests.Sent == 0 || r.LatencyUs.Count != r.Requests.Sent || r.LatencyHDR == "" || len(r.Series) == 0 {
+			t.Errorf("%s: run is missing figures: %+v", r.Key(), r.Requests)
+		}
+	}
+	for _, col := range []string{"algorithm", "sent", "allowed", "p99.9", "fixed_window", "leaky_bucket", "verdict: pass"} {
+		if !strings.Contains(stdout, col) {
+			t.Errorf("summary lacks %q:\n%s", col, stdout)
+		}
+	}
+}
+
+// TestUnreachableRedisExits3 fails in under 5 s, naming the address.
+func TestUnreachableRedisExits3(t *testing.T) {
+	addr := redistest.ClosedAddr(t)
+	start := time.Now()
+	code, _, stderr := runCLI(t, "run", "--quiet", "--redis", addr, "--out", t.TempDir(), writeProfile(t, tinyProfile))
+	if code != exitRuntime {
+		t.Errorf("exit %d, want %d", code, exitRuntime)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("took %s to fail", took)
+	}
+	if !strings.Contains(stderr, addr) {
+		t.Errorf("message does not name %s: %s", addr, stderr)
+	}
+}
+
+func TestBadInputExits2(t *testing.T) {
+	for _, tc := range []struct {
+		why  string
+		args []string
+		want string
+	}{
+		{"unknown command", []string{"fly"}, `unknown command "fly"`},
+		{"run without a profile", []string{"run"}, "exactly one profile"},
+		{"missing file", []string{"validate", "/nonexistent/p.yaml"}, "/nonexistent/p.yaml: no such file"},
+		{"unknown flag", []string{"run", "--fast", "x.yaml"}, "flag provided but not defined: -fast"},
+		{"invalid profile", []string{"validate", writeProfile(t, "policy: {limit: -1, window: 1s}\nscenarios: []\n")}, "policy.limit: must be at least 1"},
+		{"password variable not set", []string{"run", writeProfile(t, "redis: {addr: '127.0.0.1:1', password_env: RLBENCH_TEST_UNSET_VAR}\n"+tinyProfile[len("name: tiny\n"):])}, "RLBENCH_TEST_UNSET_VAR, which is not set"},
+	} {
+		code, _, stderr := runCLI(t, tc.args...)
+		if code != exitUsage {
+			t.Errorf("%s: exit %d, want %d (stderr %s)", tc.why, code, exitUsage, stderr)
+		}
+		if !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: stderr %q lacks %q", tc.why, stderr, tc.want)
+		}
+	}
+}
+
+func TestValidateAndAlgorithms(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "validate", writeProfile(t, tinyProfile))
+	if code != exitOK || !strings.Contains(stdout, "ok: 1 scenarios x 4 algorithms = 4 runs") {
+		t.Errorf("validate: exit %d, %s %s", code, stdout, stderr)
+	}
+	code, stdout, _ = runCLI(t, "algorithms")
+	for _, name := range []string{"fixed_window", "sliding_log", "token_bucket", "leaky_bucket"} {
+		if code != exitOK || !strings.Contains(stdout, name) {
+			t.Errorf("algorithms: exit %d, lacks %s:\n%s", code, name, stdout)
+		}
+	}
+}
+
+// TestShippedProfilesAreValid keeps profiles/ in step with the parser.
+func TestShippedProfilesAreValid(t *testing.T) {
+	paths, _ := filepath.Glob("../../profiles/*.yaml")
+	if len(paths) < 3 {
+		t.Fatalf("found %d profiles", len(paths))
+	}
+	for _, p := range paths {
+		if code, _, stderr := runCLI(t, "validate", p); code != exitOK {
+			t.Errorf("%s: %s", p, stderr)
+		}
+	}
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/report"
+	"github.com/rlbench/rlbench/workload"
+)
+
+// runOptions are the flags of `rlbench run`.
+type runOptions struct {
+	redisAddr  string
+	outDir     string
+	keepKeys   bool
+	quiet      bool
+	noEmbedded bool
+}
+
+// runCmd runs a profile: it gets a Redis, drives every run of the plan,
+// writes result.json (also when interrupted or aborted, marked incomplete)
+// and prints the summary.
+func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var o runOptions
+	fs := newFlagSet("run", stderr, "rlbench run [flags] PROFILE")
+	fs.StringVar(&o.redisAddr, "redis", "", "use the Redis at `ADDR` (host:port or redis:// URL) instead of the profile's or a private one")
+	fs.StringVar(&o.outDir, "out", "results", "write results under `DIR`")
+	fs.BoolVar(&o.keepKeys, "keep-keys", false, "leave the run's keys in Redis for inspection")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar: one line per run")
+	fs.BoolVar(&o.noEmbedded, "no-embedded", false, "fail instead of using the embedded server when redis-server is missing")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageErrorf("run needs exactly one profile file (got %d arguments)", fs.NArg())
+	}
+	prof, err := workload.LoadProfile(fs.Arg(0))
+	if err != nil {
+		return profileLoadError(fs.Arg(0), err)
+	}
+	ropts, err := redisOptions(prof, o)
+	if err != nil {
+		return err
+	}
+
+	if ropts.Addr == "" && !o.quiet {
+		fmt.Fprintln(stderr, "rlbench: starting a private redis-server on a loopback port")
+	}
+	env, err := redisenv.Open(ctx, ropts)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	if env.Note != "" {
+		fmt.Fprintln(stderr, "rlbench: "+env.Note)
+	}
+	redisenv.ShareCPUs(env)
+
+	runner := &workload.Runner{
+		Profile:  prof,
+		Client:   env.Client,
+		RunID:    workload.NewRunID(),
+		KeepKeys: o.keepKeys,
+		Observer: newProgress(stderr, o.quiet),
+	}
+	started := time.Now().UTC()
+	runs, runErr := runner.Run(ctx)
+	res := buildResult(prof, env, runner.RunID, started, runs, runErr)
+
+	dir := filepath.Join(o.outDir, fmt.Sprintf("%s-%s", prof.Name, started.Format("20060102T150405Z")))
+	path := filepath.Join(dir, "result.json")
+	writeErr := report.WriteFile(path, res)
+	cleanupErr := cleanup(env, runner, o.keepKeys)
+
+	if err := report.WriteSummary(stdout, res); err != nil {
+		return err
+	}
+	if writeErr != nil {
+		return fmt.Errorf("writing %s: %w", path, writeErr)
+	}
+	fmt.Fprintf(stdout, "result: %s\n", path)
+	if o.keepKeys {
+		fmt.Fprintf(stdout, "keys kept under %s*\n", runner.RunPrefix())
+	}
+	if runErr != nil {
+		return fmt.Errorf("run %s: %w (partial result written to %s)", incompleteWord(runErr), runErr, path)
+	}
+	if cleanupErr != nil {
+		return cleanupErr
+	}
+	if res.Verdict != report.Pass {
+		return &failedError{msg: "verdict: fail"}
+	}
+	return nil
+}
+
+func incompleteWord(err error) string {
+	if errors.Is(err, workload.ErrInterrupted) {
+		return "interrupted"
+	}
+	return "failed"
+}
+
+// redisOptions resolves which Redis to use: --redis, else the profile's
+// redis section, else a private server. The password comes only from the
+// environment variable the profile names.
+func redisOptions(p *workload.Profile, o runOptions) (redisenv.Options, error) {
+	ropts := redisenv.Options{
+		PoolSize:   maxConcurrency(p) + 4,
+		Timeout:    p.Timeout,
+		NoEmbedded: o.noEmbedded,
+	}
+	if r := p.Redis; r != nil {
+		ropts.Addr = r.Addr
+		ropts.Username = r.Username
+		ropts.DB = r.DB
+		ropts.TLS = r.TLS
+		ropts.TLSCAFile = r.TLSCAFile
+		ropts.TLSInsecure = r.TLSInsecure
+		if r.PasswordEnv != "" {
+			pw, ok := os.LookupEnv(r.PasswordEnv)
+			if !ok {
+				return ropts, usageErrorf("%s: redis.password_env names %s, which is not set in the environment", p.Path, r.PasswordEnv)
+			}
+			ropts.Password = pw
+		}
+	}
+	if o.redisAddr != "" {
+		ropts.Addr = o.redisAddr
+	}
+	return ropts, nil
+}
+
+func maxConcurrency(p *workload.Profile) int {
+	n := p.Concurrency
+	for _, s := range p.Scenarios {
+		n = max(n, s.Concurrency)
+	}
+	return n
+}
+
+// cleanup removes every key of the invocation unless they are to be kept.
+// It runs after Ctrl-C too, on a context of its own.
+func cleanup(env *redisenv.Env, runner *workload.Runner, keep bool) error {
+	if keep {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := redisenv.DeletePrefix(ctx, env.Client, runner.RunPrefix()); err != nil {
+		return fmt.Errorf("removing this run's keys (%s*): %w", runner.RunPrefix(), err)
+	}
+	return nil
+}
+
+func hostInfo() report.HostInfo {
+	return report.HostInfo{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0)}
+}
