@@ -1,0 +1,39 @@
+# rlbench: `make run` runs the boundary profile on a private redis-server,
+# `make test` runs every check CI runs.
+
+GO      ?= go
+BIN     := bin/rlbench
+PROFILE ?= profiles/boundary.yaml
+
+.PHONY: all build run test fmt-check vet bench deps clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/rlbench
+
+## run: build and run PROFILE (default profiles/boundary.yaml) on a private redis-server
+run: deps build
+	./$(BIN) run $(PROFILE)
+
+## test: gofmt check, go vet, and the race-enabled tests on a real redis-server
+test: deps fmt-check vet
+	$(GO) test -race ./...
+
+fmt-check:
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+## bench: rlbench vs redis-benchmark throughput, and allocations per request
+bench: deps
+	$(GO) run ./tools/benchcmp
+	$(GO) test -run '^$$' -bench . -benchmem ./algorithms ./workload
+
+## deps: install redis-server (and redis-benchmark) when missing and possible
+deps:
+	@scripts/install-deps.sh
+
+clean:
+	rm -rf bin
