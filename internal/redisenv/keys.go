@@ -28,8 +28,8 @@ func EscapeGlob(s string) string {
 // ScanPrefix calls fn with batches of the keys that start with prefix, using
 // SCAN MATCH (never KEYS). It refuses a prefix outside rlbench's own root.
 func ScanPrefix(ctx context.Context, rdb redis.Cmdable, prefix string, fn func(keys []string) error) error {
-	if !strings.HasPrefix(prefix, KeyPrefixRoot) || len(prefix) <= len(KeyPrefixRoot) {
-		return fmt.Errorf("refusing to scan %q: not under an rlbench run prefix", prefix)
+	if err := checkPrefix(prefix); err != nil {
+		return err
 	}
 	var cursor uint64
 	pattern := EscapeGlob(prefix) + "*"
@@ -48,6 +48,15 @@ func ScanPrefix(ctx context.Context, rdb redis.Cmdable, prefix string, fn func(k
 		}
 		cursor = next
 	}
+}
+
+// checkPrefix refuses a prefix that is not under rlbench's root, or is the
+// root itself (which would take in other runs' keys).
+func checkPrefix(prefix string) error {
+	if !strings.HasPrefix(prefix, KeyPrefixRoot) || len(prefix) <= len(KeyPrefixRoot) {
+		return fmt.Errorf("refusing to scan %q: not under an rlbench run prefix", prefix)
+	}
+	return nil
 }
 
 // DeletePrefix removes the keys under prefix (UNLINK, batched) and returns
