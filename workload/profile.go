@@ -91,6 +91,21 @@ type Scenario struct {
 	Requests int64
 	// Concurrency overrides the profile's concurrency when above zero.
 	Concurrency int
+	// Distribution chooses identities in a cardinality scenario.
+	Distribution Distribution
+	// ZipfExponent is the exponent s (> 1) of a Zipf distribution, or of
+	// the repeats after a sequential pass.
+	ZipfExponent float64
+	// Repeats are the requests sent after a sequential pass, drawn Zipf over
+	// the same identities.
+	Repeats int64
+	// Group is the name the scenario was written with when it lists several
+	// sizes: each size runs as a scenario of its own, named <group>-<size>,
+	// and the runs of one group draw one curve.
+	Group string
+	// sizes holds a list of identities while the profile is parsed, before
+	// the scenario is split into one scenario per size.
+	sizes []int
 	// Line is where the scenario starts in the profile, for messages.
 	Line int
 }

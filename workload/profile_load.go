@@ -33,7 +33,8 @@ var redisFields = []string{"addr", "username", "password_env", "db", "tls", "tls
 
 // scenarioFields lists, per shape, the fields a scenario of that shape takes.
 var scenarioFields = map[Shape][]string{
-	ShapeSteady: {"name", "shape", "rate", "arrival", "identities", "duration", "requests", "concurrency"},
+	ShapeSteady:      {"name", "shape", "rate", "arrival", "identities", "duration", "requests", "concurrency"},
+	ShapeCardinality: cardinalityFields,
 }
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
@@ -196,12 +197,14 @@ func parseScenarios(d *decoder, top *fields) []Scenario {
 		if !ok {
 			continue
 		}
-		if first, dup := seen[s.Name]; dup {
-			d.errorf(s.Line, path+".name", "%q is already the name of scenarios[%d]; give each scenario its own name", s.Name, first)
-			continue
+		for _, s := range s.splitSizes() {
+			if first, dup := seen[s.Name]; dup {
+				d.errorf(s.Line, path+".name", "%q is already the name of scenarios[%d]; give each scenario its own name", s.Name, first)
+				continue
+			}
+			seen[s.Name] = i
+			out = append(out, s)
 		}
-		seen[s.Name] = i
-		out = append(out, s)
 	}
 	return out
 }
@@ -246,13 +249,15 @@ func parseScenario(d *decoder, n *yaml.Node, path string) (Scenario, bool) {
 	switch s.Shape {
 	case ShapeSteady:
 		parseSteady(f, &s)
+	case ShapeCardinality:
+		parseCardinality(f, &s)
 	}
 	return s, len(d.errs) == before
 }
 
 func shapeNames() []string {
 	names := make([]string, 0, len(scenarioFields))
-	for _, s := range []Shape{ShapeSteady} {
+	for _, s := range []Shape{ShapeSteady, ShapeCardinality} {
 		if _, ok := scenarioFields[s]; ok {
 			names = append(names, string(s))
 		}
@@ -261,6 +266,13 @@ func shapeNames() []string {
 }
 
 func parseSteady(f *fields, s *Scenario) {
+	parseLoad(f, s)
+	f.intField("identities", &s.Identities, 1)
+	parseBounds(f, s)
+}
+
+// parseLoad reads the offered load: rate, and arrival for an open loop.
+func parseLoad(f *fields, s *Scenario) {
 	if n := f.scalar("rate"); n != nil {
 		r, err := ParseRate(n.Value)
 		if err != nil {
@@ -281,7 +293,11 @@ func parseSteady(f *fields, s *Scenario) {
 	if s.Rate.Max && f.has("arrival") {
 		f.errorf("arrival", "has no meaning with rate: max (closed loop)")
 	}
-	f.intField("identities", &s.Identities, 1)
+}
+
+// parseBounds reads how long a scenario runs: a duration, a number of
+// requests, or both.
+func parseBounds(f *fields, s *Scenario) {
 	f.duration("duration", &s.Duration, time.Millisecond)
 	f.integer("requests", &s.Requests, 1)
 	if !f.has("duration") && !f.has("requests") {

@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -130,7 +129,7 @@ func TestParseProfileErrors(t *testing.T) {
 			`x.yaml:4: algorithms[1]: unknown algorithm "token_bukket" (did you mean "token_bucket"?`},
 		{"unknown shape",
 			head + "scenarios:\n  - shape: ramp\n    rate: 2x\n",
-			`x.yaml:5: scenarios[0].shape: unknown shape "ramp" (known: steady)`},
+			`x.yaml:5: scenarios[0].shape: unknown shape "ramp" (known: steady, cardinality)`},
 		{"missing policy",
 			scen,
 			`x.yaml:1: policy: missing`},
@@ -153,18 +152,7 @@ func TestParseProfileErrors(t *testing.T) {
 			"",
 			`x.yaml: the profile is empty`},
 	} {
-		_, err := ParseProfile("x.yaml", []byte(tc.yaml))
-		if err == nil {
-			t.Errorf("%s: no error", tc.why)
-			continue
-		}
-		var perrs ProfileErrors
-		if !errors.As(err, &perrs) {
-			t.Errorf("%s: error is %T, want ProfileErrors", tc.why, err)
-		}
-		if !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s:\n got: %v\nwant: %s", tc.why, err, tc.want)
-		}
+		wantProfileError(t, tc.why, tc.yaml, tc.want)
 	}
 }
 

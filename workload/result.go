@@ -79,6 +79,10 @@ type RunResult struct {
 	MaxLag time.Duration
 	Series []Second
 	Errors []ErrorCount
+	// Memory and Server are what the run cost in Redis; nil when the run
+	// failed before they could be read.
+	Memory *MemoryFigures
+	Server *ServerFigures
 	// Incomplete marks a run that was interrupted or aborted; Note says why.
 	Incomplete bool
 	Note       string

@@ -100,6 +100,11 @@ type Runner struct {
 	// AbortAfter ends a run whose calls have only failed for this long;
 	// zero means DefaultAbortAfter.
 	AbortAfter time.Duration
+	// Mode says where the Redis came from: the probes reset its statistics
+	// only on a Private server, note that other clients move the figures of
+	// any other, and read no server figures from an Embedded one. Empty
+	// counts as External.
+	Mode redisenv.Mode
 }
 
 // NewRunID returns a short random run id.
@@ -183,6 +188,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec RunSpec) (*R
 		}
 	}
 
+	probe := r.startProbe(ctx)
 	reloadsBefore := lim.NoScriptReloads()
 	rec := newRecorder(r.Clock.Now())
 	res := &RunResult{
@@ -217,6 +223,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec RunSpec) (*R
 		res.Incomplete = true
 		res.Note = runErr.Error()
 	}
+	probe.finish(ctx, prefix, res, runErr)
 	if !r.KeepKeys {
 		r.cleanup(prefix)
 	}
@@ -244,16 +251,16 @@ func (r *Runner) drive(ctx context.Context, lim algorithms.Limiter, spec RunSpec
 	stopWatch := r.watch(runCtx, d, cancel)
 	defer stopWatch()
 
+	picker, err := s.picker(r.Profile.Seed)
+	if err != nil {
+		return issued{}, err
+	}
 	var out issued
 	switch {
 	case s.Rate.Max:
-		out = d.closed(runCtx, RoundRobin{Count: uint64(s.Identities)}, s.Duration, s.Requests)
+		out = d.closed(runCtx, Shared(picker), s.Duration, s.Requests)
 	default:
 		target := s.Rate.TargetPerSecond(r.Profile.Policy, s.Identities)
-		var picker IdentityPicker = RoundRobin{Count: uint64(s.Identities)}
-		if s.Arrival == Poisson {
-			picker = NewRandomPicker(uint64(s.Identities), r.Profile.Seed)
-		}
 		out = d.open(runCtx, NewPacer(s.Arrival, target, r.Profile.Seed), picker, s.Duration, s.Requests)
 	}
 	if out.interrupted {

@@ -118,9 +118,9 @@ func (f *fields) integer(key string, dst *int64, minimum int64) {
 	if n == nil {
 		return
 	}
-	v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 10, 64)
-	if err != nil || (n.Tag != "!!int" && n.Tag != "!!str") {
-		f.errorf(key, "%q is not a whole number", n.Value)
+	v, err := wholeNumber(n)
+	if err != nil {
+		f.errorf(key, "%v", err)
 		return
 	}
 	if v < minimum {
@@ -128,6 +128,15 @@ func (f *fields) integer(key string, dst *int64, minimum int64) {
 		return
 	}
 	*dst = v
+}
+
+// wholeNumber reads a scalar as an integer (1000000 or 1_000_000).
+func wholeNumber(n *yaml.Node) (int64, error) {
+	v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 10, 64)
+	if err != nil || (n.Tag != "!!int" && n.Tag != "!!str") {
+		return 0, fmt.Errorf("%q is not a whole number", n.Value)
+	}
+	return v, nil
 }
 
 func (f *fields) intField(key string, dst *int, minimum int64) {

@@ -1,0 +1,69 @@
+package workload_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/internal/redistest"
+	"github.com/rlbench/rlbench/workload"
+)
+
+// TestCardinalityShapes runs each distribution open and closed loop and
+// checks the requests went where the distribution says: a sequential pass
+// gives every identity a key, a Zipf draw touches few identities many
+// times, a uniform draw touches most of them once.
+func TestCardinalityShapes(t *testing.T) {
+	rdb := redistest.Client(t)
+	p := mustProfile(t, `
+policy: {limit: 1000, window: 1h}
+algorithms: [fixed_window]
+concurrency: 8
+scenarios:
+  - name: seq
+    shape: cardinality
+    distribution: sequential
+    identities: [300, 700]
+    repeats: 100
+    rate: max
+  - name: zipf-open
+    shape: cardinality
+    distribution: zipf
+    zipf_exponent: 2
+    identities: 100000
+    rate: 4000/s
+    requests: 600
+  - name: uniform-closed
+    shape: cardinality
+    identities: 1000000
+    rate: max
+    requests: 500
+`)
+	runs, err := (&workload.Runner{Profile: p, Client: rdb, Mode: redisenv.Private}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*workload.RunResult{}
+	for _, r := range runs {
+		checkCounts(t, r)
+		if r.Counts.Errors != 0 || r.Memory == nil || r.Memory.KeysWithoutTTL != 0 {
+			t.Fatalf("%s: errors %d, memory %+v", r.Scenario.Name, r.Counts.Errors, r.Memory)
+		}
+		got[r.Scenario.Name] = r
+	}
+	for name, want := range map[string]int64{"seq-300": 300, "seq-700": 700} {
+		r := got[name]
+		if r == nil || r.Counts.Sent != want+100 || r.Memory.Identities != want {
+			t.Errorf("%s: %+v; want %d identities each with a key after %d requests", name, r, want, want+100)
+		}
+	}
+	// s = 2 puts about 60% of the draws on identity 0: 600 requests touch a
+	// few dozen identities.
+	if z := got["zipf-open"]; z.Counts.Sent != 600 || z.TargetPerSecond != 4000 || z.Memory.Identities > 100 {
+		t.Errorf("zipf: sent %d at %v/s over %d identities; want 600 at 4000/s over a few dozen", z.Counts.Sent, z.TargetPerSecond, z.Memory.Identities)
+	}
+	// 500 uniform draws from a million almost never repeat.
+	if u := got["uniform-closed"]; u.Counts.Sent != 500 || u.Memory.Identities < 495 {
+		t.Errorf("uniform: sent %d over %d identities; want 500 over about 500", u.Counts.Sent, u.Memory.Identities)
+	}
+}

@@ -1,0 +1,158 @@
+package workload_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/internal/redistest"
+	"github.com/rlbench/rlbench/workload"
+)
+
+// accuracyIdentities is large enough that bytes/identity is a stable figure
+// (the clients' and the server's fixed costs are a few bytes per identity)
+// and small enough for the default test run under -race.
+const accuracyIdentities = 20_000
+
+// TestBytesPerIdentityMatchesAnIndependentFill checks the probes' central
+// figure against a measurement that shares none of their code: a fresh
+// redis-server filled with the same number of keys, of the same key length,
+// through the same Lua scripts, by plain pipelined EVALSHA calls on one
+// connection, measured by used_memory before and after. They must agree
+// within 10% for every limiter.
+func TestBytesPerIdentityMatchesAnIndependentFill(t *testing.T) {
+	rdb := redistest.Client(t)
+	p := onceEachProfile(t, "fill", accuracyIdentities, 16)
+	// Run ids of one length, so both paths write keys of one length.
+	runner := &workload.Runner{Profile: p, Client: rdb, Mode: redisenv.Private, RunID: "runner01"}
+	runs, err := runner.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		m := r.Memory
+		if m == nil || !m.HaveUsedMemory {
+			t.Fatalf("%s: no memory figures: %+v", r.Algorithm, m)
+		}
+		if m.Identities != accuracyIdentities || m.Keys != accuracyIdentities || m.KeysWithoutTTL != 0 {
+			t.Errorf("%s: %d identities in %d keys, %d without TTL; want %d each, all with a TTL",
+				r.Algorithm, m.Identities, m.Keys, m.KeysWithoutTTL, accuracyIdentities)
+		}
+		prefix := "rlbench:independ:" + r.Algorithm + ":fill:"
+		want := independentFill(t, r.Algorithm, p.Policy, prefix, accuracyIdentities)
+		got := m.BytesPerIdentity
+		t.Logf("%-13s rlbench %6.1f B/identity, independent fill %6.1f B/identity (%+.1f%%); MEMORY USAGE mean %.1f B",
+			r.Algorithm, got, want, 100*(got-want)/want, m.SampledMeanBytes)
+		if math.Abs(got-want) > 0.10*want {
+			t.Errorf("%s: rlbench measured %.1f B/identity, the independent fill %.1f: more than 10%% apart", r.Algorithm, got, want)
+		}
+	}
+}
+
+// onceEachProfile runs every limiter over n identities, one request each,
+// closed loop, under a policy whose keys outlive any test.
+func onceEachProfile(t *testing.T, scenario string, n, concurrency int) *workload.Profile {
+	t.Helper()
+	return mustProfile(t, fmt.Sprintf(`
+policy: {limit: 10, window: 1h}
+concurrency: %d
+scenarios:
+  - name: %s
+    shape: cardinality
+    distribution: sequential
+    identities: %d
+    rate: max
+`, concurrency, scenario, n))
+}
+
+// scriptArgs is the ARGV each limiter's script takes, written out here
+// rather than taken from the limiter so the fill shares no code with it.
+func scriptArgs(name string, p algorithms.Policy) []any {
+	switch name {
+	case algorithms.FixedWindowName:
+		return []any{p.Limit, p.WindowMillis()}
+	case algorithms.SlidingLogName:
+		return []any{p.Limit, p.WindowMicros()}
+	default:
+		return []any{p.Limit, p.WindowMicros(), p.Capacity()}
+	}
+}
+
+// independentFill starts a fresh redis-server, sends one request for each of
+// n identities under prefix through the named limiter's Lua with plain
+// EVALSHA calls, and returns the growth of used_memory per key.
+func independentFill(t *testing.T, name string, p algorithms.Policy, prefix string, n int) float64 {
+	t.Helper()
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: redistest.Start(t), Protocol: 2, DisableIdentity: true, PoolSize: 1})
+	defer rdb.Close()
+	lim, err := algorithms.New(name, rdb, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := lim.(interface{ Script() *algorithms.Script }).Script().Source()
+	sha, err := rdb.ScriptLoad(ctx, src).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same server setting rlbench uses on a server it started: no
+	// per-command latency histograms appearing mid-measurement.
+	if err := rdb.ConfigSet(ctx, "latency-tracking", "no").Err(); err != nil {
+		t.Logf("latency-tracking: %v", err)
+	}
+	args := scriptArgs(name, p)
+	before := settledUsedMemory(t, rdb)
+	const batch = 100
+	for start := 0; start < n; start += batch {
+		pipe := rdb.Pipeline()
+		for i := start; i < min(start+batch, n); i++ {
+			pipe.EvalSha(ctx, sha, []string{prefix + strconv.Itoa(i)}, args...)
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after := settledUsedMemory(t, rdb)
+	if keys := rdb.DBSize(ctx).Val(); keys != int64(n) {
+		t.Fatalf("independent fill wrote %d keys, want %d", keys, n)
+	}
+	return float64(after-before) / float64(n)
+}
+
+// settledUsedMemory reads used_memory until two readings 200 ms apart
+// agree: a hash table that just doubled frees its old half once its
+// incremental rehash ends, within a server cron tick or two.
+func settledUsedMemory(t *testing.T, rdb *redis.Client) int64 {
+	t.Helper()
+	prev := usedMemory(t, rdb)
+	for i := 0; i < 20; i++ {
+		time.Sleep(200 * time.Millisecond)
+		cur := usedMemory(t, rdb)
+		if cur == prev {
+			return cur
+		}
+		prev = cur
+	}
+	t.Fatalf("used_memory did not settle")
+	return 0
+}
+
+func usedMemory(t *testing.T, rdb *redis.Client) int64 {
+	t.Helper()
+	info, err := rdb.Info(context.Background(), "memory").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := strconv.ParseInt(redisenv.ParseInfo(info)["used_memory"], 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

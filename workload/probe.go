@@ -1,0 +1,235 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rlbench/rlbench/internal/redisenv"
+)
+
+// MemoryFigures is what one run's keys cost in Redis, read after the
+// traffic with the keys still alive, and what rlbench itself used.
+type MemoryFigures struct {
+	// Identities counts the identities that hold a key: the keys under the
+	// run prefix named by an identity number (each limiter keeps one key
+	// per identity).
+	Identities int64
+	// Keys and KeysWithoutTTL come from a full SCAN of the run prefix with
+	// PTTL; a key without a TTL never expires, which is a leak.
+	Keys           int64
+	KeysWithoutTTL int64
+	// HaveUsedMemory is false when the server reports no used_memory (the
+	// embedded server); the three figures below are then zero.
+	HaveUsedMemory bool
+	// UsedMemoryDelta is INFO memory used_memory after the traffic minus
+	// before it, in bytes.
+	UsedMemoryDelta int64
+	// ClientBuffersDelta is the part of that change in the clients' query
+	// and reply buffers (mem_clients_normal): rlbench's own connections,
+	// not the keys.
+	ClientBuffersDelta int64
+	// BytesPerIdentity is (UsedMemoryDelta - ClientBuffersDelta) /
+	// Identities.
+	BytesPerIdentity float64
+	// SampledKeys, SampledMeanBytes and Encodings come from MEMORY USAGE
+	// (SAMPLES 0) and OBJECT ENCODING on a uniform sample of the run's keys.
+	SampledKeys      int
+	SampledMeanBytes float64
+	Encodings        map[string]int64
+	// PeakHeapBytes and PeakRSSBytes are rlbench's own Go heap and resident
+	// set at their highest during the run (sampled every selfSampleInterval).
+	PeakHeapBytes uint64
+	PeakRSSBytes  uint64
+	// Notes say what a reader of these figures must know.
+	Notes []string
+}
+
+// ServerFigures is the server-side cost of the limiter's script, from INFO
+// commandstats (cmdstat_evalsha) before and after the run.
+type ServerFigures struct {
+	// Calls and Usec are the changes in EVALSHA calls and in the server
+	// time they took, in microseconds.
+	Calls int64
+	Usec  int64
+	// FailedCalls are EVALSHA calls that ended in an error (NOSCRIPT among
+	// them).
+	FailedCalls int64
+	// StatsReset says the statistics were cleared (CONFIG RESETSTAT) before
+	// the run, which rlbench does only on a server it started.
+	StatsReset bool
+	// Note says what a reader must know, e.g. that other clients share the
+	// counters.
+	Note string
+}
+
+// UsecPerCall is the mean server time of one decision, in microseconds.
+func (s *ServerFigures) UsecPerCall() float64 {
+	if s.Calls <= 0 {
+		return 0
+	}
+	return float64(s.Usec) / float64(s.Calls)
+}
+
+// Probe settings.
+const (
+	// memorySampleKeys is how many keys MEMORY USAGE and OBJECT ENCODING
+	// are asked about per run.
+	memorySampleKeys = 1000
+	// settleTimeout bounds the wait for used_memory to settle before a run.
+	settleTimeout = 2 * time.Second
+	// censusTimeout bounds the probes after a run (a full SCAN of a
+	// million keys takes seconds).
+	censusTimeout = 5 * time.Minute
+)
+
+// Notes the probes attach to their figures.
+const (
+	sharedMemoryNote = "used_memory is the whole server's: on a Redis rlbench did not start, other clients' writes move used_memory_delta_bytes and bytes_per_identity"
+	sharedStatsNote  = "INFO commandstats is the whole server's: on a Redis rlbench did not start, other clients' EVALSHA calls are counted too"
+	embeddedNote     = "the embedded server has no used_memory, MEMORY USAGE or commandstats: only keys and TTLs are Redis-like figures"
+)
+
+// probe measures one run: rlbench's own memory throughout, and the
+// server's memory and command statistics before and after the traffic.
+type probe struct {
+	r        *Runner
+	self     *selfSampler
+	before   redisenv.MemoryReading
+	stats    redisenv.CommandStat
+	memErr   error
+	statsErr error
+	reset    bool
+	notes    []string
+}
+
+// startProbe takes the readings a run is measured against. It runs after
+// the warm-up and after earlier runs' keys are gone, right before the
+// traffic.
+func (r *Runner) startProbe(ctx context.Context) *probe {
+	p := &probe{r: r, self: startSelfSampler()}
+	if r.Mode == redisenv.Embedded {
+		return p
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.Profile.Timeout+settleTimeout+5*time.Second)
+	defer cancel()
+	if r.Mode == redisenv.Private {
+		if err := redisenv.StopLatencyTracking(ctx, r.Client, r.Mode); err != nil {
+			p.notes = append(p.notes, err.Error())
+		}
+		if err := redisenv.ResetStats(ctx, r.Client, r.Mode); err != nil {
+			p.notes = append(p.notes, err.Error())
+		} else {
+			p.reset = true
+		}
+	}
+	var settled bool
+	p.before, settled, p.memErr = redisenv.SettledMemory(ctx, r.Client, r.Mode, settleTimeout)
+	if p.memErr == nil && !settled {
+		p.notes = append(p.notes, fmt.Sprintf("used_memory was still moving %s before the run: something else is writing to this server", settleTimeout))
+	}
+	p.stats, p.statsErr = redisenv.ReadCommandStat(ctx, r.Client, "evalsha")
+	return p
+}
+
+// finish reads the server after the traffic, with the run's keys still
+// alive, and records the figures in res. After a failed run it only stops
+// its sampler: the server may be gone, and half a run's keys say little.
+func (p *probe) finish(ctx context.Context, prefix string, res *RunResult, runErr error) {
+	heap, rss := p.self.stop()
+	if runErr != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, censusTimeout)
+	defer cancel()
+	m := &MemoryFigures{PeakHeapBytes: heap, PeakRSSBytes: rss, Notes: p.notes}
+	res.Memory = m
+	embedded := p.r.Mode == redisenv.Embedded
+
+	census, censusErr := redisenv.TakeCensus(ctx, p.r.Client, prefix, memorySampleKeys, uint64(p.r.Profile.Seed), func(key string) {
+		if isIdentityKey(key, prefix) {
+			m.Identities++
+		}
+	})
+	var sample redisenv.MemorySample
+	var sampleErr error
+	if censusErr == nil && !embedded {
+		sample, sampleErr = redisenv.SampleMemory(ctx, p.r.Client, prefix, census.Sample)
+	}
+	// The server's memory is read after the census on purpose. When the run
+	// made the server double a hash table, the old table is freed only once
+	// the incremental rehash has moved every bucket; the census looks up
+	// every key, and each lookup moves a bucket, so by now the old table is
+	// gone and not counted as the keys' cost.
+	if embedded {
+		m.Notes = append(m.Notes, embeddedNote)
+	} else {
+		p.readServer(ctx, res)
+	}
+	if censusErr != nil {
+		m.Notes = append(m.Notes, "key census failed: "+censusErr.Error())
+		return
+	}
+	m.Keys, m.KeysWithoutTTL = census.Keys, census.WithoutTTL
+	if m.HaveUsedMemory && m.Identities > 0 {
+		m.BytesPerIdentity = float64(m.UsedMemoryDelta-m.ClientBuffersDelta) / float64(m.Identities)
+	}
+	switch {
+	case sampleErr != nil:
+		m.Notes = append(m.Notes, "memory sample failed: "+sampleErr.Error())
+	case !embedded:
+		m.SampledKeys, m.SampledMeanBytes, m.Encodings = sample.Keys, sample.MeanBytes, sample.Encodings
+	}
+}
+
+// readServer takes the after-readings of INFO memory and commandstats.
+func (p *probe) readServer(ctx context.Context, res *RunResult) {
+	m := res.Memory
+	shared := p.r.Mode != redisenv.Private
+	after, err := redisenv.ReadMemory(ctx, p.r.Client, p.r.Mode)
+	if p.memErr == nil && err == nil {
+		m.HaveUsedMemory = true
+		m.UsedMemoryDelta = after.UsedMemory - p.before.UsedMemory
+		m.ClientBuffersDelta = after.ClientBuffers - p.before.ClientBuffers
+		if shared {
+			m.Notes = append(m.Notes, sharedMemoryNote)
+		}
+	} else {
+		m.Notes = append(m.Notes, "no used_memory: "+firstError(p.memErr, err).Error())
+	}
+	stats, err := redisenv.ReadCommandStat(ctx, p.r.Client, "evalsha")
+	if p.statsErr != nil || err != nil {
+		m.Notes = append(m.Notes, "no commandstats: "+firstError(p.statsErr, err).Error())
+		return
+	}
+	d := stats.Sub(p.stats)
+	res.Server = &ServerFigures{Calls: d.Calls, Usec: d.Usec, FailedCalls: d.FailedCalls, StatsReset: p.reset}
+	if shared {
+		res.Server.Note = sharedStatsNote
+	}
+}
+
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isIdentityKey reports whether key is prefix followed by an identity
+// number, as drive.call builds them.
+func isIdentityKey(key, prefix string) bool {
+	id, ok := strings.CutPrefix(key, prefix)
+	if !ok || id == "" {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < '0' || id[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
