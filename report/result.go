@@ -88,6 +88,9 @@ type Run struct {
 	Identities int         `json:"identities"`
 	Requests   Requests    `json:"requests"`
 	Rate       RateFigures `json:"rate"`
+	// ScenarioGroup is the scenario's name as written when it lists several
+	// sizes; its runs (one per size) draw one curve.
+	ScenarioGroup string `json:"scenario_group,omitempty"`
 	// ElapsedS is the issuing window the achieved rate is measured over.
 	ElapsedS float64 `json:"elapsed_s"`
 	// LatencyUs runs from each request's due time (corrected for
@@ -124,6 +127,12 @@ type Params struct {
 	WindowMs    int64   `json:"window_ms"`
 	Capacity    int64   `json:"capacity"`
 	KeyPrefix   string  `json:"key_prefix"`
+
+	// Distribution, ZipfExponent and Repeats describe how a cardinality
+	// scenario chose identities.
+	Distribution string  `json:"distribution,omitempty"`
+	ZipfExponent float64 `json:"zipf_exponent,omitempty"`
+	Repeats      int64   `json:"repeats,omitempty"`
 }
 
 // Requests tallies a run. Sent = Allowed + Denied + Errors.
@@ -168,7 +177,15 @@ type Audit struct {
 	Violations        int64 `json:"violations"`
 }
 
-// Memory is what the run's keys cost in Redis.
+// Memory is what the run's keys cost in Redis, read after the traffic with
+// the keys still alive, and what rlbench itself used. Identities counts the
+// identities that hold a key; Keys and KeysWithoutTTL come from a full SCAN
+// of the run prefix with PTTL (a key without a TTL never expires: a leak,
+// and a failed run); UsedMemoryDeltaBytes is INFO memory used_memory after
+// the run minus before; BytesPerIdentity is (UsedMemoryDeltaBytes -
+// ClientBuffersDeltaBytes) / Identities; MemoryUsageSampledBytes is the
+// mean MEMORY USAGE (SAMPLES 0) over SampledKeys keys drawn uniformly from
+// the run's.
 type Memory struct {
 	Identities              int64   `json:"identities"`
 	Keys                    int64   `json:"keys"`
@@ -176,12 +193,35 @@ type Memory struct {
 	BytesPerIdentity        float64 `json:"bytes_per_identity"`
 	MemoryUsageSampledBytes float64 `json:"memory_usage_sampled_bytes"`
 	KeysWithoutTTL          int64   `json:"keys_without_ttl"`
+
+	// ClientBuffersDeltaBytes is the change in mem_clients_normal over the
+	// run: the buffers of rlbench's own connections, left out of
+	// BytesPerIdentity.
+	ClientBuffersDeltaBytes int64 `json:"client_buffers_delta_bytes"`
+	SampledKeys             int   `json:"sampled_keys"`
+	// Encodings counts the OBJECT ENCODING answers in the sample.
+	Encodings map[string]int64 `json:"encodings,omitempty"`
+	// RlbenchPeakHeapBytes and RlbenchPeakRSSBytes are rlbench's own Go
+	// heap and resident set at their highest during the run.
+	RlbenchPeakHeapBytes uint64 `json:"rlbench_peak_heap_bytes"`
+	RlbenchPeakRSSBytes  uint64 `json:"rlbench_peak_rss_bytes"`
+	// Notes say what a reader of these figures must know.
+	Notes []string `json:"notes,omitempty"`
 }
 
-// Server is the server-side cost of the limiter's script.
+// Server is the server-side cost of the limiter's script, from INFO
+// commandstats (cmdstat_evalsha) before and after the run.
 type Server struct {
 	UsecPerCall float64 `json:"usec_per_call"`
 	Calls       int64   `json:"calls"`
+
+	// Usec is the server time of those calls, in microseconds.
+	Usec        int64 `json:"usec"`
+	FailedCalls int64 `json:"failed_calls"`
+	// StatsReset says CONFIG RESETSTAT ran before the run (only ever on a
+	// server rlbench started).
+	StatsReset bool   `json:"stats_reset"`
+	Note       string `json:"note,omitempty"`
 }
 
 // Second is one second of a run.

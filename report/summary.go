@@ -36,6 +36,9 @@ func WriteSummary(w io.Writer, r *Result) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if err := writeMemory(w, r); err != nil {
+		return err
+	}
 	notes := Notes(r)
 	if len(notes) > 0 {
 		fmt.Fprintln(w)
@@ -53,6 +56,7 @@ func Notes(r *Result) []string {
 	if !r.Complete {
 		notes = append(notes, "INCOMPLETE: "+r.IncompleteReason+"; the figures cover what was measured before it stopped")
 	}
+	notes = append(notes, Leaks(r)...)
 	if r.Redis.Note != "" {
 		notes = append(notes, r.Redis.Note)
 	}
@@ -82,6 +86,7 @@ func Notes(r *Result) []string {
 			notes = append(notes, fmt.Sprintf("%s: the server lost the script %d times (NOSCRIPT) and it was reloaded", run.Key(), run.Requests.NoScriptReloads))
 		}
 	}
+	notes = append(notes, memoryNotes(r)...)
 	return notes
 }
 

@@ -41,7 +41,7 @@ func buildResult(p *workload.Profile, env *redisenv.Env, runID string, started t
 		res.Runs = append(res.Runs, toRun(r))
 	}
 	res.Verdict = report.Pass
-	if !res.Complete {
+	if !res.Complete || len(report.Leaks(res)) > 0 {
 		res.Verdict = report.Fail
 	}
 	return res
@@ -100,6 +100,7 @@ func toRun(r *workload.RunResult) report.Run {
 	if !s.Rate.Max {
 		run.Params.Arrival = string(s.Arrival)
 	}
+	addCardinality(&run, r)
 	run.LatencyHDR, _ = workload.EncodeHistogram(r.Corrected.All)
 	run.LatencyUncorrectedHDR, _ = workload.EncodeHistogram(r.Uncorrected.All)
 	for i, sec := range r.Series {

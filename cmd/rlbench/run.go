@@ -69,6 +69,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		RunID:    workload.NewRunID(),
 		KeepKeys: o.keepKeys,
 		Observer: newProgress(stderr, o.quiet),
+		Mode:     env.Mode,
 	}
 	started := time.Now().UTC()
 	runs, runErr := runner.Run(ctx)
