@@ -178,3 +178,27 @@ func TestScenarioPicker(t *testing.T) {
 }
 
 func typeName(v any) string { return fmt.Sprintf("%T", v) }
+
+// BenchmarkPickers measures the per-request cost of each identity picker
+// over a million identities, with its allocations (none expected).
+func BenchmarkPickers(b *testing.B) {
+	z, _ := NewZipf(1_000_000, 1.2, 1)
+	for _, bc := range []struct {
+		name string
+		p    IdentityPicker
+	}{
+		{"round_robin", RoundRobin{Count: 1_000_000}},
+		{"uniform", NewRandomPicker(1_000_000, 1)},
+		{"zipf", z},
+		{"zipf_shared", Shared(z)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var sink uint64
+			for n := uint64(0); b.Loop(); n++ {
+				sink += bc.p.Pick(n)
+			}
+			_ = sink
+		})
+	}
+}
