@@ -90,7 +90,10 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintf(stdout, "keys kept under %s*\n", runner.RunPrefix())
 	}
 	if runErr != nil {
-		return fmt.Errorf("run %s: %w (partial result written to %s)", incompleteWord(runErr), runErr, path)
+		if errors.Is(runErr, workload.ErrInterrupted) {
+			return fmt.Errorf("run interrupted (partial result written to %s)", path)
+		}
+		return fmt.Errorf("run failed: %w (partial result written to %s)", runErr, path)
 	}
 	if cleanupErr != nil {
 		return cleanupErr
@@ -99,13 +102,6 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return &failedError{msg: "verdict: fail"}
 	}
 	return nil
-}
-
-func incompleteWord(err error) string {
-	if errors.Is(err, workload.ErrInterrupted) {
-		return "interrupted"
-	}
-	return "failed"
 }
 
 // redisOptions resolves which Redis to use: --redis, else the profile's
