@@ -26,12 +26,12 @@ func admissionsOverTime(v *view, scenario string) (drawing, error) {
 		yMax = max(yMax, aggregateLimit(v.r, run))
 	}
 	if seconds == 0 {
-		p := newPlot(title, "time (s)", "requests/s")
+		p := newPlot(title, seriesAxis, "requests/s")
 		return markNoData(p, "no per-second series in this scenario"), nil
 	}
 	var tiles []*plot.Plot
 	for i, run := range runs {
-		p := newPlot(run.Algorithm, "time (s)", "requests/s")
+		p := newPlot(run.Algorithm, seriesAxis, "requests/s")
 		col := v.colors.color(run.Algorithm)
 		p.Title.TextStyle.Color = col
 		p.Title.TextStyle.Font.Size = vg.Points(12)

@@ -16,7 +16,7 @@ import (
 func throughputOverTime(v *view, scenario string) (drawing, error) {
 	title := "Throughput and p99 over time — scenario " + scenario
 	rate := newPlot("", "", "requests/s")
-	p99 := newPlot("", "time (s)", "p99 per second (ms, log scale)")
+	p99 := newPlot("", seriesAxis, "p99 per second (ms, log scale)")
 	runs := v.scenarioRuns(scenario)
 	xMax, rateMax := 1.0, 0.0
 	lo, hi := math.Inf(1), math.Inf(-1)
@@ -50,7 +50,7 @@ func throughputOverTime(v *view, scenario string) (drawing, error) {
 		}
 	}
 	if rateMax == 0 {
-		p := newPlot(title, "time (s)", "requests/s")
+		p := newPlot(title, seriesAxis, "requests/s")
 		return markNoData(p, "no per-second series in this scenario"), nil
 	}
 	rate.X.Min, rate.X.Max = 0, xMax

@@ -39,7 +39,16 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	fmt.Fprintf(stdout, "report: %s (%d plots and distributions beside it)\n", written[len(written)-1], len(written)-1)
+	pngs, hgrms := 0, 0
+	for _, p := range written {
+		switch filepath.Ext(p) {
+		case ".png":
+			pngs++
+		case ".hgrm":
+			hgrms++
+		}
+	}
+	fmt.Fprintf(stdout, "report: %s (with %d plots and %d .hgrm files)\n", written[len(written)-1], pngs, hgrms)
 	return nil
 }
 
