@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/rlbench
 PROFILE ?= profiles/boundary.yaml
 
-.PHONY: all build run test fmt-check vet bench deps clean
+.PHONY: all build run test fmt-check vet bench deps deps-browser clean
 
 all: build
 
@@ -17,7 +17,8 @@ run: deps build
 	./$(BIN) run $(PROFILE)
 
 ## test: gofmt check, go vet, and the race-enabled tests on a real redis-server
-test: deps fmt-check vet
+## (and the report.html test in headless chromium)
+test: deps deps-browser fmt-check vet
 	$(GO) test -race ./...
 
 fmt-check:
@@ -26,14 +27,18 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-## bench: rlbench vs redis-benchmark throughput, and allocations per request
+## bench: rlbench vs redis-benchmark throughput, allocations per request, plot rendering
 bench: deps
 	$(GO) run ./tools/benchcmp
-	$(GO) test -run '^$$' -bench . -benchmem ./algorithms ./workload
+	$(GO) test -run '^$$' -bench . -benchmem ./algorithms ./workload ./report
 
 ## deps: install redis-server (and redis-benchmark) when missing and possible
 deps:
 	@scripts/install-deps.sh
+
+## deps-browser: install chromium when missing and possible (for the report.html test)
+deps-browser:
+	@scripts/install-deps.sh --browser
 
 clean:
 	rm -rf bin

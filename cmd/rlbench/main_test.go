@@ -64,6 +64,11 @@ func TestRunWritesAResultThatParsesBack(t *testing.T) {
 			t.Errorf("%s: run is missing figures: %+v", r.Key(), r.Requests)
 		}
 	}
+	for _, name := range []string{report.HTMLFile, "latency-steady.png", "hgrm/leaky_bucket-steady.hgrm"} {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(matches[0]), name)); err != nil {
+			t.Errorf("the run wrote no %s beside the result: %v", name, err)
+		}
+	}
 	for _, col := range []string{"algorithm", "sent", "allowed", "p99.9", "fixed_window", "leaky_bucket", "verdict: pass"} {
 		if !strings.Contains(stdout, col) {
 			t.Errorf("summary lacks %q:\n%s", col, stdout)

@@ -22,6 +22,7 @@ type runOptions struct {
 	keepKeys   bool
 	quiet      bool
 	noEmbedded bool
+	noReport   bool
 }
 
 // runCmd runs a profile: it gets a Redis, drives every run of the plan,
@@ -35,6 +36,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&o.keepKeys, "keep-keys", false, "leave the run's keys in Redis for inspection")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar: one line per run")
 	fs.BoolVar(&o.noEmbedded, "no-embedded", false, "fail instead of using the embedded server when redis-server is missing")
+	fs.BoolVar(&o.noReport, "no-report", false, "write only result.json: no plots, .hgrm files or report.html")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -86,6 +88,14 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return fmt.Errorf("writing %s: %w", path, writeErr)
 	}
 	fmt.Fprintf(stdout, "result: %s\n", path)
+	var reportErr error
+	if !o.noReport {
+		if written, err := renderReport(dir, res); err != nil {
+			reportErr = fmt.Errorf("rendering the report: %w", err)
+		} else {
+			fmt.Fprintf(stdout, "report: %s\n", written[len(written)-1])
+		}
+	}
 	if o.keepKeys {
 		fmt.Fprintf(stdout, "keys kept under %s*\n", runner.RunPrefix())
 	}
@@ -97,6 +107,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if cleanupErr != nil {
 		return cleanupErr
+	}
+	if reportErr != nil {
+		return reportErr
 	}
 	if res.Verdict != report.Pass {
 		return &failedError{msg: "verdict: fail"}
