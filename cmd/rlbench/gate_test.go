@@ -109,3 +109,37 @@ func TestCompareCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatRecordsMediansAndSpread: --repeat 3 runs each scenario three
+// times on fresh keys and folds them into one run per algorithm with the
+// repetitions' values kept.
+func TestRepeatRecordsMediansAndSpread(t *testing.T) {
+	redistest.ServerPath(t)
+	out := t.TempDir()
+	profile := strings.Replace(tinyProfile, "duration: 300ms", "duration: 200ms", 1)
+	code, stdout, stderr := runCLI(t, "run", "--quiet", "--repeat", "3", "--out", out, writeProfile(t, profile))
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	matches, _ := filepath.Glob(filepath.Join(out, "tiny-*", "result.json"))
+	res, err := report.ReadFile(matches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 4 {
+		t.Fatalf("%d runs, want one per algorithm", len(res.Runs))
+	}
+	for _, r := range res.Runs {
+		if r.Repeats == nil || r.Repeats.Count != 3 || len(r.Repeats.Values["latency_us.p99"]) != 3 {
+			t.Fatalf("%s: repeats %+v", r.Key(), r.Repeats)
+		}
+		lo, hi, _ := r.Repeats.Spread("latency_us.p99")
+		if p99 := float64(r.LatencyUs.P99); p99 < lo || p99 > hi {
+			t.Errorf("%s: p99 %v is not inside its repetitions' spread %v..%v", r.Key(), p99, lo, hi)
+		}
+		// Three repetitions of 2x for 200ms over 3 identities at 10/s each.
+		if r.Requests.Sent != 3*12 {
+			t.Errorf("%s: sent %d, want the sum over repetitions 36", r.Key(), r.Requests.Sent)
+		}
+	}
+}
