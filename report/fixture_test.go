@@ -294,22 +294,16 @@ func simulateFixture() *Result {
 			r.Runs = append(r.Runs, simulateRun(rng, sc, alg, r.RunID))
 		}
 	}
-	for _, alg := range simAlgorithms {
-		run := findRun(r, alg, "boundary")
-		v := float64(run.Audit.PolicyExcess)
-		r.Thresholds = append(r.Thresholds, ThresholdResult{Expression: "audit.policy_excess <= 10", Run: run.Key(), Value: v, OK: v <= 10})
-	}
-	for _, alg := range simAlgorithms {
-		run := findRun(r, alg, "saturate")
-		v := float64(run.LatencyUs.P99) / 1000
-		r.Thresholds = append(r.Thresholds, ThresholdResult{Expression: "latency_us.p99 < 10ms", Run: run.Key(), Value: v, OK: v < 10})
-	}
-	r.Verdict = Pass
-	for _, th := range r.Thresholds {
-		if !th.OK {
-			r.Verdict = Fail
+	var ts []*Threshold
+	for _, expr := range []string{"*/boundary audit.policy_excess <= 10", "*/saturate latency_us.p99 < 10ms"} {
+		th, err := ParseThreshold(expr)
+		if err != nil {
+			panic(err)
 		}
+		ts = append(ts, th)
 	}
+	r.Thresholds = Evaluate(r, ts)
+	r.Verdict = Verdict(r)
 	return r
 }
 

@@ -48,8 +48,8 @@ type page struct {
 type field struct{ Name, Value string }
 
 type thresholdRow struct {
-	Expression, Run, Value string
-	OK                     bool
+	Expression, Run, Value, Against, Note string
+	OK                                    bool
 }
 
 type scenarioSection struct {
@@ -102,7 +102,12 @@ func newPage(r *Result, figs []Figure, opts RenderOptions) page {
 		if !th.OK {
 			failed++
 		}
-		p.Thresholds = append(p.Thresholds, thresholdRow{Expression: th.Expression, Run: th.Run, Value: formatTick(th.Value), OK: th.OK})
+		row := thresholdRow{Expression: th.Expression, Run: th.Run, OK: th.OK, Note: th.Note}
+		if th.Note == "" {
+			field := fieldOf(th.Expression)
+			row.Value, row.Against = FormatFieldValue(field, th.Value), FormatFieldValue(field, th.Against)
+		}
+		p.Thresholds = append(p.Thresholds, row)
 	}
 	if failed > 0 {
 		p.Reasons = append(p.Reasons, fmt.Sprintf("%d of %d thresholds failed.", failed, len(r.Thresholds)))

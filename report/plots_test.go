@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -162,7 +163,7 @@ func TestSparseResultsRenderWithANoDataMark(t *testing.T) {
 		for _, f := range figs {
 			got = append(got, f.File)
 			img := decodePNG(t, tc.why+": "+f.File, f.PNG)
-			marked := contains(tc.noData, f.File)
+			marked := slices.Contains(tc.noData, f.File)
 			if marked != (f.NoData != "") {
 				t.Errorf("%s: %s no-data %q, want marked %v", tc.why, f.File, f.NoData, marked)
 			}
@@ -181,15 +182,6 @@ func TestSparseResultsRenderWithANoDataMark(t *testing.T) {
 			t.Errorf("%s: the page does not say which plot has no data", tc.why)
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // BenchmarkPlots renders every plot of the fixture: 4 algorithms x 3

@@ -36,6 +36,7 @@ func WriteSummary(w io.Writer, r *Result) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	writeThresholds(w, r.Thresholds)
 	notes := Notes(r)
 	if len(notes) > 0 {
 		fmt.Fprintln(w)
@@ -45,6 +46,36 @@ func WriteSummary(w io.Writer, r *Result) error {
 	}
 	fmt.Fprintf(w, "\nverdict: %s\n", r.Verdict)
 	return nil
+}
+
+// writeThresholds prints the threshold outcomes, failures first, each with
+// the value the run measured.
+func writeThresholds(w io.Writer, ts []ThresholdResult) {
+	if len(ts) == 0 {
+		return
+	}
+	failed := 0
+	for _, t := range ts {
+		if !t.OK {
+			failed++
+		}
+	}
+	fmt.Fprintf(w, "\nthresholds: %d checked, %d failed\n", len(ts), failed)
+	for _, t := range ts {
+		if t.OK {
+			continue
+		}
+		field := fieldOf(t.Expression)
+		if t.Note != "" {
+			fmt.Fprintf(w, "  FAIL  %-28s %s: %s\n", t.Run, t.Expression, t.Note)
+			continue
+		}
+		fmt.Fprintf(w, "  FAIL  %-28s %s: measured %s, against %s\n", t.Run, t.Expression,
+			FormatFieldValue(field, t.Value), FormatFieldValue(field, t.Against))
+	}
+	if failed == 0 {
+		fmt.Fprintln(w, "  all held")
+	}
 }
 
 // Notes lists what a reader of the figures must know, most serious first.

@@ -39,6 +39,19 @@ type Profile struct {
 	Redis *RedisSpec
 	// Scenarios are the traffic shapes, in order.
 	Scenarios []Scenario
+	// Thresholds are the pass/fail rules, as written; the command line
+	// checks and evaluates them against the result contract.
+	Thresholds []ThresholdSpec
+}
+
+// ThresholdSpec is one line of the profile's thresholds list.
+type ThresholdSpec struct {
+	// Expr is the rule, e.g. "*/steady latency_us.p99 < 5ms".
+	Expr string
+	// Line is where it is written, for messages.
+	Line int
+	// Index is its position in the list.
+	Index int
 }
 
 // RedisSpec is the profile's redis section. The password never appears in a

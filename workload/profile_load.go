@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/suggest"
 )
 
 // Defaults for fields a profile leaves out.
@@ -27,7 +28,7 @@ const (
 	DefaultTimeout     = 2 * time.Second
 )
 
-var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "scenarios"}
+var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "scenarios", "thresholds"}
 var policyFields = []string{"limit", "window", "burst"}
 var redisFields = []string{"addr", "username", "password_env", "db", "tls", "tls_ca_file", "tls_insecure"}
 
@@ -92,6 +93,7 @@ func ParseProfile(file string, data []byte) (*Profile, error) {
 		p.Redis = parseRedis(d, top)
 	}
 	p.Scenarios = parseScenarios(d, top)
+	p.Thresholds = parseThresholds(top)
 	if len(d.errs) > 0 {
 		return nil, d.errs
 	}
@@ -150,7 +152,7 @@ func parseAlgorithms(top *fields) []string {
 			top.d.errorf(n.Line, field, "want an algorithm name, got %s", describe(n))
 		case !algorithms.Known(n.Value):
 			hint := ""
-			if c := closest(n.Value, algorithms.Names()); c != "" {
+			if c := suggest.Closest(n.Value, algorithms.Names(), 3); c != "" {
 				hint = fmt.Sprintf("did you mean %q? ", c)
 			}
 			top.d.errorf(n.Line, field, "unknown algorithm %q (%sknown: %s)", n.Value, hint, strings.Join(algorithms.Names(), ", "))
@@ -164,6 +166,18 @@ func parseAlgorithms(top *fields) []string {
 		top.errorf("algorithms", "the list is empty; leave the field out to run all of %s", strings.Join(algorithms.Default(), ", "))
 	}
 	return names
+}
+
+func parseThresholds(top *fields) []ThresholdSpec {
+	var out []ThresholdSpec
+	for i, n := range top.sequence("thresholds") {
+		if n.Kind != yaml.ScalarNode || n.Value == "" {
+			top.d.errorf(n.Line, fmt.Sprintf("thresholds[%d]", i), `want a rule like "*/* audit.overshoot == 0", got %s`, describe(n))
+			continue
+		}
+		out = append(out, ThresholdSpec{Expr: n.Value, Line: n.Line, Index: i})
+	}
+	return out
 }
 
 func parseRedis(d *decoder, top *fields) *RedisSpec {

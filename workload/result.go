@@ -60,7 +60,9 @@ type ErrorCount struct {
 type RunResult struct {
 	Algorithm string
 	Scenario  Scenario
-	Policy    algorithms.Policy
+	// Repetition counts from 0 when runs are repeated.
+	Repetition int
+	Policy     algorithms.Policy
 	// KeyPrefix is where the run's keys lived.
 	KeyPrefix   string
 	Identities  int

@@ -19,6 +19,8 @@ import (
 type RunSpec struct {
 	Scenario  Scenario
 	Algorithm string
+	// Repetition counts from 0 when the plan repeats each run.
+	Repetition int
 }
 
 // Plan lists the runs of the profile: scenario by scenario, each algorithm in
@@ -100,6 +102,26 @@ type Runner struct {
 	// AbortAfter ends a run whose calls have only failed for this long;
 	// zero means DefaultAbortAfter.
 	AbortAfter time.Duration
+	// Repeat runs every run this many times (on fresh keys each time), so
+	// noisy figures can be reported as medians with their spread. Zero or
+	// one means once.
+	Repeat int
+}
+
+// plan is the profile's plan with each run repeated: scenario by scenario,
+// repetition by repetition, each algorithm in turn, so repetitions of one
+// algorithm are spread over time rather than run back to back.
+func (r *Runner) plan() []RunSpec {
+	reps := max(r.Repeat, 1)
+	var out []RunSpec
+	for _, s := range r.Profile.Scenarios {
+		for k := 0; k < reps; k++ {
+			for _, a := range r.Profile.Algorithms {
+				out = append(out, RunSpec{Scenario: s, Algorithm: a, Repetition: k})
+			}
+		}
+	}
+	return out
 }
 
 // NewRunID returns a short random run id.
@@ -115,7 +137,11 @@ func (r *Runner) RunPrefix() string { return redisenv.KeyPrefixRoot + r.RunID + 
 // KeyPrefix is the prefix of one run's keys:
 // rlbench:<run-id>:<algorithm>:<scenario>:.
 func (r *Runner) KeyPrefix(spec RunSpec) string {
-	return r.RunPrefix() + spec.Algorithm + ":" + spec.Scenario.Name + ":"
+	scenario := spec.Scenario.Name
+	if r.Repeat > 1 {
+		scenario += fmt.Sprintf("~r%d", spec.Repetition+1)
+	}
+	return r.RunPrefix() + spec.Algorithm + ":" + scenario + ":"
 }
 
 // Run executes every run of the plan in order and returns what each
@@ -133,7 +159,7 @@ func (r *Runner) Run(ctx context.Context) ([]*RunResult, error) {
 	if r.AbortAfter <= 0 {
 		r.AbortAfter = DefaultAbortAfter
 	}
-	plan := r.Profile.Plan()
+	plan := r.plan()
 	var results []*RunResult
 	for i, spec := range plan {
 		if ctx.Err() != nil {
@@ -187,6 +213,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec RunSpec) (*R
 	rec := newRecorder(r.Clock.Now())
 	res := &RunResult{
 		Algorithm:       spec.Algorithm,
+		Repetition:      spec.Repetition,
 		Scenario:        spec.Scenario,
 		Policy:          p.Policy,
 		KeyPrefix:       prefix,

@@ -12,12 +12,17 @@ import (
 )
 
 // reportCmd re-renders the plots, the .hgrm files and report.html from a
-// result.json alone: no Redis is needed.
+// result.json alone: no Redis is needed. With --format text or benchfmt it
+// prints the summary, or Go benchmark lines for benchstat, instead.
 func reportCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("report", stderr, "rlbench report [-o DIR] RESULT.json")
+	fs := newFlagSet("report", stderr, "rlbench report [-o DIR] [--format html|text|benchfmt] RESULT.json")
 	outDir := fs.String("o", "", "write into `DIR` (default: the result's own directory)")
+	format := fs.String("format", "html", "`html` (plots, .hgrm files, report.html), text (the summary) or benchfmt (lines for benchstat)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *format != "html" && *format != "text" && *format != "benchfmt" {
+		return usageErrorf("-format %q: want html, text or benchfmt", *format)
 	}
 	if fs.NArg() != 1 {
 		return usageErrorf("report needs exactly one result.json (got %d arguments)", fs.NArg())
@@ -26,6 +31,12 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 	res, err := readResult(path)
 	if err != nil {
 		return err
+	}
+	switch *format {
+	case "text":
+		return report.WriteSummary(stdout, res)
+	case "benchfmt":
+		return report.WriteBenchfmt(stdout, res)
 	}
 	dir := *outDir
 	if dir == "" {

@@ -23,6 +23,7 @@ type runOptions struct {
 	quiet      bool
 	noEmbedded bool
 	noReport   bool
+	repeat     int
 }
 
 // runCmd runs a profile: it gets a Redis, drives every run of the plan,
@@ -37,15 +38,19 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar: one line per run")
 	fs.BoolVar(&o.noEmbedded, "no-embedded", false, "fail instead of using the embedded server when redis-server is missing")
 	fs.BoolVar(&o.noReport, "no-report", false, "write only result.json: no plots, .hgrm files or report.html")
+	fs.IntVar(&o.repeat, "repeat", 1, "run each scenario `N` times and report the median of each latency figure with its spread")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return usageErrorf("run needs exactly one profile file (got %d arguments)", fs.NArg())
 	}
-	prof, err := workload.LoadProfile(fs.Arg(0))
+	if o.repeat < 1 || o.repeat > 100 {
+		return usageErrorf("-repeat %d: want 1 to 100", o.repeat)
+	}
+	prof, thresholds, err := loadProfile(fs.Arg(0))
 	if err != nil {
-		return profileLoadError(fs.Arg(0), err)
+		return err
 	}
 	ropts, err := redisOptions(prof, o)
 	if err != nil {
@@ -71,10 +76,11 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		RunID:    workload.NewRunID(),
 		KeepKeys: o.keepKeys,
 		Observer: newProgress(stderr, o.quiet),
+		Repeat:   o.repeat,
 	}
 	started := time.Now().UTC()
 	runs, runErr := runner.Run(ctx)
-	res := buildResult(prof, env, runner.RunID, started, runs, runErr)
+	res := buildResult(prof, env, runner.RunID, started, runs, runErr, thresholds)
 
 	dir := filepath.Join(o.outDir, fmt.Sprintf("%s-%s", prof.Name, started.Format("20060102T150405Z")))
 	path := filepath.Join(dir, "result.json")
