@@ -104,9 +104,6 @@ type Run struct {
 	// MaxLagUs is the furthest behind schedule any request was sent.
 	MaxLagUs int64    `json:"max_lag_us"`
 	Audit    *Audit   `json:"audit,omitempty"`
-	// ClockOffset is how the run aligned the local clock with Redis TIME,
-	// for shapes that schedule in server time.
-	ClockOffset *ClockOffset `json:"clock_offset,omitempty"`
 	Memory   *Memory  `json:"memory,omitempty"`
 	Server   *Server  `json:"server,omitempty"`
 	Series   []Second `json:"series"`
@@ -114,6 +111,10 @@ type Run struct {
 	Errors     []ErrorCount `json:"errors,omitempty"`
 	Incomplete bool         `json:"incomplete,omitempty"`
 	Note       string       `json:"note,omitempty"`
+
+	// ClockOffset is how the run aligned the local clock with Redis TIME,
+	// for shapes that schedule in server time.
+	ClockOffset *ClockOffset `json:"clock_offset,omitempty"`
 }
 
 // Params are the scenario parameters the run used.
