@@ -1,12 +1,8 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/rlbench/rlbench/internal/redistest"
-	"github.com/rlbench/rlbench/report"
 )
 
 const boundaryProfile = `name: edge
@@ -24,20 +20,7 @@ scenarios:
 // audit, the clock alignment and the shape's parameters back through the
 // result contract.
 func TestRunRecordsTheAudit(t *testing.T) {
-	redistest.ServerPath(t)
-	out := t.TempDir()
-	code, stdout, stderr := runCLI(t, "run", "--quiet", "--out", out, writeProfile(t, boundaryProfile))
-	if code != exitOK {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
-	matches, _ := filepath.Glob(filepath.Join(out, "edge-*", "result.json"))
-	if len(matches) != 1 {
-		t.Fatalf("result files: %v", matches)
-	}
-	res, err := report.ReadFile(matches[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, stdout := runAndRead(t, "edge", boundaryProfile)
 	for _, r := range res.Runs {
 		a := r.Audit
 		if a == nil || r.ClockOffset == nil || r.Params.Boundary == nil {

@@ -29,6 +29,28 @@ func writeProfile(t *testing.T, body string) string {
 	return path
 }
 
+// runAndRead runs the profile body (whose name is name) on a private
+// redis-server and reads back the one result it wrote; it also returns
+// the summary.
+func runAndRead(t *testing.T, name, body string) (*report.Result, string) {
+	t.Helper()
+	redistest.ServerPath(t)
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "run", "--quiet", "--out", out, writeProfile(t, body))
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	matches, _ := filepath.Glob(filepath.Join(out, name+"-*", "result.json"))
+	if len(matches) != 1 {
+		t.Fatalf("result files: %v", matches)
+	}
+	res, err := report.ReadFile(matches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, stdout
+}
+
 const tinyProfile = `name: tiny
 policy: {limit: 10, window: 1s}
 concurrency: 4
@@ -42,20 +64,7 @@ scenarios:
 // TestRunWritesAResultThatParsesBack runs a profile end to end on a private
 // redis-server and reads the result back through the contract.
 func TestRunWritesAResultThatParsesBack(t *testing.T) {
-	redistest.ServerPath(t)
-	out := t.TempDir()
-	code, stdout, stderr := runCLI(t, "run", "--quiet", "--out", out, writeProfile(t, tinyProfile))
-	if code != exitOK {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
-	matches, _ := filepath.Glob(filepath.Join(out, "tiny-*", "result.json"))
-	if len(matches) != 1 {
-		t.Fatalf("result files: %v", matches)
-	}
-	res, err := report.ReadFile(matches[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, stdout := runAndRead(t, "tiny", tinyProfile)
 	if res.Redis.Mode != "private" || !res.Complete || res.Verdict != report.Pass || len(res.Runs) != 4 {
 		t.Errorf("result: mode %s complete %v verdict %s runs %d", res.Redis.Mode, res.Complete, res.Verdict, len(res.Runs))
 	}
