@@ -139,10 +139,10 @@ func (d *drive) boundary(ctx context.Context, b Boundary, identities int, offset
 			}
 			return issued{elapsed: d.clock.Now().Sub(start), unsent: unsent}
 		}
-		if wait := j.due.Sub(d.clock.Now()); wait > 0 {
-			if d.clock.Sleep(ctx, wait) != nil {
-				return issued{elapsed: d.clock.Now().Sub(start), interrupted: true}
-			}
+		// Sleep also reports a stop when nothing is left to wait, so a
+		// schedule that is behind still ends when asked to.
+		if d.clock.Sleep(ctx, j.due.Sub(d.clock.Now())) != nil {
+			return issued{elapsed: d.clock.Now().Sub(start), interrupted: true}
 		}
 		d.handed.Add(1)
 		if prime {

@@ -181,3 +181,17 @@ func TestBoundaryCountsWhatRunsPastTheEnd(t *testing.T) {
 		t.Errorf("sent %d + unsent %d != %d planned", sent, out.unsent, b.Requests(3))
 	}
 }
+
+// TestBoundaryStopsOnCancel: a cancelled context ends the schedule before
+// the next request, even one already due.
+func TestBoundaryStopsOnCancel(t *testing.T) {
+	clock := newFakeClock()
+	lim := &skewedLimiter{server: &fakeServer{clock: clock}, stamps: map[uint64][]int64{}}
+	d := fakeDrive(clock, lim, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := d.boundary(ctx, Boundary{Burst: 3, Offset: 10 * time.Millisecond}, 5, ClockOffset{}, time.Hour)
+	if !out.interrupted || lim.calls.Load() != 0 {
+		t.Errorf("interrupted %v after %d calls; want a stop before the first", out.interrupted, lim.calls.Load())
+	}
+}
