@@ -184,7 +184,8 @@ func (m *mutantWindow) Allow(ctx context.Context, key string) (algorithms.Decisi
 
 // TestAuditFlagsAMutatedScript: a fixed window that admits limit+1 per
 // window passes 2 x (limit+1) - 1 across a boundary, over its bound of
-// 2 x limit, and disagrees with the model twice per identity.
+// 2 x limit, and every identity gets at least one admission the model
+// denies, whatever the timing: its first window admits one too many.
 func TestAuditFlagsAMutatedScript(t *testing.T) {
 	rdb := redistest.Client(t)
 	const limit, identities = 10, 4
@@ -195,12 +196,13 @@ func TestAuditFlagsAMutatedScript(t *testing.T) {
 			return newMutantWindow(rdb, p)
 		},
 	}
-	a := runProfile(t, runner)[algorithms.FixedWindowName+"/edge"].Audit
-	if a.Overshoot < identities || a.Violations != identities || a.MaxWindowAdmitted != 2*(limit+1)-1 {
-		t.Errorf("mutant: max %d in a window against a bound of %d, overshoot %d over %d identities; want %d, at least 1 per identity",
-			a.MaxWindowAdmitted, a.BoundWindow, a.Overshoot, a.Violations, 2*(limit+1)-1)
+	r := runProfile(t, runner)[algorithms.FixedWindowName+"/edge"]
+	a := r.Audit
+	if a.Overshoot == 0 || a.Violations == 0 || a.MaxWindowAdmitted != 2*(limit+1)-1 {
+		t.Errorf("mutant: max %d in a window against a bound of %d, overshoot %d over %d identities; want %d (late sends %d, max lag %s)",
+			a.MaxWindowAdmitted, a.BoundWindow, a.Overshoot, a.Violations, 2*(limit+1)-1, r.Counts.Late, r.MaxLag)
 	}
-	if a.ModelMismatches < 2*identities || a.Allowed-a.ExpectedAllowed != a.ModelMismatches {
-		t.Errorf("mutant: %d mismatches, %d admitted against %d expected; want an extra admission per window", a.ModelMismatches, a.Allowed, a.ExpectedAllowed)
+	if a.ModelMismatches < identities || a.Allowed-a.ExpectedAllowed != a.ModelMismatches {
+		t.Errorf("mutant: %d mismatches, %d admitted against %d expected; want only extra admissions, at least one per identity", a.ModelMismatches, a.Allowed, a.ExpectedAllowed)
 	}
 }
