@@ -352,7 +352,7 @@ func simulateRun(rng *rand.Rand, sc simScenario, alg, runID string) Run {
 	for i := range seconds {
 		seconds[i].P99Us = perSecond[i].ValueAtQuantile(99)
 	}
-	audit := &Audit{Identities: int64(len(models)), ExpectedAllowed: q.Allowed, BoundWindow: boundWindow(alg)}
+	audit := &Audit{Identities: int64(len(models)), Decisions: q.Sent, Allowed: q.Allowed, ExpectedAllowed: q.Allowed, BoundWindow: boundWindow(alg)}
 	entries := 0.0
 	for _, stamps := range admitted {
 		most := maxInWindow(stamps)

@@ -115,6 +115,10 @@ type Run struct {
 	Errors     []ErrorCount `json:"errors,omitempty"`
 	Incomplete bool         `json:"incomplete,omitempty"`
 	Note       string       `json:"note,omitempty"`
+
+	// ClockOffset is how the run aligned the local clock with Redis TIME,
+	// for shapes that schedule in server time.
+	ClockOffset *ClockOffset `json:"clock_offset,omitempty"`
 }
 
 // Params are the scenario parameters the run used.
@@ -128,6 +132,8 @@ type Params struct {
 	WindowMs    int64   `json:"window_ms"`
 	Capacity    int64   `json:"capacity"`
 	KeyPrefix   string  `json:"key_prefix"`
+	// Boundary holds the boundary shape's parameters.
+	Boundary *BoundaryParams `json:"boundary,omitempty"`
 }
 
 // Requests tallies a run. Sent = Allowed + Denied + Errors.
@@ -160,9 +166,13 @@ type Latency struct {
 }
 
 // Audit compares what a limiter admitted with its own bound and with an
-// exact reference model.
+// exact reference model. Identities, Decisions and Allowed say what it
+// covered: every identity, or a seeded sample when Sampled.
 type Audit struct {
 	Identities        int64 `json:"identities"`
+	Sampled           bool  `json:"sampled"`
+	Decisions         int64 `json:"decisions"`
+	Allowed           int64 `json:"allowed"`
 	ExpectedAllowed   int64 `json:"expected_allowed"`
 	ModelMismatches   int64 `json:"model_mismatches"`
 	Overshoot         int64 `json:"overshoot"`

@@ -8,8 +8,9 @@ import (
 )
 
 // WriteSummary prints the terminal summary: a table of algorithm x scenario
-// with request counts, rates and latency, then anything a reader must not
-// miss (an embedded server, incomplete runs, errors, a schedule that slipped).
+// with request counts, rates and latency, the audit table, then anything a
+// reader must not miss (an embedded server, incomplete runs, errors, a
+// schedule that slipped, a limiter that broke its promise).
 func WriteSummary(w io.Writer, r *Result) error {
 	fmt.Fprintf(w, "rlbench %s  profile %s  redis %s %s (%s)\n",
 		r.Tool.Version, r.Profile.Name, r.Redis.Mode, r.Redis.Version, r.Redis.Addr)
@@ -34,6 +35,9 @@ func WriteSummary(w io.Writer, r *Result) error {
 			FormatMicros(run.LatencyUs.P999), FormatMicros(run.LatencyUs.Max))
 	}
 	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if err := writeAuditTable(w, r); err != nil {
 		return err
 	}
 	writeThresholds(w, r.Thresholds)
@@ -113,6 +117,7 @@ func Notes(r *Result) []string {
 			notes = append(notes, fmt.Sprintf("%s: the server lost the script %d times (NOSCRIPT) and it was reloaded", run.Key(), run.Requests.NoScriptReloads))
 		}
 	}
+	notes = append(notes, auditNotes(r)...)
 	return notes
 }
 

@@ -45,6 +45,8 @@ type outcome struct {
 type recorder struct {
 	start  time.Time
 	shards []*recShard
+	// audit keeps the decisions the run's audit replays; nil keeps none.
+	audit *auditor
 }
 
 type recShard struct {

@@ -37,6 +37,8 @@ type Profile struct {
 	Timeout time.Duration
 	// Redis is the server to use; nil means a private one.
 	Redis *RedisSpec
+	// Audit bounds the per-identity audit.
+	Audit AuditSpec
 	// Scenarios are the traffic shapes, in order.
 	Scenarios []Scenario
 	// Thresholds are the pass/fail rules, as written; the command line
@@ -104,6 +106,8 @@ type Scenario struct {
 	Requests int64
 	// Concurrency overrides the profile's concurrency when above zero.
 	Concurrency int
+	// Boundary holds the boundary shape's parameters.
+	Boundary Boundary
 	// Line is where the scenario starts in the profile, for messages.
 	Line int
 }

@@ -28,13 +28,14 @@ const (
 	DefaultTimeout     = 2 * time.Second
 )
 
-var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "scenarios", "thresholds"}
+var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "scenarios", "thresholds"}
 var policyFields = []string{"limit", "window", "burst"}
 var redisFields = []string{"addr", "username", "password_env", "db", "tls", "tls_ca_file", "tls_insecure"}
 
 // scenarioFields lists, per shape, the fields a scenario of that shape takes.
 var scenarioFields = map[Shape][]string{
-	ShapeSteady: {"name", "shape", "rate", "arrival", "identities", "duration", "requests", "concurrency"},
+	ShapeSteady:   {"name", "shape", "rate", "arrival", "identities", "duration", "requests", "concurrency"},
+	ShapeBoundary: boundaryFields,
 }
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
@@ -92,8 +93,10 @@ func ParseProfile(file string, data []byte) (*Profile, error) {
 	if top.has("redis") {
 		p.Redis = parseRedis(d, top)
 	}
+	p.Audit = parseAudit(d, top)
 	p.Scenarios = parseScenarios(d, top)
 	p.Thresholds = parseThresholds(top)
+	checkBoundaries(p)
 	if len(d.errs) > 0 {
 		return nil, d.errs
 	}
@@ -260,13 +263,15 @@ func parseScenario(d *decoder, n *yaml.Node, path string) (Scenario, bool) {
 	switch s.Shape {
 	case ShapeSteady:
 		parseSteady(f, &s)
+	case ShapeBoundary:
+		parseBoundary(f, &s)
 	}
 	return s, len(d.errs) == before
 }
 
 func shapeNames() []string {
 	names := make([]string, 0, len(scenarioFields))
-	for _, s := range []Shape{ShapeSteady} {
+	for _, s := range []Shape{ShapeSteady, ShapeBoundary} {
 		if _, ok := scenarioFields[s]; ok {
 			names = append(names, string(s))
 		}

@@ -130,7 +130,7 @@ func TestParseProfileErrors(t *testing.T) {
 			`x.yaml:4: algorithms[1]: unknown algorithm "token_bukket" (did you mean "token_bucket"?`},
 		{"unknown shape",
 			head + "scenarios:\n  - shape: ramp\n    rate: 2x\n",
-			`x.yaml:5: scenarios[0].shape: unknown shape "ramp" (known: steady)`},
+			`x.yaml:5: scenarios[0].shape: unknown shape "ramp" (known: steady, boundary)`},
 		{"missing policy",
 			scen,
 			`x.yaml:1: policy: missing`},

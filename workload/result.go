@@ -81,6 +81,12 @@ type RunResult struct {
 	MaxLag time.Duration
 	Series []Second
 	Errors []ErrorCount
+	// Audit is what the correctness audit found; nil when the limiter has
+	// no reference model or the audit was off.
+	Audit *Audit
+	// ClockOffset is how the run aligned the local clock with Redis TIME,
+	// for shapes that schedule in server time.
+	ClockOffset *ClockOffset
 	// Incomplete marks a run that was interrupted or aborted; Note says why.
 	Incomplete bool
 	Note       string

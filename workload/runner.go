@@ -106,6 +106,10 @@ type Runner struct {
 	// noisy figures can be reported as medians with their spread. Zero or
 	// one means once.
 	Repeat int
+	// NewLimiter builds each run's limiter by name; nil means
+	// algorithms.New. It lets a caller run, and audit, a limiter of its
+	// own under a registered name.
+	NewLimiter func(name string, rdb algorithms.Redis, p algorithms.Policy) (algorithms.Limiter, error)
 }
 
 // plan is the profile's plan with each run repeated: scenario by scenario,
@@ -185,7 +189,11 @@ func (r *Runner) concurrency(s Scenario) int {
 
 func (r *Runner) runOne(ctx context.Context, index, total int, spec RunSpec) (*RunResult, error) {
 	p := r.Profile
-	lim, err := algorithms.New(spec.Algorithm, r.Client, p.Policy)
+	newLimiter := r.NewLimiter
+	if newLimiter == nil {
+		newLimiter = algorithms.New
+	}
+	lim, err := newLimiter(spec.Algorithm, r.Client, p.Policy)
 	if err != nil {
 		return nil, err
 	}
@@ -211,6 +219,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec RunSpec) (*R
 
 	reloadsBefore := lim.NoScriptReloads()
 	rec := newRecorder(r.Clock.Now())
+	rec.audit = newAuditor(lim, spec.Scenario.Identities, p.Audit, p.Seed)
 	res := &RunResult{
 		Algorithm:       spec.Algorithm,
 		Repetition:      spec.Repetition,
@@ -240,6 +249,8 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec RunSpec) (*R
 	res.Elapsed = out.elapsed
 	res.Counts.Unsent = out.unsent
 	res.Counts.NoScriptReloads = lim.NoScriptReloads() - reloadsBefore
+	res.Audit = rec.audit.result()
+	res.ClockOffset = out.clock
 	if runErr != nil {
 		res.Incomplete = true
 		res.Note = runErr.Error()
@@ -273,6 +284,11 @@ func (r *Runner) drive(ctx context.Context, lim algorithms.Limiter, spec RunSpec
 
 	var out issued
 	switch {
+	case s.Shape == ShapeBoundary:
+		var err error
+		if out, err = r.driveBoundary(runCtx, d, s); err != nil {
+			return out, err
+		}
 	case s.Rate.Max:
 		out = d.closed(runCtx, RoundRobin{Count: uint64(s.Identities)}, s.Duration, s.Requests)
 	default:

@@ -104,6 +104,7 @@ func toRun(r *workload.RunResult) report.Run {
 	for _, e := range r.Errors {
 		run.Errors = append(run.Errors, report.ErrorCount{Message: e.Message, Count: e.Count})
 	}
+	addAudit(&run, r)
 	return run
 }
 
