@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -141,5 +143,53 @@ func TestRepeatRecordsMediansAndSpread(t *testing.T) {
 		if r.Requests.Sent != 3*12 {
 			t.Errorf("%s: sent %d, want the sum over repetitions 36", r.Key(), r.Requests.Sent)
 		}
+	}
+}
+
+// smokeWith returns profiles/smoke.yaml with its algorithm list replaced
+// (to keep the test short; it keeps sliding_log, which a smoke threshold
+// names) and extra thresholds appended.
+func smokeWith(t *testing.T, algorithms string, thresholds ...string) string {
+	t.Helper()
+	data, err := os.ReadFile("../../profiles/smoke.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := strings.Replace(string(data), "seed: 7\n", "seed: 7\nalgorithms: "+algorithms+"\n", 1)
+	for _, th := range thresholds {
+		body += "  - " + strconv.Quote(th) + "\n"
+	}
+	return writeProfile(t, body)
+}
+
+// TestSmokeGateCatchesAnImpossibleThreshold: the smoke profile with a
+// threshold no server meets exits 1 and names it.
+func TestSmokeGateCatchesAnImpossibleThreshold(t *testing.T) {
+	redistest.ServerPath(t)
+	code, stdout, stderr := runCLI(t, "run", "--quiet", "--no-report", "--out", t.TempDir(),
+		smokeWith(t, "[fixed_window, sliding_log]", "*/steady latency_us.p50 < 1us"))
+	if code != exitFail {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitFail, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "FAIL  fixed_window/steady") || !strings.Contains(stdout, "*/steady latency_us.p50 < 1us: measured") {
+		t.Errorf("the failed threshold is not named with its value:\n%s", stdout)
+	}
+}
+
+// TestSmokeGateCatchesABrokenLimiter: with naive_counter added, the smoke
+// profile's "*/* audit.overshoot == 0" fails and the run exits 1: the gate
+// sees a limiter that admits more than it promises.
+func TestSmokeGateCatchesABrokenLimiter(t *testing.T) {
+	redistest.ServerPath(t)
+	code, stdout, stderr := runCLI(t, "run", "--quiet", "--no-report", "--out", t.TempDir(),
+		smokeWith(t, "[fixed_window, sliding_log, naive_counter]"))
+	if code != exitFail {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitFail, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "FAIL  naive_counter/straddle") || !strings.Contains(stdout, "audit.overshoot == 0: measured") {
+		t.Errorf("the overshoot threshold is not named for naive_counter:\n%s", stdout)
+	}
+	if strings.Contains(stdout, "FAIL  fixed_window/") {
+		t.Errorf("the correct limiter failed a threshold:\n%s", stdout)
 	}
 }
