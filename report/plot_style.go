@@ -27,7 +27,7 @@ var (
 // seriesAxis labels the time axis of per-second series. Requests count in
 // the second they were due, not the one they were sent in: when the
 // generator falls behind, a second can show more than was sent in it.
-const seriesAxis = "time (s, requests counted by due time)"
+const seriesAxis = "time (s, requests counted when decided)"
 
 // newPlot returns a plot with the shared look and the given texts.
 func newPlot(title, xLabel, yLabel string) *plot.Plot {

@@ -41,7 +41,7 @@ type Latencies struct {
 	Denied  *hdrhistogram.Histogram
 }
 
-// Second is one second of a run, counted by due time.
+// Second is one second of a run, counted by when requests completed.
 type Second struct {
 	T         int
 	Allowed   int64
