@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/rlbench
 PROFILE ?= profiles/boundary.yaml
 
-.PHONY: all build run test fmt-check vet bench deps clean
+.PHONY: all build run test gate baseline fmt-check vet bench deps deps-browser clean
 
 all: build
 
@@ -17,8 +17,26 @@ run: deps build
 	./$(BIN) run $(PROFILE)
 
 ## test: gofmt check, go vet, and the race-enabled tests on a real redis-server
-test: deps fmt-check vet
+## (and the report.html test in headless chromium)
+test: deps deps-browser fmt-check vet
 	$(GO) test -race ./...
+
+## gate: run profiles/smoke.yaml on a private redis-server and compare it with
+## results/baselines/smoke.json: exact on correctness, wide on latency (a small
+## shared machine is noisy)
+GATE_OUT  ?= results/gate
+BASELINE  ?= results/baselines/smoke.json
+GATE_TOLERANCES ?= --p50 300% --p99 400% --server 200% --bytes 10%
+gate: deps build
+	rm -rf $(GATE_OUT)
+	./$(BIN) run --quiet --out $(GATE_OUT) profiles/smoke.yaml
+	./$(BIN) compare $(GATE_TOLERANCES) $(BASELINE) $(GATE_OUT)/smoke-*/result.json
+
+## baseline: re-record results/baselines/smoke.json (review the diff before committing)
+baseline: deps build
+	rm -rf $(GATE_OUT)
+	./$(BIN) run --quiet --no-report --repeat 3 --out $(GATE_OUT) profiles/smoke.yaml
+	cp $(GATE_OUT)/smoke-*/result.json $(BASELINE)
 
 fmt-check:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
@@ -26,14 +44,18 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-## bench: rlbench vs redis-benchmark throughput, and allocations per request
+## bench: rlbench vs redis-benchmark throughput, allocations per request, plot rendering
 bench: deps
 	$(GO) run ./tools/benchcmp
-	$(GO) test -run '^$$' -bench . -benchmem ./algorithms ./workload
+	$(GO) test -run '^$$' -bench . -benchmem ./algorithms ./workload ./report
 
 ## deps: install redis-server (and redis-benchmark) when missing and possible
 deps:
 	@scripts/install-deps.sh
+
+## deps-browser: install chromium when missing and possible (for the report.html test)
+deps-browser:
+	@scripts/install-deps.sh --browser
 
 clean:
 	rm -rf bin

@@ -1,6 +1,9 @@
 package algorithms
 
-import _ "embed"
+import (
+	_ "embed"
+	"time"
+)
 
 // FixedWindowName is the registry name of FixedWindow.
 const FixedWindowName = "fixed_window"
@@ -15,9 +18,66 @@ var fixedWindowLua string
 // window's length.
 type FixedWindow struct{ scripted }
 
-var _ Limiter = (*FixedWindow)(nil)
+var (
+	_ Auditable = (*FixedWindow)(nil)
+	_ Windowed  = (*FixedWindow)(nil)
+)
 
 // NewFixedWindow binds the fixed-window script to rdb for policy p.
 func NewFixedWindow(rdb Redis, p Policy) *FixedWindow {
 	return &FixedWindow{newScripted(FixedWindowName, fixedWindowLua, rdb, p, p.Limit, p.WindowMillis())}
+}
+
+// Model implements Auditable: a counter that restarts, like the script's
+// key, once the server's millisecond passes the window's expiry.
+func (l *FixedWindow) Model() Model {
+	return &fixedWindowModel{limit: l.policy.Limit, windowMs: l.policy.WindowMillis()}
+}
+
+// Bound implements Auditable: limit * (ceil(d/W) + 1). Windows follow one
+// another without overlapping and each lasts at least W, so an interval of
+// length d meets at most ceil(d/W)+1 of them, each admitting Limit: a burst
+// at the end of one window and another at the start of the next fit in one
+// interval of length W. (The tight figure for d = W is 2*Limit-1: the hit
+// that opened the first window lies more than W before any admission of
+// the next one.)
+func (l *FixedWindow) Bound(d time.Duration) int64 {
+	return fixedWindowBound(l.policy, d)
+}
+
+// WindowEnd implements Windowed: the script sets the key to expire at
+// floor(opened/1000) + window_ms, and the key lives through that whole
+// millisecond, so the next window can open one millisecond later.
+func (l *FixedWindow) WindowEnd(openedMicros int64) int64 {
+	return fixedWindowEnd(l.policy, openedMicros)
+}
+
+func fixedWindowBound(p Policy, d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return satMul(p.Limit, windowsMet(d, p.Window)+1)
+}
+
+func fixedWindowEnd(p Policy, openedMicros int64) int64 {
+	return (floorDiv(openedMicros, 1000) + p.WindowMillis() + 1) * 1000
+}
+
+// fixedWindowModel replays fixed_window.lua. The key holds a count and
+// expires at expireAtMs; it is alive while the decision's millisecond
+// floor(now/1000) is at most expireAtMs. Denied requests count too, as
+// INCR does not know the answer.
+type fixedWindowModel struct {
+	limit, windowMs int64
+	count           int64
+	expireAtMs      int64
+}
+
+func (m *fixedWindowModel) Allow(nowMicros int64) bool {
+	nowMs := floorDiv(nowMicros, 1000)
+	if m.count == 0 || nowMs > m.expireAtMs {
+		m.count, m.expireAtMs = 0, nowMs+m.windowMs
+	}
+	m.count++
+	return m.count <= m.limit
 }

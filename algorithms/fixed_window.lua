@@ -19,6 +19,15 @@ local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local now_ms = math.floor(now_us / 1000)
 
 local count = redis.call('INCR', key)
+-- Redis judges expiry by the time the script started, which can fall in
+-- the millisecond before the TIME above: a key it kept alive may belong to
+-- a window that has closed by the time this decision uses. Start the next
+-- window then, so the decision depends on now_us alone (and a replay of
+-- the decisions agrees with it exactly). PEXPIRETIME needs Redis 7.0.
+if count > 1 and redis.call('PEXPIRETIME', key) < now_ms then
+  redis.call('SET', key, 1)
+  count = 1
+end
 if count == 1 then
   redis.call('PEXPIREAT', key, string.format('%d', now_ms + window_ms))
 end

@@ -1,6 +1,9 @@
 package algorithms
 
-import _ "embed"
+import (
+	_ "embed"
+	"time"
+)
 
 // LeakyBucketName is the registry name of LeakyBucket.
 const LeakyBucketName = "leaky_bucket"
@@ -15,9 +18,50 @@ var leakyBucketLua string
 // complementary state (how full, not how much is left).
 type LeakyBucket struct{ scripted }
 
-var _ Limiter = (*LeakyBucket)(nil)
+var _ Auditable = (*LeakyBucket)(nil)
 
 // NewLeakyBucket binds the leaky-bucket script to rdb for policy p.
 func NewLeakyBucket(rdb Redis, p Policy) *LeakyBucket {
 	return &LeakyBucket{newScripted(LeakyBucketName, leakyBucketLua, rdb, p, p.Limit, p.WindowMicros(), p.Capacity())}
+}
+
+// Model implements Auditable: the bucket level in the script's integer
+// units.
+func (l *LeakyBucket) Model() Model {
+	p := l.policy
+	return &leakyBucketModel{limit: p.Limit, windowUs: p.WindowMicros(), size: p.Capacity() * p.WindowMicros()}
+}
+
+// Bound implements Auditable: floor(capacity + rate*d), the same as the
+// token bucket it mirrors. An interval starts with at most an empty bucket,
+// which drains at Limit/Window, and every admission adds a whole request.
+func (l *LeakyBucket) Bound(d time.Duration) int64 {
+	return bucketBound(l.policy, d)
+}
+
+// leakyBucketModel replays leaky_bucket.lua in its units of 1/window_us
+// request. A missing key is an empty bucket, and the key only expires once
+// the bucket would be empty again, so the model never forgets its state.
+type leakyBucketModel struct {
+	limit, windowUs, size int64
+	level, ts             int64
+	seen                  bool
+}
+
+func (m *leakyBucketModel) Allow(nowMicros int64) bool {
+	if m.seen {
+		if elapsed := nowMicros - m.ts; elapsed > 0 {
+			if elapsed >= ceilDiv(m.level, m.limit) {
+				m.level = 0
+			} else {
+				m.level -= elapsed * m.limit
+			}
+		}
+	}
+	m.seen, m.ts = true, nowMicros
+	if m.level+m.windowUs > m.size {
+		return false
+	}
+	m.level += m.windowUs
+	return true
 }

@@ -103,6 +103,12 @@ var registry = []entry{
 		Params:    "limit, window, burst",
 		Default:   true,
 	}, func(rdb Redis, p Policy) Limiter { return NewLeakyBucket(rdb, p) }},
+	{Info{
+		Name:      NaiveCounterName,
+		State:     "string counter with a TTL",
+		Semantics: "wrong on purpose: GET, decide in Go, then INCR; concurrent requests pass the limit (a negative control for the audit)",
+		Params:    "limit, window",
+	}, func(rdb Redis, p Policy) Limiter { return NewNaiveCounter(rdb, p) }},
 }
 
 // List describes every known algorithm, in report order.

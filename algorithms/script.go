@@ -11,9 +11,11 @@ import (
 )
 
 // Redis is the narrow part of a go-redis client the limiters call, so a
-// single client, a ring or a cluster client all work.
+// single client, a ring or a cluster client all work: the scripts, and
+// pipelines for the one limiter that is not a script.
 type Redis interface {
 	redis.Scripter
+	Pipelined(ctx context.Context, fn func(redis.Pipeliner) error) ([]redis.Cmder, error)
 }
 
 // Script is one embedded Lua limiter: its source, its SHA1, and how often a
@@ -25,6 +27,10 @@ type Script struct {
 	sha     string
 	reloads atomic.Int64
 }
+
+// NewScript wraps Lua source that keeps the limiter reply contract, to be
+// loaded and run like the built-in limiters' scripts.
+func NewScript(name, src string) *Script { return newScript(name, src) }
 
 func newScript(name, src string) *Script {
 	sum := sha1.Sum([]byte(src))

@@ -1,6 +1,9 @@
 package algorithms
 
-import _ "embed"
+import (
+	_ "embed"
+	"time"
+)
 
 // SlidingLogName is the registry name of SlidingLog.
 const SlidingLogName = "sliding_log"
@@ -13,9 +16,50 @@ var slidingLogLua string
 // is exact, and costs memory in proportion to Limit.
 type SlidingLog struct{ scripted }
 
-var _ Limiter = (*SlidingLog)(nil)
+var _ Auditable = (*SlidingLog)(nil)
 
 // NewSlidingLog binds the sliding-log script to rdb for policy p.
 func NewSlidingLog(rdb Redis, p Policy) *SlidingLog {
 	return &SlidingLog{newScripted(SlidingLogName, slidingLogLua, rdb, p, p.Limit, p.WindowMicros())}
+}
+
+// Model implements Auditable: the log of admitted stamps, trimmed like the
+// script's sorted set.
+func (l *SlidingLog) Model() Model {
+	return &slidingLogModel{limit: l.policy.Limit, windowUs: l.policy.WindowMicros()}
+}
+
+// Bound implements Auditable: limit * ceil(d/W), which is Limit for any
+// d <= W. A request is admitted only when fewer than Limit admitted stamps
+// lie in (now-W, now], so no half-open interval of length W holds more
+// than Limit; a longer interval splits into ceil(d/W) such pieces.
+func (l *SlidingLog) Bound(d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	return satMul(l.policy.Limit, windowsMet(d, l.policy.Window))
+}
+
+// slidingLogModel replays sliding_log.lua: stamps <= now - W leave the log,
+// and a request is admitted while fewer than limit remain. Server time
+// only moves forward, so the log is sorted and trimming is from the front.
+type slidingLogModel struct {
+	limit, windowUs int64
+	stamps          []int64
+	head            int
+}
+
+func (m *slidingLogModel) Allow(nowMicros int64) bool {
+	for m.head < len(m.stamps) && m.stamps[m.head] <= nowMicros-m.windowUs {
+		m.head++
+	}
+	if m.head > 0 && m.head >= len(m.stamps)/2 {
+		m.stamps = m.stamps[:copy(m.stamps, m.stamps[m.head:])]
+		m.head = 0
+	}
+	if int64(len(m.stamps)-m.head) >= m.limit {
+		return false
+	}
+	m.stamps = append(m.stamps, nowMicros)
+	return true
 }

@@ -110,10 +110,18 @@ type Run struct {
 	Memory   *Memory  `json:"memory,omitempty"`
 	Server   *Server  `json:"server,omitempty"`
 	Series   []Second `json:"series"`
+	// Repeats is set when the run was repeated (--repeat N): the run's
+	// figures are then medians over the repetitions, and Repeats holds each
+	// repetition's values so a comparison can tell noise from change.
+	Repeats *Repeats `json:"repeats,omitempty"`
 	// Errors lists distinct error messages with their counts.
 	Errors     []ErrorCount `json:"errors,omitempty"`
 	Incomplete bool         `json:"incomplete,omitempty"`
 	Note       string       `json:"note,omitempty"`
+
+	// ClockOffset is how the run aligned the local clock with Redis TIME,
+	// for shapes that schedule in server time.
+	ClockOffset *ClockOffset `json:"clock_offset,omitempty"`
 }
 
 // Params are the scenario parameters the run used.
@@ -127,6 +135,8 @@ type Params struct {
 	WindowMs    int64   `json:"window_ms"`
 	Capacity    int64   `json:"capacity"`
 	KeyPrefix   string  `json:"key_prefix"`
+	// Boundary holds the boundary shape's parameters.
+	Boundary *BoundaryParams `json:"boundary,omitempty"`
 
 	// Distribution, ZipfExponent and Repeats describe how a cardinality
 	// scenario chose identities.
@@ -165,9 +175,13 @@ type Latency struct {
 }
 
 // Audit compares what a limiter admitted with its own bound and with an
-// exact reference model.
+// exact reference model. Identities, Decisions and Allowed say what it
+// covered: every identity, or a seeded sample when Sampled.
 type Audit struct {
 	Identities        int64 `json:"identities"`
+	Sampled           bool  `json:"sampled"`
+	Decisions         int64 `json:"decisions"`
+	Allowed           int64 `json:"allowed"`
 	ExpectedAllowed   int64 `json:"expected_allowed"`
 	ModelMismatches   int64 `json:"model_mismatches"`
 	Overshoot         int64 `json:"overshoot"`
@@ -241,10 +255,38 @@ type ErrorCount struct {
 
 // ThresholdResult is one threshold evaluated on one run.
 type ThresholdResult struct {
-	Expression string  `json:"expression"`
-	Run        string  `json:"run"`
-	Value      float64 `json:"value"`
-	OK         bool    `json:"ok"`
+	Expression string `json:"expression"`
+	// Run is algorithm/scenario.
+	Run string `json:"run"`
+	// Value is what the run measured; Against is the right-hand side
+	// worked out for this run (e.g. 2*limit = 200), in the field's unit.
+	Value   float64 `json:"value"`
+	Against float64 `json:"against"`
+	OK      bool    `json:"ok"`
+	// Note says why a threshold failed without a value (the run lacks the
+	// field).
+	Note string `json:"note,omitempty"`
+}
+
+// Repeats records the repetitions of a repeated run.
+type Repeats struct {
+	Count int `json:"count"`
+	// Values maps a field's JSON path (e.g. "latency_us.p99") to its value in
+	// each repetition, in run order.
+	Values map[string][]float64 `json:"values"`
+}
+
+// Spread is the smallest and largest value of path over the repetitions.
+func (r *Repeats) Spread(path string) (lo, hi float64, ok bool) {
+	if r == nil || len(r.Values[path]) == 0 {
+		return 0, 0, false
+	}
+	vs := r.Values[path]
+	lo, hi = vs[0], vs[0]
+	for _, v := range vs[1:] {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return lo, hi, true
 }
 
 // Key names a run as algorithm/scenario.

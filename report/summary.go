@@ -8,8 +8,9 @@ import (
 )
 
 // WriteSummary prints the terminal summary: a table of algorithm x scenario
-// with request counts, rates and latency, then anything a reader must not
-// miss (an embedded server, incomplete runs, errors, a schedule that slipped).
+// with request counts, rates and latency, the audit table, then anything a
+// reader must not miss (an embedded server, incomplete runs, errors, a
+// schedule that slipped, a limiter that broke its promise).
 func WriteSummary(w io.Writer, r *Result) error {
 	fmt.Fprintf(w, "rlbench %s  profile %s  redis %s %s (%s)\n",
 		r.Tool.Version, r.Profile.Name, r.Redis.Mode, r.Redis.Version, r.Redis.Addr)
@@ -36,9 +37,13 @@ func WriteSummary(w io.Writer, r *Result) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if err := writeAuditTable(w, r); err != nil {
+		return err
+	}
 	if err := writeMemory(w, r); err != nil {
 		return err
 	}
+	writeThresholds(w, r.Thresholds)
 	notes := Notes(r)
 	if len(notes) > 0 {
 		fmt.Fprintln(w)
@@ -48,6 +53,36 @@ func WriteSummary(w io.Writer, r *Result) error {
 	}
 	fmt.Fprintf(w, "\nverdict: %s\n", r.Verdict)
 	return nil
+}
+
+// writeThresholds prints the threshold outcomes, failures first, each with
+// the value the run measured.
+func writeThresholds(w io.Writer, ts []ThresholdResult) {
+	if len(ts) == 0 {
+		return
+	}
+	failed := 0
+	for _, t := range ts {
+		if !t.OK {
+			failed++
+		}
+	}
+	fmt.Fprintf(w, "\nthresholds: %d checked, %d failed\n", len(ts), failed)
+	for _, t := range ts {
+		if t.OK {
+			continue
+		}
+		field := fieldOf(t.Expression)
+		if t.Note != "" {
+			fmt.Fprintf(w, "  FAIL  %-28s %s: %s\n", t.Run, t.Expression, t.Note)
+			continue
+		}
+		fmt.Fprintf(w, "  FAIL  %-28s %s: measured %s, against %s\n", t.Run, t.Expression,
+			FormatFieldValue(field, t.Value), FormatFieldValue(field, t.Against))
+	}
+	if failed == 0 {
+		fmt.Fprintln(w, "  all held")
+	}
 }
 
 // Notes lists what a reader of the figures must know, most serious first.
@@ -86,6 +121,7 @@ func Notes(r *Result) []string {
 			notes = append(notes, fmt.Sprintf("%s: the server lost the script %d times (NOSCRIPT) and it was reloaded", run.Key(), run.Requests.NoScriptReloads))
 		}
 	}
+	notes = append(notes, auditNotes(r)...)
 	notes = append(notes, memoryNotes(r)...)
 	return notes
 }

@@ -45,6 +45,8 @@ type outcome struct {
 type recorder struct {
 	start  time.Time
 	shards []*recShard
+	// audit keeps the decisions the run's audit replays; nil keeps none.
+	audit *auditor
 }
 
 type recShard struct {
@@ -88,7 +90,10 @@ func (r *recorder) record(worker int, o *outcome) {
 	corrected := clampMicros(o.done.Sub(o.due))
 	uncorrected := clampMicros(o.done.Sub(o.sent))
 	lag := o.sent.Sub(o.due)
-	sec := int(o.due.Sub(r.start) / time.Second)
+	// A request belongs to the second it was decided in: counted by due
+	// time, a backlog cleared after a stall would show more admissions in
+	// one second than the limiter ever made.
+	sec := int(o.done.Sub(r.start) / time.Second)
 	if sec < 0 {
 		sec = 0
 	}

@@ -37,8 +37,23 @@ type Profile struct {
 	Timeout time.Duration
 	// Redis is the server to use; nil means a private one.
 	Redis *RedisSpec
+	// Audit bounds the per-identity audit.
+	Audit AuditSpec
 	// Scenarios are the traffic shapes, in order.
 	Scenarios []Scenario
+	// Thresholds are the pass/fail rules, as written; the command line
+	// checks and evaluates them against the result contract.
+	Thresholds []ThresholdSpec
+}
+
+// ThresholdSpec is one line of the profile's thresholds list.
+type ThresholdSpec struct {
+	// Expr is the rule, e.g. "*/steady latency_us.p99 < 5ms".
+	Expr string
+	// Line is where it is written, for messages.
+	Line int
+	// Index is its position in the list.
+	Index int
 }
 
 // RedisSpec is the profile's redis section. The password never appears in a
@@ -91,6 +106,8 @@ type Scenario struct {
 	Requests int64
 	// Concurrency overrides the profile's concurrency when above zero.
 	Concurrency int
+	// Boundary holds the boundary shape's parameters.
+	Boundary Boundary
 	// Distribution chooses identities in a cardinality scenario.
 	Distribution Distribution
 	// ZipfExponent is the exponent s (> 1) of a Zipf distribution, or of

@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/suggest"
 )
 
 // Defaults for fields a profile leaves out.
@@ -27,13 +28,14 @@ const (
 	DefaultTimeout     = 2 * time.Second
 )
 
-var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "scenarios"}
+var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "scenarios", "thresholds"}
 var policyFields = []string{"limit", "window", "burst"}
 var redisFields = []string{"addr", "username", "password_env", "db", "tls", "tls_ca_file", "tls_insecure"}
 
 // scenarioFields lists, per shape, the fields a scenario of that shape takes.
 var scenarioFields = map[Shape][]string{
 	ShapeSteady:      {"name", "shape", "rate", "arrival", "identities", "duration", "requests", "concurrency"},
+	ShapeBoundary:    boundaryFields,
 	ShapeCardinality: cardinalityFields,
 }
 
@@ -92,7 +94,10 @@ func ParseProfile(file string, data []byte) (*Profile, error) {
 	if top.has("redis") {
 		p.Redis = parseRedis(d, top)
 	}
+	p.Audit = parseAudit(d, top)
 	p.Scenarios = parseScenarios(d, top)
+	p.Thresholds = parseThresholds(top)
+	checkBoundaries(p)
 	if len(d.errs) > 0 {
 		return nil, d.errs
 	}
@@ -151,7 +156,7 @@ func parseAlgorithms(top *fields) []string {
 			top.d.errorf(n.Line, field, "want an algorithm name, got %s", describe(n))
 		case !algorithms.Known(n.Value):
 			hint := ""
-			if c := closest(n.Value, algorithms.Names()); c != "" {
+			if c := suggest.Closest(n.Value, algorithms.Names(), 3); c != "" {
 				hint = fmt.Sprintf("did you mean %q? ", c)
 			}
 			top.d.errorf(n.Line, field, "unknown algorithm %q (%sknown: %s)", n.Value, hint, strings.Join(algorithms.Names(), ", "))
@@ -165,6 +170,18 @@ func parseAlgorithms(top *fields) []string {
 		top.errorf("algorithms", "the list is empty; leave the field out to run all of %s", strings.Join(algorithms.Default(), ", "))
 	}
 	return names
+}
+
+func parseThresholds(top *fields) []ThresholdSpec {
+	var out []ThresholdSpec
+	for i, n := range top.sequence("thresholds") {
+		if n.Kind != yaml.ScalarNode || n.Value == "" {
+			top.d.errorf(n.Line, fmt.Sprintf("thresholds[%d]", i), `want a rule like "*/* audit.overshoot == 0", got %s`, describe(n))
+			continue
+		}
+		out = append(out, ThresholdSpec{Expr: n.Value, Line: n.Line, Index: i})
+	}
+	return out
 }
 
 func parseRedis(d *decoder, top *fields) *RedisSpec {
@@ -249,6 +266,8 @@ func parseScenario(d *decoder, n *yaml.Node, path string) (Scenario, bool) {
 	switch s.Shape {
 	case ShapeSteady:
 		parseSteady(f, &s)
+	case ShapeBoundary:
+		parseBoundary(f, &s)
 	case ShapeCardinality:
 		parseCardinality(f, &s)
 	}
@@ -257,7 +276,7 @@ func parseScenario(d *decoder, n *yaml.Node, path string) (Scenario, bool) {
 
 func shapeNames() []string {
 	names := make([]string, 0, len(scenarioFields))
-	for _, s := range []Shape{ShapeSteady, ShapeCardinality} {
+	for _, s := range []Shape{ShapeSteady, ShapeBoundary, ShapeCardinality} {
 		if _, ok := scenarioFields[s]; ok {
 			names = append(names, string(s))
 		}

@@ -129,7 +129,7 @@ func TestParseProfileErrors(t *testing.T) {
 			`x.yaml:4: algorithms[1]: unknown algorithm "token_bukket" (did you mean "token_bucket"?`},
 		{"unknown shape",
 			head + "scenarios:\n  - shape: ramp\n    rate: 2x\n",
-			`x.yaml:5: scenarios[0].shape: unknown shape "ramp" (known: steady, cardinality)`},
+			`x.yaml:5: scenarios[0].shape: unknown shape "ramp" (known: steady, boundary, cardinality)`},
 		{"missing policy",
 			scen,
 			`x.yaml:1: policy: missing`},

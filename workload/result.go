@@ -41,7 +41,7 @@ type Latencies struct {
 	Denied  *hdrhistogram.Histogram
 }
 
-// Second is one second of a run, counted by due time.
+// Second is one second of a run, counted by when requests completed.
 type Second struct {
 	T         int
 	Allowed   int64
@@ -60,7 +60,9 @@ type ErrorCount struct {
 type RunResult struct {
 	Algorithm string
 	Scenario  Scenario
-	Policy    algorithms.Policy
+	// Repetition counts from 0 when runs are repeated.
+	Repetition int
+	Policy     algorithms.Policy
 	// KeyPrefix is where the run's keys lived.
 	KeyPrefix   string
 	Identities  int
@@ -79,6 +81,12 @@ type RunResult struct {
 	MaxLag time.Duration
 	Series []Second
 	Errors []ErrorCount
+	// Audit is what the correctness audit found; nil when the limiter has
+	// no reference model or the audit was off.
+	Audit *Audit
+	// ClockOffset is how the run aligned the local clock with Redis TIME,
+	// for shapes that schedule in server time.
+	ClockOffset *ClockOffset
 	// Memory and Server are what the run cost in Redis; nil when the run
 	// failed before they could be read.
 	Memory *MemoryFigures

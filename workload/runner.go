@@ -19,6 +19,8 @@ import (
 type RunSpec struct {
 	Scenario  Scenario
 	Algorithm string
+	// Repetition counts from 0 when the plan repeats each run.
+	Repetition int
 }
 
 // Plan lists the runs of the profile: scenario by scenario, each algorithm in
@@ -100,11 +102,35 @@ type Runner struct {
 	// AbortAfter ends a run whose calls have only failed for this long;
 	// zero means DefaultAbortAfter.
 	AbortAfter time.Duration
+	// Repeat runs every run this many times (on fresh keys each time), so
+	// noisy figures can be reported as medians with their spread. Zero or
+	// one means once.
+	Repeat int
+	// NewLimiter builds each run's limiter by name; nil means
+	// algorithms.New. It lets a caller run, and audit, a limiter of its
+	// own under a registered name.
+	NewLimiter func(name string, rdb algorithms.Redis, p algorithms.Policy) (algorithms.Limiter, error)
 	// Mode says where the Redis came from: the probes reset its statistics
 	// only on a Private server, note that other clients move the figures of
 	// any other, and read no server figures from an Embedded one. Empty
 	// counts as External.
 	Mode redisenv.Mode
+}
+
+// plan is the profile's plan with each run repeated: scenario by scenario,
+// repetition by repetition, each algorithm in turn, so repetitions of one
+// algorithm are spread over time rather than run back to back.
+func (r *Runner) plan() []RunSpec {
+	reps := max(r.Repeat, 1)
+	var out []RunSpec
+	for _, s := range r.Profile.Scenarios {
+		for k := 0; k < reps; k++ {
+			for _, a := range r.Profile.Algorithms {
+				out = append(out, RunSpec{Scenario: s, Algorithm: a, Repetition: k})
+			}
+		}
+	}
+	return out
 }
 
 // NewRunID returns a short random run id.
@@ -120,7 +146,11 @@ func (r *Runner) RunPrefix() string { return redisenv.KeyPrefixRoot + r.RunID + 
 // KeyPrefix is the prefix of one run's keys:
 // rlbench:<run-id>:<algorithm>:<scenario>:.
 func (r *Runner) KeyPrefix(spec RunSpec) string {
-	return r.RunPrefix() + spec.Algorithm + ":" + spec.Scenario.Name + ":"
+	scenario := spec.Scenario.Name
+	if r.Repeat > 1 {
+		scenario += fmt.Sprintf("~r%d", spec.Repetition+1)
+	}
+	return r.RunPrefix() + spec.Algorithm + ":" + scenario + ":"
 }
 
 // Run executes every run of the plan in order and returns what each
@@ -138,7 +168,7 @@ func (r *Runner) Run(ctx context.Context) ([]*RunResult, error) {
 	if r.AbortAfter <= 0 {
 		r.AbortAfter = DefaultAbortAfter
 	}
-	plan := r.Profile.Plan()
+	plan := r.plan()
 	var results []*RunResult
 	for i, spec := range plan {
 		if ctx.Err() != nil {
@@ -164,7 +194,11 @@ func (r *Runner) concurrency(s Scenario) int {
 
 func (r *Runner) runOne(ctx context.Context, index, total int, spec RunSpec) (*RunResult, error) {
 	p := r.Profile
-	lim, err := algorithms.New(spec.Algorithm, r.Client, p.Policy)
+	newLimiter := r.NewLimiter
+	if newLimiter == nil {
+		newLimiter = algorithms.New
+	}
+	lim, err := newLimiter(spec.Algorithm, r.Client, p.Policy)
 	if err != nil {
 		return nil, err
 	}
@@ -191,8 +225,10 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec RunSpec) (*R
 	probe := r.startProbe(ctx)
 	reloadsBefore := lim.NoScriptReloads()
 	rec := newRecorder(r.Clock.Now())
+	rec.audit = newAuditor(lim, spec.Scenario.Identities, p.Audit, p.Seed)
 	res := &RunResult{
 		Algorithm:       spec.Algorithm,
+		Repetition:      spec.Repetition,
 		Scenario:        spec.Scenario,
 		Policy:          p.Policy,
 		KeyPrefix:       prefix,
@@ -219,6 +255,8 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec RunSpec) (*R
 	res.Elapsed = out.elapsed
 	res.Counts.Unsent = out.unsent
 	res.Counts.NoScriptReloads = lim.NoScriptReloads() - reloadsBefore
+	res.Audit = rec.audit.result()
+	res.ClockOffset = out.clock
 	if runErr != nil {
 		res.Incomplete = true
 		res.Note = runErr.Error()
@@ -257,6 +295,11 @@ func (r *Runner) drive(ctx context.Context, lim algorithms.Limiter, spec RunSpec
 	}
 	var out issued
 	switch {
+	case s.Shape == ShapeBoundary:
+		var err error
+		if out, err = r.driveBoundary(runCtx, d, s); err != nil {
+			return out, err
+		}
 	case s.Rate.Max:
 		out = d.closed(runCtx, Shared(picker), s.Duration, s.Requests)
 	default:

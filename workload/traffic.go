@@ -31,6 +31,9 @@ type drive struct {
 
 	lastSuccess atomic.Int64 // unix nanos of the latest decision
 	lastError   atomic.Int64 // unix nanos of the latest error
+	// handed counts the requests a boundary schedule has sent itself or
+	// handed to workers.
+	handed atomic.Int64
 }
 
 // issued says how a schedule ended.
@@ -41,6 +44,9 @@ type issued struct {
 	unsent int64
 	// interrupted is set when the context ended the schedule early.
 	interrupted bool
+	// clock is the local-to-server clock alignment the schedule used, if
+	// it placed requests in server time.
+	clock *ClockOffset
 }
 
 // worker is one goroutine's state: its shard, a reusable key buffer and a
@@ -66,6 +72,7 @@ func (d *drive) call(w *worker, identity uint64, due time.Time) {
 	o.decision, o.err = d.limiter.Allow(d.callCtx, key)
 	o.done = d.clock.Now()
 	d.rec.record(w.id, o)
+	d.rec.audit.record(identity, o.decision, o.err)
 	if o.err != nil {
 		d.lastError.Store(o.done.UnixNano())
 	} else {
@@ -78,18 +85,8 @@ func (d *drive) call(w *worker, identity uint64, due time.Time) {
 // from the due time. When every worker is busy the hand-off waits, the
 // request goes out late, and the lateness is recorded rather than hidden.
 func (d *drive) open(ctx context.Context, pacer Pacer, picker IdentityPicker, duration time.Duration, maxRequests int64) issued {
-	jobs := make(chan job)
-	var wg sync.WaitGroup
-	for i := 0; i < d.concurrency; i++ {
-		wg.Add(1)
-		go func(w *worker) {
-			defer wg.Done()
-			for j := range jobs {
-				d.call(w, j.identity, j.due)
-			}
-		}(d.newWorker(i))
-	}
-	defer wg.Wait()
+	jobs, wait := d.startWorkers()
+	defer wait()
 	defer close(jobs)
 
 	defer pinForPacing()()
@@ -118,6 +115,24 @@ func (d *drive) open(ctx context.Context, pacer Pacer, picker IdentityPicker, du
 			return issued{elapsed: d.clock.Now().Sub(start), interrupted: true}
 		}
 	}
+}
+
+// startWorkers starts the workers that send the jobs handed to them. The
+// caller closes jobs when the schedule ends, then calls wait for the calls
+// in flight.
+func (d *drive) startWorkers() (jobs chan job, wait func()) {
+	jobs = make(chan job)
+	var wg sync.WaitGroup
+	for i := 0; i < d.concurrency; i++ {
+		wg.Add(1)
+		go func(w *worker) {
+			defer wg.Done()
+			for j := range jobs {
+				d.call(w, j.identity, j.due)
+			}
+		}(d.newWorker(i))
+	}
+	return jobs, wg.Wait
 }
 
 // deadlineGrace is how long after the end a request that was due before it

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/rlbench/rlbench/internal/suggest"
 )
 
 // decoder walks a YAML tree by hand so that every error can name the file,
@@ -47,7 +49,7 @@ func (d *decoder) mapping(n *yaml.Node, path string, known ...string) *fields {
 		}
 		if !contains(known, k.Value) {
 			hint := ""
-			if c := closest(k.Value, known); c != "" {
+			if c := suggest.Closest(k.Value, known, 3); c != "" {
 				hint = fmt.Sprintf("did you mean %q? ", c)
 			}
 			d.errorf(k.Line, name, "unknown field (%sknown: %s)", hint, strings.Join(known, ", "))

@@ -60,6 +60,9 @@ const usage = `rlbench load-tests and audits rate limiters that live in Redis.
 
 Usage:
   rlbench run [flags] PROFILE      run a profile and write results/<profile>-<UTC time>/
+  rlbench report [-o DIR] RESULT   render plots and report.html from a result.json
+                                   (--format text|benchfmt prints the summary or benchstat lines)
+  rlbench compare BASE CURRENT     compare two results; exit 1 on a regression
   rlbench validate PROFILE...      check profiles without running them
   rlbench algorithms               list the limiters and what they promise
   rlbench version                  print the version
@@ -82,8 +85,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		err = runCmd(ctx, args[1:], stdout, stderr)
+	case "report":
+		err = reportCmd(args[1:], stdout, stderr)
 	case "validate":
 		err = validateCmd(args[1:], stdout, stderr)
+	case "compare":
+		err = compareCmd(args[1:], stdout, stderr)
 	case "algorithms":
 		err = algorithmsCmd(args[1:], stdout, stderr)
 	case "version", "--version", "-version":

@@ -29,6 +29,30 @@ func writeProfile(t *testing.T, body string) string {
 	return path
 }
 
+// runAndRead runs the profile body (whose name is name) on a private
+// redis-server and reads back the one result it wrote; it also returns
+// the summary.
+// runAndRead runs a profile on a private redis-server and returns the
+// result, the summary, and the directory the run wrote.
+func runAndRead(t *testing.T, name, body string) (*report.Result, string, string) {
+	t.Helper()
+	redistest.ServerPath(t)
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "run", "--quiet", "--out", out, writeProfile(t, body))
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	matches, _ := filepath.Glob(filepath.Join(out, name+"-*", "result.json"))
+	if len(matches) != 1 {
+		t.Fatalf("result files: %v", matches)
+	}
+	res, err := report.ReadFile(matches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, stdout, filepath.Dir(matches[0])
+}
+
 const tinyProfile = `name: tiny
 policy: {limit: 10, window: 1s}
 concurrency: 4
@@ -42,26 +66,18 @@ scenarios:
 // TestRunWritesAResultThatParsesBack runs a profile end to end on a private
 // redis-server and reads the result back through the contract.
 func TestRunWritesAResultThatParsesBack(t *testing.T) {
-	redistest.ServerPath(t)
-	out := t.TempDir()
-	code, stdout, stderr := runCLI(t, "run", "--quiet", "--out", out, writeProfile(t, tinyProfile))
-	if code != exitOK {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
-	matches, _ := filepath.Glob(filepath.Join(out, "tiny-*", "result.json"))
-	if len(matches) != 1 {
-		t.Fatalf("result files: %v", matches)
-	}
-	res, err := report.ReadFile(matches[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, stdout, dir := runAndRead(t, "tiny", tinyProfile)
 	if res.Redis.Mode != "private" || !res.Complete || res.Verdict != report.Pass || len(res.Runs) != 4 {
 		t.Errorf("result: mode %s complete %v verdict %s runs %d", res.Redis.Mode, res.Complete, res.Verdict, len(res.Runs))
 	}
 	for _, r := range res.Runs {
 		if r.Requests.Sent == 0 || r.LatencyUs.Count != r.Requests.Sent || r.LatencyHDR == "" || len(r.Series) == 0 {
 			t.Errorf("%s: run is missing figures: %+v", r.Key(), r.Requests)
+		}
+	}
+	for _, name := range []string{report.HTMLFile, "latency-steady.png", "hgrm/leaky_bucket-steady.hgrm"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("the run wrote no %s beside the result: %v", name, err)
 		}
 	}
 	for _, col := range []string{"algorithm", "sent", "allowed", "p99.9", "fixed_window", "leaky_bucket", "verdict: pass"} {

@@ -11,7 +11,7 @@ import (
 )
 
 // buildResult turns what the runner measured into the result contract.
-func buildResult(p *workload.Profile, env *redisenv.Env, runID string, started time.Time, runs []*workload.RunResult, runErr error) *report.Result {
+func buildResult(p *workload.Profile, env *redisenv.Env, runID string, started time.Time, runs []*workload.RunResult, runErr error, thresholds []*report.Threshold) *report.Result {
 	res := &report.Result{
 		Schema:  report.Schema,
 		Tool:    report.Tool{Name: "rlbench", Version: version(), GoVersion: runtime.Version()},
@@ -37,13 +37,9 @@ func buildResult(p *workload.Profile, env *redisenv.Env, runID string, started t
 			res.IncompleteReason = "interrupted (Ctrl-C)"
 		}
 	}
-	for _, r := range runs {
-		res.Runs = append(res.Runs, toRun(r))
-	}
-	res.Verdict = report.Pass
-	if !res.Complete || len(report.Leaks(res)) > 0 {
-		res.Verdict = report.Fail
-	}
+	res.Runs = mergeRepetitions(runs)
+	res.Thresholds = report.Evaluate(res, thresholds)
+	res.Verdict = report.Verdict(res)
 	return res
 }
 
@@ -109,9 +105,31 @@ func toRun(r *workload.RunResult) report.Run {
 	for _, e := range r.Errors {
 		run.Errors = append(run.Errors, report.ErrorCount{Message: e.Message, Count: e.Count})
 	}
+	addAudit(&run, r)
 	return run
 }
 
 func latency(s workload.LatencySummary) report.Latency {
 	return report.Latency{Count: s.Count, P50: s.P50, P90: s.P90, P99: s.P99, P999: s.P999, Max: s.Max, Mean: s.Mean}
+}
+
+// mergeRepetitions turns the runner's results into result runs, folding the
+// repetitions of each algorithm/scenario into one (medians and spread), in
+// the order the runs first appeared.
+func mergeRepetitions(runs []*workload.RunResult) []report.Run {
+	var order []string
+	groups := map[string][]report.Run{}
+	for _, r := range runs {
+		run := toRun(r)
+		k := run.Key()
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], run)
+	}
+	out := make([]report.Run, 0, len(order))
+	for _, k := range order {
+		out = append(out, report.MergeRepeats(groups[k]))
+	}
+	return out
 }

@@ -31,7 +31,7 @@ func TestLeakFailsTheVerdict(t *testing.T) {
 				UsedMemoryDelta: 130_000, ClientBuffersDelta: 2_000, BytesPerIdentity: 128, Encodings: map[string]int64{"int": 1000}},
 			Server: &workload.ServerFigures{Calls: 1000, Usec: 3500, StatsReset: true},
 		}
-		res := buildResult(p, &redisenv.Env{Mode: redisenv.Private}, "r1", time.Now(), []*workload.RunResult{run}, nil)
+		res := buildResult(p, &redisenv.Env{Mode: redisenv.Private}, "r1", time.Now(), []*workload.RunResult{run}, nil, nil)
 		if res.Verdict != tc.want {
 			t.Errorf("%s: verdict %s, want %s", tc.why, res.Verdict, tc.want)
 		}

@@ -22,6 +22,8 @@ type runOptions struct {
 	keepKeys   bool
 	quiet      bool
 	noEmbedded bool
+	noReport   bool
+	repeat     int
 }
 
 // runCmd runs a profile: it gets a Redis, drives every run of the plan,
@@ -35,15 +37,20 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&o.keepKeys, "keep-keys", false, "leave the run's keys in Redis for inspection")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar: one line per run")
 	fs.BoolVar(&o.noEmbedded, "no-embedded", false, "fail instead of using the embedded server when redis-server is missing")
+	fs.BoolVar(&o.noReport, "no-report", false, "write only result.json: no plots, .hgrm files or report.html")
+	fs.IntVar(&o.repeat, "repeat", 1, "run each scenario `N` times and report the median of each latency figure with its spread")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return usageErrorf("run needs exactly one profile file (got %d arguments)", fs.NArg())
 	}
-	prof, err := workload.LoadProfile(fs.Arg(0))
+	if o.repeat < 1 || o.repeat > 100 {
+		return usageErrorf("-repeat %d: want 1 to 100", o.repeat)
+	}
+	prof, thresholds, err := loadProfile(fs.Arg(0))
 	if err != nil {
-		return profileLoadError(fs.Arg(0), err)
+		return err
 	}
 	ropts, err := redisOptions(prof, o)
 	if err != nil {
@@ -69,11 +76,12 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		RunID:    workload.NewRunID(),
 		KeepKeys: o.keepKeys,
 		Observer: newProgress(stderr, o.quiet),
+		Repeat:   o.repeat,
 		Mode:     env.Mode,
 	}
 	started := time.Now().UTC()
 	runs, runErr := runner.Run(ctx)
-	res := buildResult(prof, env, runner.RunID, started, runs, runErr)
+	res := buildResult(prof, env, runner.RunID, started, runs, runErr, thresholds)
 
 	dir := filepath.Join(o.outDir, fmt.Sprintf("%s-%s", prof.Name, started.Format("20060102T150405Z")))
 	path := filepath.Join(dir, "result.json")
@@ -87,26 +95,33 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return fmt.Errorf("writing %s: %w", path, writeErr)
 	}
 	fmt.Fprintf(stdout, "result: %s\n", path)
+	var reportErr error
+	if !o.noReport {
+		if written, err := renderReport(dir, res); err != nil {
+			reportErr = fmt.Errorf("rendering the report: %w", err)
+		} else {
+			fmt.Fprintf(stdout, "report: %s\n", written[len(written)-1])
+		}
+	}
 	if o.keepKeys {
 		fmt.Fprintf(stdout, "keys kept under %s*\n", runner.RunPrefix())
 	}
 	if runErr != nil {
-		return fmt.Errorf("run %s: %w (partial result written to %s)", incompleteWord(runErr), runErr, path)
+		if errors.Is(runErr, workload.ErrInterrupted) {
+			return fmt.Errorf("run interrupted (partial result written to %s)", path)
+		}
+		return fmt.Errorf("run failed: %w (partial result written to %s)", runErr, path)
 	}
 	if cleanupErr != nil {
 		return cleanupErr
+	}
+	if reportErr != nil {
+		return reportErr
 	}
 	if res.Verdict != report.Pass {
 		return &failedError{msg: "verdict: fail"}
 	}
 	return nil
-}
-
-func incompleteWord(err error) string {
-	if errors.Is(err, workload.ErrInterrupted) {
-		return "interrupted"
-	}
-	return "failed"
 }
 
 // redisOptions resolves which Redis to use: --redis, else the profile's

@@ -261,9 +261,10 @@ func plainDialer(timeout time.Duration) func(ctx context.Context, network, addr 
 // opaqueConn is a net.Conn that does not expose syscall.Conn.
 type opaqueConn struct{ net.Conn }
 
-// MinVersion is the oldest Redis the scripts run on: they call TIME before
-// writing, which needs script effects replication (the default since 5.0).
-const MinVersion = "5.0.0"
+// MinVersion is the oldest Redis the limiters run on: the scripts call TIME
+// before writing, which needs script effects replication (the default since
+// 5.0), and the fixed window reads PEXPIRETIME (7.0).
+const MinVersion = "7.0.0"
 
 // CheckVersion refuses a server older than MinVersion, clearly.
 func CheckVersion(v string) error {

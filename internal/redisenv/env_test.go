@@ -45,7 +45,7 @@ func TestClientOptions(t *testing.T) {
 }
 
 func TestCheckVersion(t *testing.T) {
-	for v, ok := range map[string]bool{"7.0.15": true, "5.0.0": true, "6.2.14": true, "10.0.1": true, "4.0.14": false, "": false} {
+	for v, ok := range map[string]bool{"7.0.15": true, "7.0.0": true, "6.2.14": false, "10.0.1": true, "4.0.14": false, "": false} {
 		if err := CheckVersion(v); (err == nil) != ok {
 			t.Errorf("CheckVersion(%q) = %v", v, err)
 		}

@@ -1,0 +1,89 @@
+package algorithms
+
+import (
+	"math"
+	"math/bits"
+	"time"
+)
+
+// Model is a pure-Go replay of one limiter for one identity. Fed that
+// identity's requests in the order the server decided them, each with the
+// server time (TIME, microseconds) its decision used, it says which ones
+// the algorithm admits. It repeats the script's arithmetic exactly, so on a
+// correct run the model and Redis agree on every decision.
+type Model interface {
+	// Allow decides the identity's next request, decided by the server at
+	// nowMicros, and updates the model's state.
+	Allow(nowMicros int64) bool
+}
+
+// Auditable is a Limiter that can be checked against its own promise: a
+// reference model of its decisions and a bound on what it may admit.
+type Auditable interface {
+	Limiter
+	// Model returns a fresh model for one identity that has sent nothing.
+	Model() Model
+	// Bound is the most requests the algorithm may admit to one identity
+	// within any interval of length d.
+	Bound(d time.Duration) int64
+}
+
+// Windowed is implemented by limiters whose window opens at an identity's
+// first hit and closes at an instant that follows from it. Traffic that
+// aims at a window boundary asks it where that is.
+type Windowed interface {
+	// WindowEnd is the first server microsecond that belongs to the next
+	// window, for a window opened by a hit at openedMicros.
+	WindowEnd(openedMicros int64) int64
+}
+
+// floorDiv is a/b rounded towards minus infinity, for b > 0: the integer
+// result of Lua's math.floor(a / b) on values a double holds exactly.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}
+
+// ceilDiv is a/b rounded towards plus infinity, for a >= 0 and b > 0.
+func ceilDiv(a, b int64) int64 {
+	return (a + b - 1) / b
+}
+
+// satMul multiplies two non-negative numbers, saturating at MaxInt64: a
+// bound over a very long interval is "more than anyone will send", not a
+// wrapped-around negative.
+func satMul(a, b int64) int64 {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi != 0 || lo > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(lo)
+}
+
+// windowsMet is how many back-to-back periods of length w an interval of
+// length d can touch without containing one whole: ceil(d/w).
+func windowsMet(d time.Duration, w time.Duration) int64 {
+	return ceilDiv(d.Microseconds(), w.Microseconds())
+}
+
+// bucketBound is floor(capacity + rate*d) for a bucket of the policy's
+// capacity refilled (or drained) at Limit per Window, computed in integers:
+// limit*d_us/window_us can exceed 64 bits for a long d.
+func bucketBound(p Policy, d time.Duration) int64 {
+	if d <= 0 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(p.Limit), uint64(d.Microseconds()))
+	w := uint64(p.WindowMicros())
+	if hi >= w {
+		return math.MaxInt64
+	}
+	q, _ := bits.Div64(hi, lo, w)
+	if q > math.MaxInt64-uint64(p.Capacity()) {
+		return math.MaxInt64
+	}
+	return p.Capacity() + int64(q)
+}

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rlbench/rlbench/internal/redistest"
+	"github.com/rlbench/rlbench/report"
+)
+
+// TestImpossibleThresholdExits1 runs a short profile whose latency threshold
+// no server can meet: the run completes, exits 1, names the threshold with
+// its measured value, and records it in result.json.
+func TestImpossibleThresholdExits1(t *testing.T) {
+	redistest.ServerPath(t)
+	out := t.TempDir()
+	profile := tinyProfile + `thresholds:
+  - "*/* requests.errors == 0"
+  - "fixed_window/* latency_us.p50 < 1us"
+`
+	code, stdout, stderr := runCLI(t, "run", "--quiet", "--out", out, writeProfile(t, profile))
+	if code != exitFail {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitFail, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "FAIL  fixed_window/steady") || !strings.Contains(stdout, "latency_us.p50 < 1us: measured") {
+		t.Errorf("summary does not name the failed threshold with its value:\n%s", stdout)
+	}
+	if i, j := strings.Index(stdout, "FAIL"), strings.Index(stdout, "verdict: fail"); i < 0 || j < i {
+		t.Errorf("failures should come before the verdict:\n%s", stdout)
+	}
+	matches, _ := filepath.Glob(filepath.Join(out, "tiny-*", "result.json"))
+	res, err := report.ReadFile(matches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != report.Fail || len(res.Thresholds) != 5 {
+		t.Fatalf("verdict %s with %d threshold results, want fail with 4 + 1", res.Verdict, len(res.Thresholds))
+	}
+	if first := res.Thresholds[0]; first.OK || first.Run != "fixed_window/steady" || first.Value < 1 {
+		t.Errorf("first threshold result should be the failure with its value: %+v", first)
+	}
+}
+
+func TestThresholdProfileErrors(t *testing.T) {
+	for _, tc := range []struct {
+		why       string
+		threshold string
+		want      string
+	}{
+		{"unknown field", `"*/* audit.overshot == 0"`,
+			`p.yaml:10: thresholds[0]: unknown field "audit.overshot" (did you mean "audit.overshoot"?)`},
+		{"unknown operator", `"*/* audit.overshoot => 0"`,
+			`p.yaml:10: thresholds[0]: unknown operator "=>" (use <, <=, >, >= or ==)`},
+		{"unit mismatch", `"*/* latency_us.p99 < 5B"`,
+			`p.yaml:10: thresholds[0]: latency_us.p99 is a time in microseconds; "5B" is a size`},
+		{"selector matching no run", `"token_buckett/* latency_us.p99 < 5ms"`,
+			`p.yaml:10: thresholds[0]: selector token_buckett/* matches no run (algorithms: fixed_window, sliding_log, token_bucket, leaky_bucket; scenarios: steady)`},
+		{"not a string", `{field: p99}`,
+			`p.yaml:10: thresholds[0]: want a rule like "*/* audit.overshoot == 0", got a mapping`},
+	} {
+		path := writeProfile(t, tinyProfile+"thresholds:\n  - "+tc.threshold+"\n")
+		code, _, stderr := runCLI(t, "validate", path)
+		if code != exitUsage {
+			t.Errorf("%s: exit %d, want %d", tc.why, code, exitUsage)
+		}
+		if got := strings.TrimPrefix(strings.TrimSpace(stderr), "rlbench: "+filepath.Dir(path)+"/"); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s:\n got: %s\nwant: %s", tc.why, got, tc.want)
+		}
+	}
+}
+
+func writeResult(t *testing.T, r *report.Result) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "result.json")
+	if err := report.WriteFile(path, r); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func gateResult(p99 int64, overshoot int64) *report.Result {
+	return &report.Result{
+		Schema: report.Schema, Verdict: report.Pass, Complete: true, Thresholds: []report.ThresholdResult{},
+		Runs: []report.Run{{Algorithm: "fixed_window", Scenario: "steady",
+			LatencyUs: report.Latency{P50: 100, P99: p99}, Audit: &report.Audit{Overshoot: overshoot}}},
+	}
+}
+
+func TestCompareCommand(t *testing.T) {
+	base := writeResult(t, gateResult(1000, 0))
+	for _, tc := range []struct {
+		why  string
+		args []string
+		code int
+		want string
+	}{
+		{"unchanged", []string{base, writeResult(t, gateResult(1100, 0))}, exitOK, "verdict: no regression"},
+		{"p99 doubled", []string{base, writeResult(t, gateResult(2000, 0))}, exitFail, "REGRESSED"},
+		{"a wider tolerance accepts it", []string{"--p99", "150%", base, writeResult(t, gateResult(2000, 0))}, exitOK, "+150%"},
+		{"overshoot appeared", []string{"--format", "markdown", base, writeResult(t, gateResult(1000, 3))}, exitFail, "| fixed\\_window/steady | `audit.overshoot` | 0 | 3 |"},
+		{"a malformed file", []string{base, writeProfile(t, `{"schema": "rlbench.result/v1", "runs": [`)}, exitUsage, "truncated JSON"},
+		{"a missing file", []string{base, "/nonexistent/result.json"}, exitUsage, "/nonexistent/result.json: no such file"},
+		{"a bad percentage", []string{"--p99", "lots", base, base}, exitUsage, `"lots" is not a percentage`},
+	} {
+		code, stdout, stderr := runCLI(t, append([]string{"compare"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(stdout+stderr, tc.want) {
+			t.Errorf("%s: exit %d (want %d), output lacks %q:\n%s%s", tc.why, code, tc.code, tc.want, stdout, stderr)
+		}
+	}
+}
+
+// TestRepeatRecordsMediansAndSpread: --repeat 3 runs each scenario three
+// times on fresh keys and folds them into one run per algorithm with the
+// repetitions' values kept.
+func TestRepeatRecordsMediansAndSpread(t *testing.T) {
+	redistest.ServerPath(t)
+	out := t.TempDir()
+	profile := strings.Replace(tinyProfile, "duration: 300ms", "duration: 200ms", 1)
+	code, stdout, stderr := runCLI(t, "run", "--quiet", "--repeat", "3", "--out", out, writeProfile(t, profile))
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	matches, _ := filepath.Glob(filepath.Join(out, "tiny-*", "result.json"))
+	res, err := report.ReadFile(matches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 4 {
+		t.Fatalf("%d runs, want one per algorithm", len(res.Runs))
+	}
+	for _, r := range res.Runs {
+		if r.Repeats == nil || r.Repeats.Count != 3 || len(r.Repeats.Values["latency_us.p99"]) != 3 {
+			t.Fatalf("%s: repeats %+v", r.Key(), r.Repeats)
+		}
+		lo, hi, _ := r.Repeats.Spread("latency_us.p99")
+		if p99 := float64(r.LatencyUs.P99); p99 < lo || p99 > hi {
+			t.Errorf("%s: p99 %v is not inside its repetitions' spread %v..%v", r.Key(), p99, lo, hi)
+		}
+		// Three repetitions of 2x for 200ms over 3 identities at 10/s each.
+		if r.Requests.Sent != 3*12 {
+			t.Errorf("%s: sent %d, want the sum over repetitions 36", r.Key(), r.Requests.Sent)
+		}
+	}
+}
+
+// smokeWith returns profiles/smoke.yaml with its algorithm list replaced
+// (to keep the test short; it keeps sliding_log, which a smoke threshold
+// names) and extra thresholds appended.
+func smokeWith(t *testing.T, algorithms string, thresholds ...string) string {
+	t.Helper()
+	data, err := os.ReadFile("../../profiles/smoke.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := strings.Replace(string(data), "seed: 7\n", "seed: 7\nalgorithms: "+algorithms+"\n", 1)
+	for _, th := range thresholds {
+		body += "  - " + strconv.Quote(th) + "\n"
+	}
+	return writeProfile(t, body)
+}
+
+// TestSmokeGateCatchesAnImpossibleThreshold: the smoke profile with a
+// threshold no server meets exits 1 and names it.
+func TestSmokeGateCatchesAnImpossibleThreshold(t *testing.T) {
+	redistest.ServerPath(t)
+	code, stdout, stderr := runCLI(t, "run", "--quiet", "--no-report", "--out", t.TempDir(),
+		smokeWith(t, "[fixed_window, sliding_log]", "*/steady latency_us.p50 < 1us"))
+	if code != exitFail {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitFail, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "FAIL  fixed_window/steady") || !strings.Contains(stdout, "*/steady latency_us.p50 < 1us: measured") {
+		t.Errorf("the failed threshold is not named with its value:\n%s", stdout)
+	}
+}
+
+// TestSmokeGateCatchesABrokenLimiter: with naive_counter added, the smoke
+// profile's "*/* audit.overshoot == 0" fails and the run exits 1: the gate
+// sees a limiter that admits more than it promises.
+func TestSmokeGateCatchesABrokenLimiter(t *testing.T) {
+	redistest.ServerPath(t)
+	code, stdout, stderr := runCLI(t, "run", "--quiet", "--no-report", "--out", t.TempDir(),
+		smokeWith(t, "[fixed_window, sliding_log, naive_counter]"))
+	if code != exitFail {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitFail, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "FAIL  naive_counter/straddle") || !strings.Contains(stdout, "audit.overshoot == 0: measured") {
+		t.Errorf("the overshoot threshold is not named for naive_counter:\n%s", stdout)
+	}
+	if strings.Contains(stdout, "FAIL  fixed_window/") {
+		t.Errorf("the correct limiter failed a threshold:\n%s", stdout)
+	}
+}

@@ -1,0 +1,36 @@
+// Package suggest finds the known name a mistyped one was probably meant to
+// be, for "did you mean" hints in error messages.
+package suggest
+
+// Closest returns the entry of known nearest to s by edit distance, when it
+// is closer than maxDist; otherwise "".
+func Closest(s string, known []string, maxDist int) string {
+	best, bestDist := "", maxDist
+	for _, k := range known {
+		if d := Distance(s, k); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	return best
+}
+
+// Distance is the Levenshtein distance between a and b.
+func Distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

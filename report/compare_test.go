@@ -1,0 +1,156 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// compareRun is a run with every compared metric set.
+func compareRun(alg string, p50, p99 int64, usec, bpi float64, overshoot, excess, mismatches, noTTL int64) Run {
+	return Run{
+		Algorithm: alg, Scenario: "steady",
+		LatencyUs: Latency{P50: p50, P99: p99},
+		Audit:     &Audit{Overshoot: overshoot, PolicyExcess: excess, ModelMismatches: mismatches},
+		Memory:    &Memory{BytesPerIdentity: bpi, KeysWithoutTTL: noTTL},
+		Server:    &Server{UsecPerCall: usec},
+	}
+}
+
+func resultOf(runs ...Run) *Result {
+	r := sampleResult()
+	r.Runs = runs
+	return r
+}
+
+func rowFor(t *testing.T, c *Comparison, run, metric string) CompareRow {
+	t.Helper()
+	for _, r := range c.Rows {
+		if r.Run == run && r.Metric == metric {
+			return r
+		}
+	}
+	t.Fatalf("no row for %s %s in %+v", run, metric, c.Rows)
+	return CompareRow{}
+}
+
+func TestCompareClassesOfMetric(t *testing.T) {
+	base := compareRun("fixed_window", 200, 1000, 5, 100, 0, 100, 0, 0)
+	for _, tc := range []struct {
+		why     string
+		current Run
+		metric  string
+		verdict string
+	}{
+		{"correctness: one more admitted beyond the bound is a regression",
+			compareRun("fixed_window", 200, 1000, 5, 100, 1, 100, 0, 0), "audit.overshoot", Regressed},
+		{"correctness: a key left without TTL is a regression",
+			compareRun("fixed_window", 200, 1000, 5, 100, 0, 100, 0, 1), "memory.keys_without_ttl", Regressed},
+		{"correctness: less policy excess is an improvement",
+			compareRun("fixed_window", 200, 1000, 5, 100, 0, 0, 0, 0), "audit.policy_excess", Improved},
+		{"correctness: a model mismatch is a regression",
+			compareRun("fixed_window", 200, 1000, 5, 100, 0, 100, 3, 0), "audit.model_mismatches", Regressed},
+		{"latency: p99 +30% exceeds the 25% tolerance",
+			compareRun("fixed_window", 200, 1300, 5, 100, 0, 100, 0, 0), "latency_us.p99", Regressed},
+		{"latency: p99 +20% is inside the tolerance",
+			compareRun("fixed_window", 200, 1200, 5, 100, 0, 100, 0, 0), "latency_us.p99", Same},
+		{"latency: p50 +20% exceeds the 15% tolerance",
+			compareRun("fixed_window", 240, 1000, 5, 100, 0, 100, 0, 0), "latency_us.p50", Regressed},
+		{"latency: p50 halved is an improvement",
+			compareRun("fixed_window", 100, 1000, 5, 100, 0, 100, 0, 0), "latency_us.p50", Improved},
+		{"server cost: +40% per call is a regression",
+			compareRun("fixed_window", 200, 1000, 7, 100, 0, 100, 0, 0), "server.usec_per_call", Regressed},
+		{"memory: +6% bytes per identity exceeds the 5% tolerance",
+			compareRun("fixed_window", 200, 1000, 5, 106, 0, 100, 0, 0), "memory.bytes_per_identity", Regressed},
+		{"memory: +4% bytes per identity is inside the tolerance",
+			compareRun("fixed_window", 200, 1000, 5, 104, 0, 100, 0, 0), "memory.bytes_per_identity", Same},
+	} {
+		c := Compare(resultOf(base), resultOf(tc.current), DefaultTolerances)
+		row := rowFor(t, c, "fixed_window/steady", tc.metric)
+		if row.Verdict != tc.verdict {
+			t.Errorf("%s: verdict %s, want %s (%+v)", tc.why, row.Verdict, tc.verdict, row)
+		}
+		if c.Regressed != (tc.verdict == Regressed) {
+			t.Errorf("%s: Regressed = %v", tc.why, c.Regressed)
+		}
+	}
+}
+
+// TestCompareInsideSpread: a p99 that moved beyond the tolerance but stays
+// within what the baseline's repetitions already showed is noise.
+func TestCompareInsideSpread(t *testing.T) {
+	base := compareRun("fixed_window", 200, 1000, 5, 100, 0, 0, 0, 0)
+	base.Repeats = &Repeats{Count: 3, Values: map[string][]float64{"latency_us.p99": {900, 1000, 1400}}}
+	cur := compareRun("fixed_window", 200, 1350, 5, 100, 0, 0, 0, 0)
+	c := Compare(resultOf(base), resultOf(cur), DefaultTolerances)
+	row := rowFor(t, c, "fixed_window/steady", "latency_us.p99")
+	if row.Verdict != WithinSpread || c.Regressed {
+		t.Errorf("verdict %s (regressed %v), want %s: %+v", row.Verdict, c.Regressed, WithinSpread, row)
+	}
+	if !strings.Contains(row.Note, "900us..1.40ms") {
+		t.Errorf("note %q does not give the spread", row.Note)
+	}
+	// Outside the spread, it is a regression again.
+	cur.LatencyUs.P99 = 1500
+	if row := rowFor(t, Compare(resultOf(base), resultOf(cur), DefaultTolerances), "fixed_window/steady", "latency_us.p99"); row.Verdict != Regressed {
+		t.Errorf("beyond the spread: verdict %s", row.Verdict)
+	}
+}
+
+func TestCompareMissingRuns(t *testing.T) {
+	a := compareRun("fixed_window", 200, 1000, 5, 100, 0, 0, 0, 0)
+	b := compareRun("sliding_log", 200, 1000, 5, 100, 0, 0, 0, 0)
+	n := compareRun("token_bucket", 200, 1000, 5, 100, 0, 0, 0, 0)
+	c := Compare(resultOf(a, b), resultOf(a, n), DefaultTolerances)
+	if !c.Regressed || len(c.MissingInCurrent) != 1 || c.MissingInCurrent[0] != "sliding_log/steady" {
+		t.Errorf("a run lost from the baseline must regress: %+v", c)
+	}
+	if len(c.MissingInBaseline) != 1 || c.MissingInBaseline[0] != "token_bucket/steady" {
+		t.Errorf("new run not reported: %+v", c.MissingInBaseline)
+	}
+}
+
+func TestWriteCompareFormats(t *testing.T) {
+	base := compareRun("fixed_window", 200, 1000, 5, 100, 0, 0, 0, 0)
+	cur := compareRun("fixed_window", 200, 2000, 5, 100, 0, 0, 0, 0)
+	c := Compare(resultOf(base), resultOf(cur), DefaultTolerances)
+	for format, want := range map[string][]string{
+		"text":     {"latency_us.p99", "1.00ms", "2.00ms", "2.00", "+25%", "REGRESSED", "verdict: REGRESSED"},
+		"markdown": {"| run | metric |", "| fixed\\_window/steady | `latency_us.p99` | 1.00ms | 2.00ms | 2.00 | +25% | **REGRESSED** |", "❌"},
+		"json":     {`"metric": "latency_us.p99"`, `"regressed": true`},
+	} {
+		var buf bytes.Buffer
+		if err := WriteCompare(&buf, c, format); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !strings.Contains(buf.String(), w) {
+				t.Errorf("%s output lacks %q:\n%s", format, w, buf.String())
+			}
+		}
+	}
+	if err := WriteCompare(&bytes.Buffer{}, c, "yaml"); err == nil {
+		t.Errorf("unknown format accepted")
+	}
+}
+
+func TestMergeRepeats(t *testing.T) {
+	mk := func(p99 int64, overshoot int64, sent int64) Run {
+		r := compareRun("fixed_window", 100, p99, 5, 100, overshoot, 0, 0, 0)
+		r.Requests = Requests{Sent: sent, Allowed: sent}
+		return r
+	}
+	m := MergeRepeats([]Run{mk(900, 0, 10), mk(1500, 2, 10), mk(1000, 0, 10)})
+	if m.LatencyUs.P99 != 1000 {
+		t.Errorf("p99 %d, want the median 1000", m.LatencyUs.P99)
+	}
+	if m.Audit.Overshoot != 2 {
+		t.Errorf("overshoot %d, want the worst repetition's 2", m.Audit.Overshoot)
+	}
+	if m.Requests.Sent != 30 {
+		t.Errorf("sent %d, want the sum 30", m.Requests.Sent)
+	}
+	if lo, hi, ok := m.Repeats.Spread("latency_us.p99"); !ok || lo != 900 || hi != 1500 || m.Repeats.Count != 3 {
+		t.Errorf("spread %v..%v %v count %d", lo, hi, ok, m.Repeats.Count)
+	}
+}

@@ -1,0 +1,94 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// writeAuditTable prints, for every audited run, what the limiter admitted
+// against what its reference model expects, and its busiest window against
+// its own bound and the policy. A run that overshoots its bound or
+// disagrees with its model is marked in the last column.
+func writeAuditTable(w io.Writer, r *Result) error {
+	audited := false
+	for i := range r.Runs {
+		audited = audited || r.Runs[i].Audit != nil
+	}
+	if !audited {
+		return nil
+	}
+	fmt.Fprintf(w, "\naudit: admissions of one identity within any %s, against the algorithm's bound and the policy's %d\n",
+		FormatMillis(r.Profile.Policy.WindowMs), r.Profile.Policy.Limit)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "algorithm\tscenario\tidentities\tadmitted\texpected\tmismatches\tmax-in-window\tbound\tover-policy\tovershoot\tcheck\t")
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		a := run.Audit
+		if a == nil {
+			continue
+		}
+		ids := fmt.Sprint(a.Identities)
+		if a.Sampled {
+			ids = fmt.Sprintf("%d/%d", a.Identities, run.Identities)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n",
+			run.Algorithm, run.Scenario, ids, a.Allowed, a.ExpectedAllowed, a.ModelMismatches,
+			a.MaxWindowAdmitted, a.BoundWindow, a.PolicyExcess, a.Overshoot, auditCheck(a))
+	}
+	return tw.Flush()
+}
+
+// auditCheck is the last column of the audit table: ok, or what is wrong.
+func auditCheck(a *Audit) string {
+	var bad []string
+	if a.Overshoot > 0 {
+		bad = append(bad, "OVERSHOOT")
+	}
+	if a.ModelMismatches > 0 {
+		bad = append(bad, "MISMATCH")
+	}
+	if len(bad) == 0 {
+		return "ok"
+	}
+	return "<< " + strings.Join(bad, " ")
+}
+
+// auditNotes flags the audit's problems, run by run: broken promises
+// first, then what limits the figures. How far a correct algorithm lets
+// traffic past the policy is in the table's over-policy column, not here:
+// it is what the algorithm promises, not a warning.
+func auditNotes(r *Result) []string {
+	var notes []string
+	window := FormatMillis(r.Profile.Policy.WindowMs)
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		a := run.Audit
+		if a == nil {
+			continue
+		}
+		if a.Overshoot > 0 {
+			notes = append(notes, fmt.Sprintf("%s: OVERSHOOT: %d identities got more than the algorithm's own bound of %d within one %s (up to %d; %d admissions beyond the bound in all): this limiter does not keep its promise",
+				run.Key(), a.Violations, a.BoundWindow, window, a.MaxWindowAdmitted, a.Overshoot))
+		}
+		if a.ModelMismatches > 0 {
+			msg := fmt.Sprintf("%s: MISMATCH: %d of %d decisions differ from the reference model (Redis admitted %d, the model %d)",
+				run.Key(), a.ModelMismatches, a.Decisions, a.Allowed, a.ExpectedAllowed)
+			if run.Requests.Errors > 0 {
+				msg += "; some calls failed, and a call that fails after its script ran leaves state the model cannot see"
+			}
+			notes = append(notes, msg)
+		}
+		if a.Sampled {
+			notes = append(notes, fmt.Sprintf("%s: the audit covers a sample of %d of %d identities (drawn with seed %d); admitted and expected count their decisions only",
+				run.Key(), a.Identities, run.Identities, r.Profile.Seed))
+		}
+		if c, b := run.ClockOffset, run.Params.Boundary; c != nil && b != nil && time.Duration(c.UncertaintyUs)*time.Microsecond >= time.Duration(b.OffsetMs*float64(time.Millisecond)) {
+			notes = append(notes, fmt.Sprintf("%s: the local clock is aligned with Redis TIME only to within %s, not within the bursts' offset of %gms: bursts may land on the wrong side of the boundary",
+				run.Key(), FormatMicros(c.UncertaintyUs), b.OffsetMs))
+		}
+	}
+	return notes
+}

@@ -1,0 +1,172 @@
+package workload
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/rlbench/rlbench/algorithms"
+)
+
+// Audit is what checking one run's decisions found: how the limiter's
+// admissions compare with its own bound, with the policy, and with an
+// exact reference model fed the same arrivals at the same server times.
+type Audit struct {
+	// Identities is how many identities were audited in full (those of
+	// the sample that got at least one decision).
+	Identities int64
+	// Sampled says the run had more identities than the audit keeps, so
+	// the figures cover a seeded sample of them.
+	Sampled bool
+	// Decisions and Allowed count the audited identities' decisions and
+	// admissions. Calls that failed carry no decision and are left out.
+	Decisions int64
+	Allowed   int64
+	// ExpectedAllowed is how many of those decisions the model admits.
+	ExpectedAllowed int64
+	// ModelMismatches counts decisions where Redis and the model disagree.
+	ModelMismatches int64
+	// MaxWindowAdmitted is the most admissions of one identity within any
+	// interval shorter than the window; BoundWindow is what the algorithm
+	// promises for such an interval.
+	MaxWindowAdmitted int64
+	BoundWindow       int64
+	// Overshoot sums over identities how far each one's busiest window
+	// went beyond BoundWindow; Violations counts those identities. A
+	// correct atomic limiter has both at zero.
+	Overshoot  int64
+	Violations int64
+	// PolicyExcess is how far the busiest window went beyond the policy's
+	// limit: what the algorithm lets through that the policy's sentence
+	// does not (about the limit for a fixed window hit across its
+	// boundary, zero for a sliding log).
+	PolicyExcess int64
+}
+
+// auditShards spreads the audit's locks, so workers rarely wait for each
+// other.
+const auditShards = 64
+
+// auditor keeps, for each audited identity, every decision that came back:
+// the server time it used and its answer, packed into one word. Replaying
+// them in server order through the limiter's model after the run is the
+// audit. Memory is 8 bytes per audited decision.
+type auditor struct {
+	limiter algorithms.Auditable
+	// slots maps a sampled identity to its index in decisions; nil when
+	// every identity is audited and the identity is the index.
+	slots     map[uint64]int32
+	decisions [][]uint64
+	sampled   bool
+	locks     [auditShards]sync.Mutex
+}
+
+// newAuditor prepares the audit of a run over identities callers, keeping
+// at most spec.Identities of them (a sample drawn with seed). It returns
+// nil, which audits nothing, when the limiter has no model or the audit is
+// turned off.
+func newAuditor(lim algorithms.Limiter, identities int, spec AuditSpec, seed int64) *auditor {
+	a, ok := lim.(algorithms.Auditable)
+	if !ok || spec.Identities <= 0 || identities <= 0 {
+		return nil
+	}
+	au := &auditor{limiter: a}
+	n := identities
+	if identities > spec.Identities {
+		au.slots = sampleIdentities(uint64(identities), uint64(spec.Identities), seed)
+		au.sampled = true
+		n = spec.Identities
+	}
+	au.decisions = make([][]uint64, n)
+	return au
+}
+
+// record keeps one outcome of identity, if it is audited and got a
+// decision. A nil auditor records nothing.
+func (a *auditor) record(identity uint64, d algorithms.Decision, err error) {
+	if a == nil || err != nil {
+		return
+	}
+	slot, ok := a.slot(identity)
+	if !ok {
+		return
+	}
+	// Bit 0 is set for a denial, so that sorting puts decisions in server
+	// time order and, within one microsecond, admissions before denials:
+	// the order every limiter decides in when time stands still.
+	v := uint64(d.ServerNowMicros) << 1
+	if !d.Allowed {
+		v |= 1
+	}
+	mu := &a.locks[slot%auditShards]
+	mu.Lock()
+	a.decisions[slot] = append(a.decisions[slot], v)
+	mu.Unlock()
+}
+
+func (a *auditor) slot(identity uint64) (int, bool) {
+	if a.slots == nil {
+		return int(identity), identity < uint64(len(a.decisions))
+	}
+	s, ok := a.slots[identity]
+	return int(s), ok
+}
+
+// result replays every audited identity through a fresh model and measures
+// its busiest window. It frees the decisions as it goes and must be called
+// once all recording has finished. A nil auditor has no result.
+func (a *auditor) result() *Audit {
+	if a == nil {
+		return nil
+	}
+	policy := a.limiter.Policy()
+	window := policy.WindowMicros()
+	res := &Audit{Sampled: a.sampled, BoundWindow: a.limiter.Bound(policy.Window)}
+	var admitted []int64
+	for slot, decs := range a.decisions {
+		if len(decs) == 0 {
+			continue
+		}
+		a.decisions[slot] = nil
+		slices.Sort(decs)
+		res.Identities++
+		res.Decisions += int64(len(decs))
+		model := a.limiter.Model()
+		admitted = admitted[:0]
+		for _, v := range decs {
+			stamp, allowed := int64(v>>1), v&1 == 0
+			expected := model.Allow(stamp)
+			if expected {
+				res.ExpectedAllowed++
+			}
+			if expected != allowed {
+				res.ModelMismatches++
+			}
+			if allowed {
+				admitted = append(admitted, stamp)
+			}
+		}
+		res.Allowed += int64(len(admitted))
+		busiest := maxInWindow(admitted, window)
+		res.MaxWindowAdmitted = max(res.MaxWindowAdmitted, busiest)
+		if over := busiest - res.BoundWindow; over > 0 {
+			res.Overshoot += over
+			res.Violations++
+		}
+		res.PolicyExcess = max(res.PolicyExcess, busiest-policy.Limit)
+	}
+	return res
+}
+
+// maxInWindow is the most stamps (sorted, microseconds) within any
+// half-open interval [t, t+window): the largest j-i+1 with
+// stamps[j]-stamps[i] < window, found with two pointers in one pass.
+func maxInWindow(stamps []int64, window int64) int64 {
+	best, i := 0, 0
+	for j := range stamps {
+		for stamps[j]-stamps[i] >= window {
+			i++
+		}
+		best = max(best, j-i+1)
+	}
+	return int64(best)
+}

@@ -1,0 +1,231 @@
+package workload
+
+import (
+	"errors"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rlbench/rlbench/algorithms"
+)
+
+func TestMaxInWindow(t *testing.T) {
+	for _, tc := range []struct {
+		why    string
+		stamps []int64
+		window int64
+		want   int64
+	}{
+		{"nothing admitted", nil, 100, 0},
+		{"one stamp", []int64{5}, 100, 1},
+		{"exactly a window apart: the interval is half-open", []int64{0, 100}, 100, 1},
+		{"a microsecond less than a window apart", []int64{0, 99}, 100, 2},
+		{"repeated stamps all count", []int64{7, 7, 7, 7}, 1, 4},
+		{"the busiest stretch is in the middle", []int64{0, 50, 120, 121, 122, 219, 300}, 100, 4},
+		{"two windows' bursts straddling a boundary", []int64{90, 91, 92, 110, 111, 112}, 100, 6},
+	} {
+		if got := maxInWindow(tc.stamps, tc.window); got != tc.want {
+			t.Errorf("%s: maxInWindow(%v, %d) = %d, want %d", tc.why, tc.stamps, tc.window, got, tc.want)
+		}
+	}
+}
+
+func TestSampleIdentities(t *testing.T) {
+	a := sampleIdentities(1_000_000, 1000, 7)
+	b := sampleIdentities(1_000_000, 1000, 7)
+	c := sampleIdentities(1_000_000, 1000, 8)
+	if len(a) != 1000 {
+		t.Fatalf("sampled %d identities, want 1000", len(a))
+	}
+	slots := make([]bool, 1000)
+	same := 0
+	for id, slot := range a {
+		if id >= 1_000_000 || slot < 0 || slot >= 1000 || slots[slot] {
+			t.Fatalf("identity %d in slot %d: out of range or slot reused", id, slot)
+		}
+		slots[slot] = true
+		if b[id] != slot {
+			t.Fatalf("the same seed drew a different sample")
+		}
+		if _, ok := c[id]; ok {
+			same++
+		}
+	}
+	// Two independent samples of 1000 in a million share about one.
+	if same > 20 {
+		t.Errorf("seeds 7 and 8 share %d of 1000 identities", same)
+	}
+	if all := sampleIdentities(5, 5, 1); len(all) != 5 {
+		t.Errorf("a sample of everyone has %d of 5", len(all))
+	}
+}
+
+// TestAuditorReplaysInServerOrder feeds a fixed window's decisions out of
+// order, with one wrong answer and one failed call, and checks every
+// figure of the audit.
+func TestAuditorReplaysInServerOrder(t *testing.T) {
+	p := algorithms.Policy{Limit: 2, Window: 10 * time.Millisecond}
+	lim := algorithms.NewFixedWindow(nil, p)
+	a := newAuditor(lim, 3, AuditSpec{Identities: 10}, 1)
+	const t0 = int64(1_764_000_000_000_000)
+	type dec struct {
+		id      uint64
+		at      int64
+		allowed bool
+	}
+	decisions := []dec{
+		// identity 0: two admitted at the end of its window, two at the
+		// start of the next: 4 in 10ms where the bound is 2 x 2.
+		{0, t0 + 9_500, true}, {0, t0, true}, {0, t0 + 11_000, true}, {0, t0 + 11_000, true}, {0, t0 + 11_001, false},
+		// identity 1: Redis admitted a third request the model denies.
+		{1, t0 + 2, true}, {1, t0 + 1, true}, {1, t0 + 3, true},
+		// identity 2: admitted and denied in the same microsecond, the
+		// denial recorded first.
+		{2, t0, false}, {2, t0, true}, {2, t0, true},
+	}
+	for _, d := range decisions {
+		a.record(d.id, algorithms.Decision{Allowed: d.allowed, ServerNowMicros: d.at}, nil)
+	}
+	a.record(2, algorithms.Decision{}, errors.New("i/o timeout"))
+	got := a.result()
+	want := Audit{
+		Identities: 3, Decisions: 11, Allowed: 9, ExpectedAllowed: 8, ModelMismatches: 1,
+		MaxWindowAdmitted: 3, BoundWindow: 4, Overshoot: 0, Violations: 0, PolicyExcess: 1,
+	}
+	// identity 0's window of t0+9500..t0+11000 holds 3 (t0 itself is out).
+	if *got != want {
+		t.Errorf("audit\n got %+v\nwant %+v", *got, want)
+	}
+}
+
+// TestAuditorSeesOvershoot: a limiter that admits everything in a burst
+// overshoots its bound, identity by identity.
+func TestAuditorSeesOvershoot(t *testing.T) {
+	p := algorithms.Policy{Limit: 3, Window: time.Second}
+	a := newAuditor(algorithms.NewSlidingLog(nil, p), 2, AuditSpec{Identities: 10}, 1)
+	for id := uint64(0); id < 2; id++ {
+		for i := int64(0); i < 5+int64(id); i++ {
+			a.record(id, algorithms.Decision{Allowed: true, ServerNowMicros: 1_764_000_000_000_000 + i}, nil)
+		}
+	}
+	got := a.result()
+	if got.Overshoot != 2+3 || got.Violations != 2 || got.MaxWindowAdmitted != 6 || got.BoundWindow != 3 || got.PolicyExcess != 3 {
+		t.Errorf("audit %+v, want overshoot 5 over 2 identities, max 6 against a bound of 3", *got)
+	}
+	if got.ModelMismatches != 2+3 || got.ExpectedAllowed != 6 {
+		t.Errorf("model: %d mismatches, %d expected; want 5 and 6", got.ModelMismatches, got.ExpectedAllowed)
+	}
+}
+
+// TestAuditorSamples: past the audit's identity budget only a sample is
+// kept, and the result says so.
+func TestAuditorSamples(t *testing.T) {
+	lim := algorithms.NewFixedWindow(nil, algorithms.Policy{Limit: 1, Window: time.Second})
+	a := newAuditor(lim, 1000, AuditSpec{Identities: 10}, 3)
+	for id := uint64(0); id < 1000; id++ {
+		a.record(id, algorithms.Decision{Allowed: true, ServerNowMicros: 1_764_000_000_000_000}, nil)
+	}
+	got := a.result()
+	if !got.Sampled || got.Identities != 10 || got.Decisions != 10 {
+		t.Errorf("audit %+v, want a sample of 10 identities", *got)
+	}
+	if newAuditor(lim, 5, AuditSpec{Identities: 0}, 1) != nil {
+		t.Errorf("an audit of zero identities is not off")
+	}
+}
+
+// BenchmarkAuditMemory audits 1,000,000 decisions over 100,000 identities,
+// recorded from several goroutines as a run would, and reports the heap the
+// audit held: the live heap once all decisions are in, and the peak sampled
+// while recording and replaying. "every-identity" keeps all 100,000 (the
+// audit's worst case); "default" keeps the default sample of 10,000. The
+// budget is 200 MB.
+func BenchmarkAuditMemory(b *testing.B) {
+	for _, tc := range []struct {
+		name string
+		keep int
+	}{
+		{"every-identity", 100_000},
+		{"default", DefaultAuditIdentities},
+	} {
+		b.Run(tc.name, func(b *testing.B) { benchmarkAudit(b, tc.keep) })
+	}
+}
+
+func benchmarkAudit(b *testing.B, keep int) {
+	const identities, decisions = 100_000, 1_000_000
+	lim := algorithms.NewFixedWindow(nil, algorithms.Policy{Limit: 5, Window: time.Second})
+	for b.Loop() {
+		runtime.GC()
+		var base runtime.MemStats
+		runtime.ReadMemStats(&base)
+		var peak atomic.Uint64
+		stop := sampleHeap(&peak)
+
+		a := newAuditor(lim, identities, AuditSpec{Identities: keep}, 1)
+		var wg sync.WaitGroup
+		const writers = 8
+		for w := 0; w < writers; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				rng := rand.New(rand.NewPCG(uint64(w), 1))
+				for i := w; i < decisions; i += writers {
+					at := int64(1_764_000_000_000_000) + int64(i)*10 + rng.Int64N(5)
+					a.record(uint64(i%identities), algorithms.Decision{Allowed: rng.IntN(3) > 0, ServerNowMicros: at}, nil)
+				}
+			}(w)
+		}
+		wg.Wait()
+		runtime.GC()
+		var held runtime.MemStats
+		runtime.ReadMemStats(&held)
+		res := a.result()
+		stop()
+		if want := int64(decisions / identities * keep); res.Decisions != want || res.Identities != int64(keep) {
+			b.Fatalf("audited %d decisions of %d identities, want %d of %d", res.Decisions, res.Identities, want, keep)
+		}
+		liveMB := float64(int64(held.HeapAlloc)-int64(base.HeapAlloc)) / 1e6
+		peakMB := float64(int64(peak.Load())-int64(base.HeapAlloc)) / 1e6
+		b.ReportMetric(liveMB, "live-MB")
+		b.ReportMetric(peakMB, "peak-heap-MB")
+		if peakMB > 200 {
+			b.Fatalf("the audit's heap peaked at %.0f MB, over the 200 MB budget", peakMB)
+		}
+	}
+}
+
+// sampleHeap records the largest HeapAlloc seen every millisecond until
+// the returned function is called (which takes a last sample).
+func sampleHeap(peak *atomic.Uint64) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	sample := func() {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		for {
+			old := peak.Load()
+			if m.HeapAlloc <= old || peak.CompareAndSwap(old, m.HeapAlloc) {
+				return
+			}
+		}
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				sample()
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait(); sample() }
+}

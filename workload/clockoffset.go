@@ -1,0 +1,62 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// ClockOffset is how far Redis TIME is ahead of the local clock, as
+// estimated from TIME round trips. A server instant s happens locally at
+// s - Offset, give or take Uncertainty.
+type ClockOffset struct {
+	// Offset is server time minus local time.
+	Offset time.Duration
+	// Uncertainty bounds the estimate's error: the server read its clock
+	// somewhere within the round trip, so half the round trip, plus the
+	// microsecond TIME rounds down to.
+	Uncertainty time.Duration
+	// RTT is the round trip the estimate came from, the shortest seen.
+	RTT time.Duration
+	// Samples is how many round trips were made.
+	Samples int
+}
+
+// DefaultClockSamples is how many TIME round trips an estimate makes: the
+// shortest of a dozen or so is close to the unloaded round trip.
+const DefaultClockSamples = 16
+
+// serverClock is what an estimate needs from Redis. *redis.Client has it.
+type serverClock interface {
+	Time(ctx context.Context) *redis.TimeCmd
+}
+
+// estimateClockOffset asks the server for TIME samples times and keeps the
+// round trip with the smallest duration: the less time the request spent
+// in flight, the less room there is for where in it the server read its
+// clock.
+func estimateClockOffset(ctx context.Context, srv serverClock, clock Clock, samples int) (ClockOffset, error) {
+	best := ClockOffset{Samples: samples}
+	for i := 0; i < samples; i++ {
+		before := clock.Now()
+		server, err := srv.Time(ctx).Result()
+		after := clock.Now()
+		if err != nil {
+			return ClockOffset{}, fmt.Errorf("reading Redis TIME to align the schedule with server time: %w", err)
+		}
+		rtt := after.Sub(before)
+		if i == 0 || rtt < best.RTT {
+			best.RTT = rtt
+			best.Offset = server.Sub(before.Add(rtt / 2))
+			best.Uncertainty = rtt/2 + time.Microsecond
+		}
+	}
+	return best, nil
+}
+
+// localTime is when server instant serverMicros happens on the local clock.
+func (c ClockOffset) localTime(serverMicros int64) time.Time {
+	return time.UnixMicro(serverMicros).Add(-c.Offset)
+}
