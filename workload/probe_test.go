@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/rlbench/rlbench/internal/redisenv"
@@ -204,5 +205,31 @@ scenarios:
 	}
 	if large.SampledMeanBytes < 1.5*small.SampledMeanBytes {
 		t.Errorf("no jump in MEMORY USAGE: %.0f B at limit 129 vs %.0f at 128", large.SampledMeanBytes, small.SampledMeanBytes)
+	}
+}
+
+// TestProbesOnTheEmbeddedServer: the embedded stand-in has no used_memory,
+// MEMORY USAGE or commandstats; the probes still count keys and TTLs there,
+// claim no Redis figure, and say why.
+func TestProbesOnTheEmbeddedServer(t *testing.T) {
+	m := miniredis.RunT(t)
+	m.ClockTTL(true)
+	rdb := redis.NewClient(&redis.Options{Addr: m.Addr(), Protocol: 2, DisableIdentity: true})
+	t.Cleanup(func() { _ = rdb.Close() })
+	p := onceEachProfile(t, "once", 50, 4)
+	p.Algorithms = []string{"token_bucket"}
+	runs, err := (&workload.Runner{Profile: p, Client: rdb, Mode: redisenv.Embedded}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := runs[0].Memory
+	if mem == nil || mem.Keys != 50 || mem.Identities != 50 || mem.KeysWithoutTTL != 0 {
+		t.Fatalf("memory %+v, want 50 keys of 50 identities, all with a TTL", mem)
+	}
+	if mem.HaveUsedMemory || mem.BytesPerIdentity != 0 || mem.SampledKeys != 0 || runs[0].Server != nil {
+		t.Errorf("figures the embedded server cannot give: %+v, server %+v", mem, runs[0].Server)
+	}
+	if len(mem.Notes) == 0 || !strings.Contains(mem.Notes[0], "embedded server") {
+		t.Errorf("notes %q do not say the server is embedded", mem.Notes)
 	}
 }
