@@ -127,6 +127,11 @@ func compareMetric(m metric, base, cur *Run, tol Tolerances) (CompareRow, bool) 
 		return CompareRow{}, false
 	}
 	row := CompareRow{Run: base.Key(), Metric: m.path, Baseline: bv, Current: cv, Allowed: "none"}
+	if m.path == "memory.bytes_per_identity" && (tooFewForBytes(base) || tooFewForBytes(cur)) {
+		row.Verdict = NotMeasured
+		row.Note = fmt.Sprintf("fewer than %d identities held a key: too few for a stable figure", MinIdentitiesForBytes)
+		return row, true
+	}
 	if !bok || !cok {
 		row.Verdict = NotMeasured
 		row.Note = "measured on one side only"
@@ -166,6 +171,11 @@ func compareMetric(m metric, base, cur *Run, tol Tolerances) (CompareRow, bool) 
 		row.Verdict = WithinSpread
 	}
 	return row, true
+}
+
+func tooFewForBytes(r *Run) bool {
+	_, ok := r.Memory.PerIdentity()
+	return !ok
 }
 
 // overlap reports whether baseline and current are indistinguishable given

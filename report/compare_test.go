@@ -12,7 +12,7 @@ func compareRun(alg string, p50, p99 int64, usec, bpi float64, overshoot, excess
 		Algorithm: alg, Scenario: "steady",
 		LatencyUs: Latency{P50: p50, P99: p99},
 		Audit:     &Audit{Overshoot: overshoot, PolicyExcess: excess, ModelMismatches: mismatches},
-		Memory:    &Memory{BytesPerIdentity: bpi, KeysWithoutTTL: noTTL},
+		Memory:    &Memory{Identities: 10_000, BytesPerIdentity: bpi, KeysWithoutTTL: noTTL},
 		Server:    &Server{UsecPerCall: usec},
 	}
 }
@@ -94,6 +94,20 @@ func TestCompareInsideSpread(t *testing.T) {
 	cur.LatencyUs.P99 = 1500
 	if row := rowFor(t, Compare(resultOf(base), resultOf(cur), DefaultTolerances), "fixed_window/steady", "latency_us.p99"); row.Verdict != Regressed {
 		t.Errorf("beyond the spread: verdict %s", row.Verdict)
+	}
+}
+
+// TestCompareSkipsBytesOfTinyRuns: memory per identity over a handful of
+// identities is allocator noise; it is reported as not comparable, not as
+// a regression.
+func TestCompareSkipsBytesOfTinyRuns(t *testing.T) {
+	base := compareRun("fixed_window", 200, 1000, 5, 100, 0, 0, 0, 0)
+	cur := compareRun("fixed_window", 200, 1000, 5, -3000, 0, 0, 0, 0)
+	cur.Memory.Identities = 5
+	c := Compare(resultOf(base), resultOf(cur), DefaultTolerances)
+	row := rowFor(t, c, "fixed_window/steady", "memory.bytes_per_identity")
+	if row.Verdict != NotMeasured || c.Regressed || !strings.Contains(row.Note, "too few") {
+		t.Errorf("row %+v, regressed %v", row, c.Regressed)
 	}
 }
 

@@ -61,7 +61,9 @@ func describeRun(r *Result, run *Run) string {
 	}
 	fmt.Fprintf(&b, "Latency p50 %s, p99 %s", FormatMicros(run.LatencyUs.P50), FormatMicros(run.LatencyUs.P99))
 	if m := run.Memory; m != nil {
-		fmt.Fprintf(&b, "; Redis held %.0f B per identity", m.BytesPerIdentity)
+		if bpi, ok := m.PerIdentity(); ok {
+			fmt.Fprintf(&b, "; Redis held %.0f B per identity", bpi)
+		}
 		if m.KeysWithoutTTL > 0 {
 			fmt.Fprintf(&b, ", and %s keys had no TTL (a leak)", fmtCount(m.KeysWithoutTTL))
 		}

@@ -251,7 +251,9 @@ func newTableRow(v *view, run *Run) tableRow {
 		row.WarnExcess = a.PolicyExcess > 0
 	}
 	if m := run.Memory; m != nil {
-		row.BytesPerIdentity = fmt.Sprintf("%.0f B", m.BytesPerIdentity)
+		if b, ok := m.PerIdentity(); ok {
+			row.BytesPerIdentity = fmt.Sprintf("%.0f B", b)
+		}
 		row.KeysNoTTL = fmtCount(m.KeysWithoutTTL)
 		row.BadTTL = m.KeysWithoutTTL > 0
 	}

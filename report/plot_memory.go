@@ -7,9 +7,9 @@ import "fmt"
 // identities holding a key).
 func memoryPerIdentity(v *view) (drawing, error) {
 	p := newPlot("Redis memory per identity", "scenario", "bytes per identity (used_memory delta / identities)")
-	groups := v.scenariosWith(func(run *Run) bool { return run.Memory != nil })
+	groups := v.scenariosWith(func(run *Run) bool { _, ok := run.Memory.PerIdentity(); return ok })
 	if len(groups) == 0 {
-		return markNoData(p, "this result has no memory figures"), nil
+		return markNoData(p, fmt.Sprintf("no run had %d identities holding a key, too few for memory per identity", MinIdentitiesForBytes)), nil
 	}
 	layout := newBarLayout(len(groups), len(v.algorithms))
 	top := 0.0
@@ -18,11 +18,15 @@ func memoryPerIdentity(v *view) (drawing, error) {
 		texts := make([]string, len(groups))
 		for g, s := range groups {
 			run := v.run(alg, s)
-			if run == nil || run.Memory == nil {
+			if run == nil {
 				continue
 			}
-			values[g] = max(run.Memory.BytesPerIdentity, 0)
-			texts[g] = fmt.Sprintf("%.0f B", run.Memory.BytesPerIdentity)
+			b, ok := run.Memory.PerIdentity()
+			if !ok {
+				continue
+			}
+			values[g] = max(b, 0)
+			texts[g] = fmt.Sprintf("%.0f B", b)
 			top = max(top, values[g])
 		}
 		col := v.colors.color(alg)

@@ -66,12 +66,14 @@ var acrossPlots = []struct {
 	{"admitted-vs-bound.png", "Most admitted in one window vs the policy limit and each algorithm's own bound",
 		func(*view) bool { return true }, admittedVsBound},
 	{"memory.png", "Redis memory per identity", (*view).hasMemory, memoryPerIdentity},
+	{"memory-vs-identities.png", "Redis memory per identity as identities grow", (*view).hasMemoryCurve, memoryCurve},
 }
 
 // Plots renders every plot the result supports: for each scenario the
 // latency percentile spectrum, admissions over time, and throughput and
-// p99 over time; then, across scenarios, admitted vs bound, and memory per
-// identity when the result has memory figures. A result without runs still
+// p99 over time; then, across scenarios, admitted vs bound, memory per
+// identity when the result has memory figures, and memory per identity
+// against identities when a scenario measured several sizes. A result without runs still
 // gets the admitted-vs-bound plot, marked "no data".
 func Plots(r *Result) ([]Figure, error) {
 	v := newView(r)

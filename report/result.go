@@ -223,6 +223,21 @@ type Memory struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
+// MinIdentitiesForBytes is the fewest identities holding a key for which
+// memory per identity means something: below it, allocator noise of a few
+// kilobytes outweighs the keys themselves (and can even make it negative).
+const MinIdentitiesForBytes = 1000
+
+// PerIdentity is BytesPerIdentity when at least MinIdentitiesForBytes
+// identities held a key; otherwise false, and the figure is not shown,
+// plotted or compared.
+func (m *Memory) PerIdentity() (float64, bool) {
+	if m == nil || m.Identities < MinIdentitiesForBytes {
+		return 0, false
+	}
+	return m.BytesPerIdentity, true
+}
+
 // Server is the server-side cost of the limiter's script, from INFO
 // commandstats (cmdstat_evalsha) before and after the run.
 type Server struct {

@@ -61,7 +61,8 @@ func auditCheck(a *Audit) string {
 // traffic past the policy is in the table's over-policy column, not here:
 // it is what the algorithm promises, not a warning.
 func auditNotes(r *Result) []string {
-	var notes []string
+	var notes, sampled []string
+	var sampleSize int64
 	window := FormatMillis(r.Profile.Policy.WindowMs)
 	for i := range r.Runs {
 		run := &r.Runs[i]
@@ -82,13 +83,17 @@ func auditNotes(r *Result) []string {
 			notes = append(notes, msg)
 		}
 		if a.Sampled {
-			notes = append(notes, fmt.Sprintf("%s: the audit covers a sample of %d of %d identities (drawn with seed %d); admitted and expected count their decisions only",
-				run.Key(), a.Identities, run.Identities, r.Profile.Seed))
+			sampled = append(sampled, run.Key())
+			sampleSize = max(sampleSize, a.Identities)
 		}
 		if c, b := run.ClockOffset, run.Params.Boundary; c != nil && b != nil && time.Duration(c.UncertaintyUs)*time.Microsecond >= time.Duration(b.OffsetMs*float64(time.Millisecond)) {
 			notes = append(notes, fmt.Sprintf("%s: the local clock is aligned with Redis TIME only to within %s, not within the bursts' offset of %gms: bursts may land on the wrong side of the boundary",
 				run.Key(), FormatMicros(c.UncertaintyUs), b.OffsetMs))
 		}
+	}
+	if len(sampled) > 0 {
+		notes = append(notes, fmt.Sprintf("the audit covers a sample of at most %d identities per run (drawn with seed %d) in %s; admitted and expected count the sampled identities' decisions only",
+			sampleSize, r.Profile.Seed, strings.Join(sampled, ", ")))
 	}
 	return notes
 }

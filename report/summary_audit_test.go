@@ -51,7 +51,7 @@ func TestSummaryAudit(t *testing.T) {
 		"token_bucket edge 10000/100000 15000 15000 0 90 200 0 0 ok",
 		"! naive_counter/edge: OVERSHOOT: 40 identities got more than the algorithm's own bound of 200 within one 1s (up to 260; 900 admissions beyond the bound in all)",
 		"! naive_counter/edge: MISMATCH: 2000 of 10050 decisions differ from the reference model (Redis admitted 7000, the model 5000); some calls failed",
-		"! token_bucket/edge: the audit covers a sample of 10000 of 100000 identities (drawn with seed 9)",
+		"! the audit covers a sample of at most 10000 identities per run (drawn with seed 9) in token_bucket/edge;",
 		"! naive_counter/edge: the local clock is aligned with Redis TIME only to within 12.0ms, not within the bursts' offset of 10ms",
 	} {
 		if !strings.Contains(out, want) {

@@ -74,7 +74,7 @@ func writeMemory(w io.Writer, r *Result) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
 			run.Algorithm, run.Scenario, m.Identities, m.Keys, noTTL,
-			optBytes(m.BytesPerIdentity), optBytes(m.MemoryUsageSampledBytes), encodings(m.Encodings),
+			perIdentity(m), optBytes(m.MemoryUsageSampledBytes), encodings(m.Encodings),
 			usec, FormatBytes(m.RlbenchPeakRSSBytes))
 	}
 	if err := tw.Flush(); err != nil {
@@ -107,7 +107,9 @@ func writeSizeCurves(w io.Writer, runs []*Run) error {
 				algos = append(algos, run.Algorithm)
 				perIdentity[run.Algorithm] = map[int]float64{}
 			}
-			perIdentity[run.Algorithm][run.Identities] = run.Memory.BytesPerIdentity
+			if b, ok := run.Memory.PerIdentity(); ok {
+				perIdentity[run.Algorithm][run.Identities] = b
+			}
 		}
 		sort.Ints(sizes)
 		fmt.Fprintf(w, "\nbytes/identity in scenario %s, by number of identities\n", g)
@@ -137,6 +139,16 @@ func writeSizeCurves(w io.Writer, runs []*Run) error {
 }
 
 // optBytes renders a per-key or per-identity size, "-" when not measured.
+// perIdentity renders bytes per identity, or "-" when too few identities
+// held a key for the figure to mean anything.
+func perIdentity(m *Memory) string {
+	b, ok := m.PerIdentity()
+	if !ok {
+		return "-"
+	}
+	return optBytes(b)
+}
+
 func optBytes(b float64) string {
 	if b == 0 {
 		return "-"
