@@ -128,6 +128,9 @@ func compareMetric(m metric, base, cur *Run, tol Tolerances) (CompareRow, bool) 
 	}
 	row := CompareRow{Run: base.Key(), Metric: m.path, Baseline: bv, Current: cv, Allowed: "none"}
 	if m.path == "memory.bytes_per_identity" && (tooFewForBytes(base) || tooFewForBytes(cur)) {
+		if tooFewForBytes(base) && tooFewForBytes(cur) {
+			return CompareRow{}, false
+		}
 		row.Verdict = NotMeasured
 		row.Note = fmt.Sprintf("fewer than %d identities held a key: too few for a stable figure", MinIdentitiesForBytes)
 		return row, true

@@ -109,6 +109,13 @@ func TestCompareSkipsBytesOfTinyRuns(t *testing.T) {
 	if row.Verdict != NotMeasured || c.Regressed || !strings.Contains(row.Note, "too few") {
 		t.Errorf("row %+v, regressed %v", row, c.Regressed)
 	}
+	// Too few on both sides: nothing to say, no row.
+	base.Memory.Identities = 5
+	for _, r := range Compare(resultOf(base), resultOf(cur), DefaultTolerances).Rows {
+		if r.Metric == "memory.bytes_per_identity" {
+			t.Errorf("a row for a figure neither side can stand behind: %+v", r)
+		}
+	}
 }
 
 func TestCompareMissingRuns(t *testing.T) {

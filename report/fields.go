@@ -174,7 +174,10 @@ func FormatFieldValue(jsonPath string, v float64) string {
 		if math.Abs(v) >= 10*1024 {
 			return strconv.FormatFloat(v/1024, 'f', 1, 64) + "KiB"
 		}
-		return strconv.FormatFloat(v, 'f', -1, 64) + "B"
+		if math.Abs(v) >= 100 {
+			return strconv.FormatFloat(v, 'f', 0, 64) + "B"
+		}
+		return strconv.FormatFloat(v, 'f', 1, 64) + "B"
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
