@@ -21,21 +21,21 @@ run: deps build
 test: deps deps-browser fmt-check vet
 	$(GO) test -race ./...
 
-## gate: run profiles/smoke.yaml on a private redis-server and compare it with
-## results/baselines/smoke.json: exact on correctness, wide on latency (a small
-## shared machine is noisy)
+## gate: run profiles/smoke.yaml twice on a private redis-server and compare it
+## with results/baselines/smoke.json: exact on correctness, wide on latency (a
+## small shared machine is noisy)
 GATE_OUT  ?= results/gate
 BASELINE  ?= results/baselines/smoke.json
 GATE_TOLERANCES ?= --p50 300% --p99 400% --server 200% --bytes 10%
 gate: deps build
 	rm -rf $(GATE_OUT)
-	./$(BIN) run --quiet --out $(GATE_OUT) profiles/smoke.yaml
+	./$(BIN) run --quiet --repeat 2 --out $(GATE_OUT) profiles/smoke.yaml
 	./$(BIN) compare $(GATE_TOLERANCES) $(BASELINE) $(GATE_OUT)/smoke-*/result.json
 
 ## baseline: re-record results/baselines/smoke.json (review the diff before committing)
 baseline: deps build
 	rm -rf $(GATE_OUT)
-	./$(BIN) run --quiet --no-report --repeat 3 --out $(GATE_OUT) profiles/smoke.yaml
+	./$(BIN) run --quiet --no-report --repeat 5 --out $(GATE_OUT) profiles/smoke.yaml
 	cp $(GATE_OUT)/smoke-*/result.json $(BASELINE)
 
 fmt-check:

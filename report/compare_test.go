@@ -118,6 +118,37 @@ func TestCompareSkipsBytesOfTinyRuns(t *testing.T) {
 	}
 }
 
+// TestCompareTimingDependentCorrectness: policy excess that rose in one
+// current repetition but not in another is timing; risen in every
+// repetition it is a regression. Overshoot is never excused by a spread.
+func TestCompareTimingDependentCorrectness(t *testing.T) {
+	base := compareRun("token_bucket", 200, 1000, 5, 100, 0, 21, 0, 0)
+	base.Repeats = &Repeats{Count: 3, Values: map[string][]float64{"audit.policy_excess": {20, 20, 21}, "audit.overshoot": {0, 0, 0}}}
+	for _, tc := range []struct {
+		why     string
+		reps    []float64
+		overs   []float64
+		metric  string
+		verdict string
+	}{
+		{"one repetition no worse than the baseline's worst", []float64{21, 22}, []float64{0, 0}, "audit.policy_excess", WithinSpread},
+		{"every repetition worse", []float64{22, 23}, []float64{0, 0}, "audit.policy_excess", Regressed},
+		{"overshoot in one repetition is a bug, not noise", []float64{20, 20}, []float64{0, 2}, "audit.overshoot", Regressed},
+	} {
+		cur := compareRun("token_bucket", 200, 1000, 5, 100, int64(tc.overs[1]), int64(max(tc.reps[0], tc.reps[1])), 0, 0)
+		cur.Repeats = &Repeats{Count: 2, Values: map[string][]float64{"audit.policy_excess": tc.reps, "audit.overshoot": tc.overs}}
+		row := rowFor(t, Compare(resultOf(base), resultOf(cur), DefaultTolerances), "token_bucket/steady", tc.metric)
+		if row.Verdict != tc.verdict {
+			t.Errorf("%s: verdict %s, want %s (%+v)", tc.why, row.Verdict, tc.verdict, row)
+		}
+	}
+	// Without repetitions on the current side, any rise is a regression.
+	cur := compareRun("token_bucket", 200, 1000, 5, 100, 0, 22, 0, 0)
+	if row := rowFor(t, Compare(resultOf(base), resultOf(cur), DefaultTolerances), "token_bucket/steady", "audit.policy_excess"); row.Verdict != Regressed {
+		t.Errorf("unrepeated rise: verdict %s", row.Verdict)
+	}
+}
+
 func TestCompareMissingRuns(t *testing.T) {
 	a := compareRun("fixed_window", 200, 1000, 5, 100, 0, 0, 0, 0)
 	b := compareRun("sliding_log", 200, 1000, 5, 100, 0, 0, 0, 0)

@@ -21,9 +21,21 @@ func preciseSleep(d time.Duration) {
 
 // pinForPacing locks the pacing goroutine to its thread and sets the
 // thread's timer slack to 1ns (the default 50us is slack the schedule would
-// inherit). The returned function undoes the lock.
+// inherit). A thread asleep in nanosleep keeps its P; with a single P (as
+// when rlbench leaves a local Redis the other CPU) the workers' replies then
+// wait for the runtime to take the P back, about 80us a request here. So
+// pacing gets a second P while it runs. The returned function undoes both.
 func pinForPacing() (unpin func()) {
 	runtime.LockOSThread()
 	_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
-	return runtime.UnlockOSThread
+	procs := runtime.GOMAXPROCS(0)
+	if procs < 2 {
+		runtime.GOMAXPROCS(2)
+	}
+	return func() {
+		if procs < 2 {
+			runtime.GOMAXPROCS(procs)
+		}
+		runtime.UnlockOSThread()
+	}
 }
