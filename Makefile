@@ -22,11 +22,12 @@ test: deps deps-browser fmt-check vet
 	$(GO) test -race ./...
 
 ## gate: run profiles/smoke.yaml twice on a private redis-server and compare it
-## with results/baselines/smoke.json: exact on correctness, wide on latency (a
-## small shared machine is noisy)
+## with results/baselines/smoke.json: exact on correctness; on latency only an
+## order-of-magnitude guard, because on a small shared machine one 10ms pause
+## moves the p99 of a one-second run (server time per call is steadier)
 GATE_OUT  ?= results/gate
 BASELINE  ?= results/baselines/smoke.json
-GATE_TOLERANCES ?= --p50 300% --p99 400% --server 200% --bytes 10%
+GATE_TOLERANCES ?= --p50 300% --p99 1000% --server 200% --bytes 10%
 gate: deps build
 	rm -rf $(GATE_OUT)
 	./$(BIN) run --quiet --repeat 2 --out $(GATE_OUT) profiles/smoke.yaml
