@@ -46,30 +46,17 @@ type MemoryFigures struct {
 	Notes []string
 }
 
-// ServerFigures is the server-side cost of the limiter's script, from INFO
-// commandstats (cmdstat_evalsha) before and after the run.
+// ServerFigures is the server-side cost of the limiter's script: the
+// change in INFO commandstats (cmdstat_evalsha) over the run. FailedCalls
+// counts NOSCRIPT replies among others.
 type ServerFigures struct {
-	// Calls and Usec are the changes in EVALSHA calls and in the server
-	// time they took, in microseconds.
-	Calls int64
-	Usec  int64
-	// FailedCalls are EVALSHA calls that ended in an error (NOSCRIPT among
-	// them).
-	FailedCalls int64
+	redisenv.CommandStat
 	// StatsReset says the statistics were cleared (CONFIG RESETSTAT) before
 	// the run, which rlbench does only on a server it started.
 	StatsReset bool
 	// Note says what a reader must know, e.g. that other clients share the
 	// counters.
 	Note string
-}
-
-// UsecPerCall is the mean server time of one decision, in microseconds.
-func (s *ServerFigures) UsecPerCall() float64 {
-	if s.Calls <= 0 {
-		return 0
-	}
-	return float64(s.Usec) / float64(s.Calls)
 }
 
 // Probe settings.
@@ -206,8 +193,7 @@ func (p *probe) readServer(ctx context.Context, res *RunResult) {
 		m.Notes = append(m.Notes, "no commandstats: "+firstError(p.statsErr, err).Error())
 		return
 	}
-	d := stats.Sub(p.stats)
-	res.Server = &ServerFigures{Calls: d.Calls, Usec: d.Usec, FailedCalls: d.FailedCalls, StatsReset: p.reset}
+	res.Server = &ServerFigures{CommandStat: stats.Sub(p.stats), StatsReset: p.reset}
 	if shared {
 		res.Server.Note = sharedStatsNote
 	}

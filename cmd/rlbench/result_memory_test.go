@@ -29,7 +29,7 @@ func TestLeakFailsTheVerdict(t *testing.T) {
 			Scenario:  workload.Scenario{Name: "once-1k", Group: "once", Shape: workload.ShapeCardinality, Distribution: workload.SequentialIdentities},
 			Memory: &workload.MemoryFigures{Identities: 1000, Keys: 1000 + tc.leaks, KeysWithoutTTL: tc.leaks, HaveUsedMemory: true,
 				UsedMemoryDelta: 130_000, ClientBuffersDelta: 2_000, BytesPerIdentity: 128, Encodings: map[string]int64{"int": 1000}},
-			Server: &workload.ServerFigures{Calls: 1000, Usec: 3500, StatsReset: true},
+			Server: &workload.ServerFigures{CommandStat: redisenv.CommandStat{Calls: 1000, Usec: 3500}, StatsReset: true},
 		}
 		res := buildResult(p, &redisenv.Env{Mode: redisenv.Private}, "r1", time.Now(), []*workload.RunResult{run}, nil, nil)
 		if res.Verdict != tc.want {
