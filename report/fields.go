@@ -171,13 +171,7 @@ func FormatFieldValue(jsonPath string, v float64) string {
 	case dimSeconds:
 		return FormatMicros(int64(math.Round(v * 1e6)))
 	case dimBytes:
-		if math.Abs(v) >= 10*1024 {
-			return strconv.FormatFloat(v/1024, 'f', 1, 64) + "KiB"
-		}
-		if math.Abs(v) >= 100 {
-			return strconv.FormatFloat(v, 'f', 0, 64) + "B"
-		}
-		return strconv.FormatFloat(v, 'f', 1, 64) + "B"
+		return formatSize(v)
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }

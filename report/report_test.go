@@ -107,3 +107,24 @@ func TestSummaryFlagsWhatMatters(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatSize(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{
+		{117, "117 B"},                 // a whole per-identity figure
+		{87.5, "87.5 B"},               // small and fractional: one decimal
+		{138.23, "138 B"},              // three digits are enough
+		{1536, "1.50 KiB"},             // past 1 KiB
+		{58 * 1024 * 1024, "58.0 MiB"}, // an RSS
+		{-3460.8, "-3.38 KiB"},         // a noisy delta can be negative
+	} {
+		if got := formatSize(tc.v); got != tc.want {
+			t.Errorf("formatSize(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+	if FormatBytes(0) != "-" {
+		t.Errorf("FormatBytes(0) = %q, want -", FormatBytes(0))
+	}
+}

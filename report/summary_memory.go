@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -181,21 +182,34 @@ func encodings(enc map[string]int64) string {
 
 // FormatBytes renders a size in bytes with a binary unit: 512 B, 37.2 MiB.
 func FormatBytes(b uint64) string {
-	const unit = 1024
 	if b == 0 {
 		return "-"
 	}
-	if b < unit {
-		return fmt.Sprintf("%d B", b)
+	return formatSize(float64(b))
+}
+
+// formatSize renders a size in bytes, which may be fractional or negative
+// (a per-identity figure): 87.5 B, 117 B, 1.50 KiB, 58.0 MiB.
+func formatSize(v float64) string {
+	const unit = 1024
+	if math.Abs(v) < unit {
+		if math.Abs(v) >= 100 || v == math.Trunc(v) {
+			return fmt.Sprintf("%.0f B", v)
+		}
+		return fmt.Sprintf("%.1f B", v)
 	}
-	v, suffix := float64(b)/unit, "KiB"
+	v, suffix := v/unit, "KiB"
 	for _, s := range []string{"MiB", "GiB", "TiB"} {
-		if v < unit {
+		if math.Abs(v) < unit {
 			break
 		}
 		v, suffix = v/unit, s
 	}
-	return trimFloat(v) + " " + suffix
+	sign := ""
+	if v < 0 {
+		sign, v = "-", -v
+	}
+	return sign + trimFloat(v) + " " + suffix
 }
 
 // FormatCount renders a count briefly: 950, 10k, 1.5M.
