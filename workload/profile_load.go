@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -160,7 +161,7 @@ func parseAlgorithms(top *fields) []string {
 				hint = fmt.Sprintf("did you mean %q? ", c)
 			}
 			top.d.errorf(n.Line, field, "unknown algorithm %q (%sknown: %s)", n.Value, hint, strings.Join(algorithms.Names(), ", "))
-		case contains(names, n.Value):
+		case slices.Contains(names, n.Value):
 			top.d.errorf(n.Line, field, "%q is listed twice", n.Value)
 		default:
 			names = append(names, n.Value)

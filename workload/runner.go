@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -215,8 +216,9 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec RunSpec) (*R
 		warm := spec
 		warm.Scenario.Duration = p.Warmup
 		warm.Scenario.Requests = 0
-		r.drive(ctx, lim, warm, prefix[:len(prefix)-1]+"~warmup:", newRecorder(r.Clock.Now()))
-		r.cleanup(prefix[:len(prefix)-1] + "~warmup:")
+		warmPrefix := strings.TrimSuffix(prefix, ":") + "~warmup:"
+		r.drive(ctx, lim, warm, warmPrefix, newRecorder(r.Clock.Now()))
+		r.cleanup(warmPrefix)
 		if ctx.Err() != nil {
 			return nil, ErrInterrupted
 		}
@@ -296,7 +298,6 @@ func (r *Runner) drive(ctx context.Context, lim algorithms.Limiter, spec RunSpec
 	var out issued
 	switch {
 	case s.Shape == ShapeBoundary:
-		var err error
 		if out, err = r.driveBoundary(runCtx, d, s); err != nil {
 			return out, err
 		}

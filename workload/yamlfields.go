@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,7 +48,7 @@ func (d *decoder) mapping(n *yaml.Node, path string, known ...string) *fields {
 			d.errorf(k.Line, name, "given twice (first at line %d)", f.lines[k.Value])
 			continue
 		}
-		if !contains(known, k.Value) {
+		if !slices.Contains(known, k.Value) {
 			hint := ""
 			if c := suggest.Closest(k.Value, known, 3); c != "" {
 				hint = fmt.Sprintf("did you mean %q? ", c)
@@ -59,15 +60,6 @@ func (d *decoder) mapping(n *yaml.Node, path string, known ...string) *fields {
 		f.lines[k.Value] = k.Line
 	}
 	return f
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (f *fields) join(key string) string {
