@@ -214,6 +214,12 @@ func (e *Env) connect(ctx context.Context, ropts *redis.Options, o Options) erro
 	if err := e.Client.Ping(pctx).Err(); err != nil {
 		_ = e.Client.Close()
 		e.Client = nil
+		// A server that answered (a wrong password, an unknown user) is
+		// reachable; say what it said rather than blame the network.
+		var refused redis.Error
+		if errors.As(err, &refused) {
+			return fmt.Errorf("redis at %s refused the connection: %w", e.Addr, err)
+		}
 		return fmt.Errorf("redis at %s unreachable: %w", e.Addr, err)
 	}
 	if e.Mode == Embedded {
