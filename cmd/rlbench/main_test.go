@@ -139,6 +139,25 @@ func TestValidateAndAlgorithms(t *testing.T) {
 	}
 }
 
+// TestValidateSaysHowLongARunTakes: a run that ends after a request count
+// is described by its requests, not by its safety time bound.
+func TestValidateSaysHowLongARunTakes(t *testing.T) {
+	for _, tc := range []struct {
+		why, profile, want string
+	}{
+		{"a timed scenario", tinyProfile, "4 runs, at most 1.2s,"},
+		{"a closed loop bounded by a count", "policy: {limit: 10, window: 1s}\nalgorithms: [fixed_window]\nscenarios:\n  - {shape: steady, rate: max, requests: 5000}\n",
+			"1 runs, 5000 requests in closed loop,"},
+		{"an open loop that reaches its count first", "policy: {limit: 10, window: 1s}\nalgorithms: [fixed_window]\nscenarios:\n  - {shape: steady, rate: 100/s, requests: 50, duration: 1m}\n",
+			"1 runs, at most 500ms,"},
+	} {
+		code, stdout, stderr := runCLI(t, "validate", writeProfile(t, tc.profile))
+		if code != exitOK || !strings.Contains(stdout, tc.want) {
+			t.Errorf("%s: exit %d, %q lacks %q (%s)", tc.why, code, stdout, tc.want, stderr)
+		}
+	}
+}
+
 // TestShippedProfilesAreValid keeps profiles/ in step with the parser.
 func TestShippedProfilesAreValid(t *testing.T) {
 	paths, _ := filepath.Glob("../../profiles/*.yaml")
