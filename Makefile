@@ -48,7 +48,7 @@ vet:
 ## bench: rlbench vs redis-benchmark throughput, allocations per request, plot rendering
 bench: deps
 	$(GO) run ./tools/benchcmp
-	$(GO) test -run '^$$' -bench . -benchmem ./algorithms ./workload ./report
+	$(GO) test -run '^$$' -bench . -benchmem ./algorithms ./workload ./report/...
 
 ## deps: install redis-server (and redis-benchmark) when missing and possible
 deps:

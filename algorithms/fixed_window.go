@@ -1,15 +1,9 @@
 package algorithms
 
-import (
-	_ "embed"
-	"time"
-)
+import "time"
 
 // FixedWindowName is the registry name of FixedWindow.
 const FixedWindowName = "fixed_window"
-
-//go:embed fixed_window.lua
-var fixedWindowLua string
 
 // FixedWindow counts an identity's requests in a window that opens at its
 // first hit and admits the first Limit of them. It is the cheapest limiter
@@ -25,7 +19,7 @@ var (
 
 // NewFixedWindow binds the fixed-window script to rdb for policy p.
 func NewFixedWindow(rdb Redis, p Policy) *FixedWindow {
-	return &FixedWindow{newScripted(FixedWindowName, fixedWindowLua, rdb, p, p.Limit, p.WindowMillis())}
+	return &FixedWindow{newScripted(FixedWindowName, rdb, p, p.Limit, p.WindowMillis())}
 }
 
 // Model implements Auditable: a counter that restarts, like the script's

@@ -1,15 +1,9 @@
 package algorithms
 
-import (
-	_ "embed"
-	"time"
-)
+import "time"
 
 // LeakyBucketName is the registry name of LeakyBucket.
 const LeakyBucketName = "leaky_bucket"
-
-//go:embed leaky_bucket.lua
-var leakyBucketLua string
 
 // LeakyBucket is the policing leaky bucket: each identity has a bucket of
 // Capacity requests that drains at Limit per Window, and an arrival that
@@ -22,7 +16,7 @@ var _ Auditable = (*LeakyBucket)(nil)
 
 // NewLeakyBucket binds the leaky-bucket script to rdb for policy p.
 func NewLeakyBucket(rdb Redis, p Policy) *LeakyBucket {
-	return &LeakyBucket{newScripted(LeakyBucketName, leakyBucketLua, rdb, p, p.Limit, p.WindowMicros(), p.Capacity())}
+	return &LeakyBucket{newScripted(LeakyBucketName, rdb, p, p.Limit, p.WindowMicros(), p.Capacity())}
 }
 
 // Model implements Auditable: the bucket level in the script's integer

@@ -163,11 +163,12 @@ func New(name string, rdb Redis, p Policy) (Limiter, error) {
 	return nil, fmt.Errorf("unknown algorithm %q (known: %s)", name, strings.Join(Names(), ", "))
 }
 
-// newScripted binds the Lua source src to rdb with ARGV built once from args.
-func newScripted(name, src string, rdb Redis, p Policy, args ...int64) scripted {
+// newScripted binds the built-in script <name>.lua to rdb with ARGV built
+// once from args.
+func newScripted(name string, rdb Redis, p Policy, args ...int64) scripted {
 	argv := make([]any, len(args))
 	for i, a := range args {
 		argv[i] = strconv.FormatInt(a, 10)
 	}
-	return scripted{name: name, policy: p, rdb: rdb, script: newScript(name, src), args: argv}
+	return scripted{name: name, policy: p, rdb: rdb, script: builtinScript(name), args: argv}
 }

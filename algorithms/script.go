@@ -3,6 +3,7 @@ package algorithms
 import (
 	"context"
 	"crypto/sha1"
+	"embed"
 	"encoding/hex"
 	"fmt"
 	"sync/atomic"
@@ -16,6 +17,22 @@ import (
 type Redis interface {
 	redis.Scripter
 	Pipelined(ctx context.Context, fn func(redis.Pipeliner) error) ([]redis.Cmder, error)
+}
+
+// builtinScripts are the built-in limiters' Lua files, one per limiter,
+// named after it.
+//
+//go:embed *.lua
+var builtinScripts embed.FS
+
+// builtinScript is the built-in limiter name's script, <name>.lua. A name
+// without one is a mistake in this package, found by its tests.
+func builtinScript(name string) *Script {
+	src, err := builtinScripts.ReadFile(name + ".lua")
+	if err != nil {
+		panic("algorithms: no built-in script " + name + ".lua")
+	}
+	return newScript(name, string(src))
 }
 
 // Script is one embedded Lua limiter: its source, its SHA1, and how often a

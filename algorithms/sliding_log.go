@@ -1,15 +1,9 @@
 package algorithms
 
-import (
-	_ "embed"
-	"time"
-)
+import "time"
 
 // SlidingLogName is the registry name of SlidingLog.
 const SlidingLogName = "sliding_log"
-
-//go:embed sliding_log.lua
-var slidingLogLua string
 
 // SlidingLog keeps the server time of every admitted request in a sorted
 // set and admits a request when fewer than Limit lie in the last Window. It
@@ -20,7 +14,7 @@ var _ Auditable = (*SlidingLog)(nil)
 
 // NewSlidingLog binds the sliding-log script to rdb for policy p.
 func NewSlidingLog(rdb Redis, p Policy) *SlidingLog {
-	return &SlidingLog{newScripted(SlidingLogName, slidingLogLua, rdb, p, p.Limit, p.WindowMicros())}
+	return &SlidingLog{newScripted(SlidingLogName, rdb, p, p.Limit, p.WindowMicros())}
 }
 
 // Model implements Auditable: the log of admitted stamps, trimmed like the

@@ -1,15 +1,9 @@
 package algorithms
 
-import (
-	_ "embed"
-	"time"
-)
+import "time"
 
 // TokenBucketName is the registry name of TokenBucket.
 const TokenBucketName = "token_bucket"
-
-//go:embed token_bucket.lua
-var tokenBucketLua string
 
 // TokenBucket gives each identity a bucket of Capacity tokens refilled at
 // Limit per Window; a request takes a token. An idle identity may spend the
@@ -20,7 +14,7 @@ var _ Auditable = (*TokenBucket)(nil)
 
 // NewTokenBucket binds the token-bucket script to rdb for policy p.
 func NewTokenBucket(rdb Redis, p Policy) *TokenBucket {
-	return &TokenBucket{newScripted(TokenBucketName, tokenBucketLua, rdb, p, p.Limit, p.WindowMicros(), p.Capacity())}
+	return &TokenBucket{newScripted(TokenBucketName, rdb, p, p.Limit, p.WindowMicros(), p.Capacity())}
 }
 
 // Model implements Auditable: the bucket in the script's integer units.

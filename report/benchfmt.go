@@ -3,8 +3,9 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
+
+	"github.com/rlbench/rlbench/result"
 )
 
 // benchUnits are the figures a benchmark line carries: the result field,
@@ -29,7 +30,7 @@ var benchUnits = []struct {
 // new.txt` compares two results with its own statistics:
 //
 //	BenchmarkRL/fixed_window/steady  20000  246000 ns/op  561000 p99-ns ...
-func WriteBenchfmt(w io.Writer, r *Result) error {
+func WriteBenchfmt(w io.Writer, r *result.Result) error {
 	fmt.Fprintf(w, "goos: %s\ngoarch: %s\npkg: rlbench/%s\n", r.Host.OS, r.Host.Arch, benchName(r.Profile.Name))
 	fmt.Fprintf(w, "redis: %s %s\nrlbench: %s\n", r.Redis.Mode, benchName(r.Redis.Version), benchName(r.Tool.Version))
 	for i := range r.Runs {
@@ -47,7 +48,7 @@ func WriteBenchfmt(w io.Writer, r *Result) error {
 				if !ok {
 					continue
 				}
-				fmt.Fprintf(&b, "\t%s %s", trimNumber(v*u.scale), u.unit)
+				fmt.Fprintf(&b, "\t%s %s", benchNumber(v*u.scale), u.unit)
 			}
 			if _, err := fmt.Fprintln(w, b.String()); err != nil {
 				return err
@@ -59,20 +60,13 @@ func WriteBenchfmt(w io.Writer, r *Result) error {
 
 // repetitionValue is field's value in repetition k of a repeated run, or the
 // run's own value.
-func repetitionValue(run *Run, field string, k int) (float64, bool) {
+func repetitionValue(run *result.Run, field string, k int) (float64, bool) {
 	if run.Repeats != nil {
 		if vs, ok := run.Repeats.Values[field]; ok && k < len(vs) {
 			return vs[k], true
 		}
 	}
-	return FieldValue(run, field)
-}
-
-func trimNumber(v float64) string {
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-		return fmt.Sprintf("%.0f", v)
-	}
-	return fmt.Sprintf("%.4g", v)
+	return result.FieldValue(run, field)
 }
 
 // benchName makes s safe inside a benchmark name or configuration value.

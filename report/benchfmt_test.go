@@ -4,16 +4,19 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/rlbench/rlbench/internal/resulttest"
+	"github.com/rlbench/rlbench/result"
 )
 
 func TestWriteBenchfmt(t *testing.T) {
-	r := sampleResult()
-	r.Host = HostInfo{OS: "linux", Arch: "amd64"}
+	r := resulttest.Sample()
+	r.Host = result.HostInfo{OS: "linux", Arch: "amd64"}
 	r.Runs[0].LatencyUs.Mean = 300.5
 	r.Runs[0].Rate.AchievedPerS = 1000
 	rep := r.Runs[0]
 	rep.Scenario = "repeated"
-	rep.Repeats = &Repeats{Count: 2, Values: map[string][]float64{"latency_us.p99": {1000, 1200}}}
+	rep.Repeats = &result.Repeats{Count: 2, Values: map[string][]float64{"latency_us.p99": {1000, 1200}}}
 	r.Runs = append(r.Runs, rep)
 	var buf bytes.Buffer
 	if err := WriteBenchfmt(&buf, r); err != nil {

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/rlbench/rlbench/result"
 )
 
 // Tolerances are how much a noisy figure may grow before a comparison calls
@@ -83,10 +85,10 @@ type Comparison struct {
 }
 
 // Compare matches runs by algorithm/scenario and checks every metric.
-func Compare(baseline, current *Result, tol Tolerances) *Comparison {
+func Compare(baseline, current *result.Result, tol Tolerances) *Comparison {
 	c := &Comparison{Baseline: describeResult(baseline), Current: describeResult(current),
 		MissingInCurrent: []string{}, MissingInBaseline: []string{}}
-	cur := map[string]*Run{}
+	cur := map[string]*result.Run{}
 	for i := range current.Runs {
 		cur[current.Runs[i].Key()] = &current.Runs[i]
 	}
@@ -120,15 +122,15 @@ func Compare(baseline, current *Result, tol Tolerances) *Comparison {
 	return c
 }
 
-func describeResult(r *Result) string {
+func describeResult(r *result.Result) string {
 	return fmt.Sprintf("%s %s (rlbench %s, redis %s %s)", r.Profile.Name, r.StartedAt.Format("2006-01-02T15:04:05Z"),
 		r.Tool.Version, r.Redis.Mode, r.Redis.Version)
 }
 
 // compareMetric compares one metric; false when neither side measured it.
-func compareMetric(m metric, base, cur *Run, tol Tolerances) (CompareRow, bool) {
-	bv, bok := FieldValue(base, m.path)
-	cv, cok := FieldValue(cur, m.path)
+func compareMetric(m metric, base, cur *result.Run, tol Tolerances) (CompareRow, bool) {
+	bv, bok := result.FieldValue(base, m.path)
+	cv, cok := result.FieldValue(cur, m.path)
 	if !bok && !cok {
 		return CompareRow{}, false
 	}
@@ -138,7 +140,7 @@ func compareMetric(m metric, base, cur *Run, tol Tolerances) (CompareRow, bool) 
 			return CompareRow{}, false
 		}
 		row.Verdict = NotMeasured
-		row.Note = fmt.Sprintf("fewer than %d identities held a key: too few for a stable figure", MinIdentitiesForBytes)
+		row.Note = fmt.Sprintf("fewer than %d identities held a key: too few for a stable figure", result.MinIdentitiesForBytes)
 		return row, true
 	}
 	if !bok || !cok {
@@ -189,7 +191,7 @@ func compareMetric(m metric, base, cur *Run, tol Tolerances) (CompareRow, bool) 
 	return row, true
 }
 
-func tooFewForBytes(r *Run) bool {
+func tooFewForBytes(r *result.Run) bool {
 	_, ok := r.Memory.PerIdentity()
 	return !ok
 }
@@ -198,7 +200,7 @@ func tooFewForBytes(r *Run) bool {
 // the repetitions either side recorded: the current value lies in the
 // baseline's spread, the baseline value in the current spread, or (both
 // repeated) the two spreads overlap. It returns the spread it relied on.
-func overlap(base, cur *Run, path string, bv, cv float64) (lo, hi float64, ok bool) {
+func overlap(base, cur *result.Run, path string, bv, cv float64) (lo, hi float64, ok bool) {
 	blo, bhi, bok := base.Repeats.Spread(path)
 	clo, chi, cok := cur.Repeats.Spread(path)
 	switch {

@@ -4,21 +4,24 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/rlbench/rlbench/internal/resulttest"
+	"github.com/rlbench/rlbench/result"
 )
 
 // compareRun is a run with every compared metric set.
-func compareRun(alg string, p50, p99 int64, usec, bpi float64, overshoot, excess, mismatches, noTTL int64) Run {
-	return Run{
+func compareRun(alg string, p50, p99 int64, usec, bpi float64, overshoot, excess, mismatches, noTTL int64) result.Run {
+	return result.Run{
 		Algorithm: alg, Scenario: "steady",
-		LatencyUs: Latency{P50: p50, P99: p99},
-		Audit:     &Audit{Overshoot: overshoot, PolicyExcess: excess, ModelMismatches: mismatches},
-		Memory:    &Memory{Identities: 10_000, BytesPerIdentity: bpi, KeysWithoutTTL: noTTL},
-		Server:    &Server{UsecPerCall: usec},
+		LatencyUs: result.Latency{P50: p50, P99: p99},
+		Audit:     &result.Audit{Overshoot: overshoot, PolicyExcess: excess, ModelMismatches: mismatches},
+		Memory:    &result.Memory{Identities: 10_000, BytesPerIdentity: bpi, KeysWithoutTTL: noTTL},
+		Server:    &result.Server{UsecPerCall: usec},
 	}
 }
 
-func resultOf(runs ...Run) *Result {
-	r := sampleResult()
+func resultOf(runs ...result.Run) *result.Result {
+	r := resulttest.Sample()
 	r.Runs = runs
 	return r
 }
@@ -38,7 +41,7 @@ func TestCompareClassesOfMetric(t *testing.T) {
 	base := compareRun("fixed_window", 200, 1000, 5, 100, 0, 100, 0, 0)
 	for _, tc := range []struct {
 		why     string
-		current Run
+		current result.Run
 		metric  string
 		verdict string
 	}{
@@ -80,7 +83,7 @@ func TestCompareClassesOfMetric(t *testing.T) {
 // within what the baseline's repetitions already showed is noise.
 func TestCompareInsideSpread(t *testing.T) {
 	base := compareRun("fixed_window", 200, 1000, 5, 100, 0, 0, 0, 0)
-	base.Repeats = &Repeats{Count: 3, Values: map[string][]float64{"latency_us.p99": {900, 1000, 1400}}}
+	base.Repeats = &result.Repeats{Count: 3, Values: map[string][]float64{"latency_us.p99": {900, 1000, 1400}}}
 	cur := compareRun("fixed_window", 200, 1350, 5, 100, 0, 0, 0, 0)
 	c := Compare(resultOf(base), resultOf(cur), DefaultTolerances)
 	row := rowFor(t, c, "fixed_window/steady", "latency_us.p99")
@@ -123,7 +126,7 @@ func TestCompareSkipsBytesOfTinyRuns(t *testing.T) {
 // repetition it is a regression. Overshoot is never excused by a spread.
 func TestCompareTimingDependentCorrectness(t *testing.T) {
 	base := compareRun("token_bucket", 200, 1000, 5, 100, 0, 21, 0, 0)
-	base.Repeats = &Repeats{Count: 3, Values: map[string][]float64{"audit.policy_excess": {20, 20, 21}, "audit.overshoot": {0, 0, 0}}}
+	base.Repeats = &result.Repeats{Count: 3, Values: map[string][]float64{"audit.policy_excess": {20, 20, 21}, "audit.overshoot": {0, 0, 0}}}
 	for _, tc := range []struct {
 		why     string
 		reps    []float64
@@ -136,7 +139,7 @@ func TestCompareTimingDependentCorrectness(t *testing.T) {
 		{"overshoot in one repetition is a bug, not noise", []float64{20, 20}, []float64{0, 2}, "audit.overshoot", Regressed},
 	} {
 		cur := compareRun("token_bucket", 200, 1000, 5, 100, int64(tc.overs[1]), int64(max(tc.reps[0], tc.reps[1])), 0, 0)
-		cur.Repeats = &Repeats{Count: 2, Values: map[string][]float64{"audit.policy_excess": tc.reps, "audit.overshoot": tc.overs}}
+		cur.Repeats = &result.Repeats{Count: 2, Values: map[string][]float64{"audit.policy_excess": tc.reps, "audit.overshoot": tc.overs}}
 		row := rowFor(t, Compare(resultOf(base), resultOf(cur), DefaultTolerances), "token_bucket/steady", tc.metric)
 		if row.Verdict != tc.verdict {
 			t.Errorf("%s: verdict %s, want %s (%+v)", tc.why, row.Verdict, tc.verdict, row)
@@ -187,12 +190,12 @@ func TestWriteCompareFormats(t *testing.T) {
 }
 
 func TestMergeRepeats(t *testing.T) {
-	mk := func(p99 int64, overshoot int64, sent int64) Run {
+	mk := func(p99 int64, overshoot int64, sent int64) result.Run {
 		r := compareRun("fixed_window", 100, p99, 5, 100, overshoot, 0, 0, 0)
-		r.Requests = Requests{Sent: sent, Allowed: sent}
+		r.Requests = result.Requests{Sent: sent, Allowed: sent}
 		return r
 	}
-	m := MergeRepeats([]Run{mk(900, 0, 10), mk(1500, 2, 10), mk(1000, 0, 10)})
+	m := result.MergeRepeats([]result.Run{mk(900, 0, 10), mk(1500, 2, 10), mk(1000, 0, 10)})
 	if m.LatencyUs.P99 != 1000 {
 		t.Errorf("p99 %d, want the median 1000", m.LatencyUs.P99)
 	}

@@ -3,18 +3,19 @@ package report
 import (
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
+
+	"github.com/rlbench/rlbench/result"
 )
 
 // WriteSummary prints the terminal summary: a table of algorithm x scenario
 // with request counts, rates and latency, the audit table, then anything a
 // reader must not miss (an embedded server, incomplete runs, errors, a
 // schedule that slipped, a limiter that broke its promise).
-func WriteSummary(w io.Writer, r *Result) error {
+func WriteSummary(w io.Writer, r *result.Result) error {
 	fmt.Fprintf(w, "rlbench %s  profile %s  redis %s %s (%s)\n",
 		r.Tool.Version, r.Profile.Name, r.Redis.Mode, r.Redis.Version, r.Redis.Addr)
-	fmt.Fprintf(w, "policy %s\n\n", policyString(r.Profile.Policy))
+	fmt.Fprintf(w, "policy %s\n\n", FormatPolicy(r.Profile.Policy))
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "algorithm\tscenario\tsent\tallowed\tdenied\terrors\trate/s\ttarget/s\tp50\tp99\tp99.9\tmax\t")
@@ -22,7 +23,7 @@ func WriteSummary(w io.Writer, r *Result) error {
 		run := &r.Runs[i]
 		target := "max"
 		if run.Rate.TargetPerS > 0 {
-			target = fmtRate(run.Rate.TargetPerS)
+			target = FormatRate(run.Rate.TargetPerS)
 		}
 		name := run.Algorithm
 		if run.Incomplete {
@@ -30,7 +31,7 @@ func WriteSummary(w io.Writer, r *Result) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
 			name, run.Scenario, run.Requests.Sent, run.Requests.Allowed, run.Requests.Denied, run.Requests.Errors,
-			fmtRate(run.Rate.AchievedPerS), target,
+			FormatRate(run.Rate.AchievedPerS), target,
 			FormatMicros(run.LatencyUs.P50), FormatMicros(run.LatencyUs.P99),
 			FormatMicros(run.LatencyUs.P999), FormatMicros(run.LatencyUs.Max))
 	}
@@ -57,7 +58,7 @@ func WriteSummary(w io.Writer, r *Result) error {
 
 // writeThresholds prints the threshold outcomes, failures first, each with
 // the value the run measured.
-func writeThresholds(w io.Writer, ts []ThresholdResult) {
+func writeThresholds(w io.Writer, ts []result.ThresholdResult) {
 	if len(ts) == 0 {
 		return
 	}
@@ -72,7 +73,7 @@ func writeThresholds(w io.Writer, ts []ThresholdResult) {
 		if t.OK {
 			continue
 		}
-		field := fieldOf(t.Expression)
+		field := result.FieldOf(t.Expression)
 		if t.Note != "" {
 			fmt.Fprintf(w, "  FAIL  %-28s %s: %s\n", t.Run, t.Expression, t.Note)
 			continue
@@ -86,12 +87,12 @@ func writeThresholds(w io.Writer, ts []ThresholdResult) {
 }
 
 // Notes lists what a reader of the figures must know, most serious first.
-func Notes(r *Result) []string {
+func Notes(r *result.Result) []string {
 	var notes []string
 	if !r.Complete {
 		notes = append(notes, "INCOMPLETE: "+r.IncompleteReason+"; the figures cover what was measured before it stopped")
 	}
-	notes = append(notes, Leaks(r)...)
+	notes = append(notes, leakNotes(r)...)
 	if r.Redis.Note != "" {
 		notes = append(notes, r.Redis.Note)
 	}
@@ -124,55 +125,4 @@ func Notes(r *Result) []string {
 	notes = append(notes, auditNotes(r)...)
 	notes = append(notes, memoryNotes(r)...)
 	return notes
-}
-
-func policyString(p PolicyInfo) string {
-	s := fmt.Sprintf("%d per %s", p.Limit, FormatMillis(p.WindowMs))
-	if p.Burst > 0 && p.Burst != p.Limit {
-		s += fmt.Sprintf(", burst %d", p.Burst)
-	}
-	return s
-}
-
-// FormatMillis renders a window in milliseconds as people write it (1s, 250ms, 1m).
-func FormatMillis(ms int64) string {
-	switch {
-	case ms%60_000 == 0:
-		return fmt.Sprintf("%dm", ms/60_000)
-	case ms%1000 == 0:
-		return fmt.Sprintf("%ds", ms/1000)
-	default:
-		return fmt.Sprintf("%dms", ms)
-	}
-}
-
-// FormatMicros renders a latency in microseconds with a unit that keeps three
-// significant figures: 87us, 1.24ms, 2.00s.
-func FormatMicros(us int64) string {
-	switch {
-	case us < 1000:
-		return fmt.Sprintf("%dus", us)
-	case us < 1_000_000:
-		return trimFloat(float64(us)/1000) + "ms"
-	default:
-		return trimFloat(float64(us)/1e6) + "s"
-	}
-}
-
-func trimFloat(f float64) string {
-	switch {
-	case f >= 100:
-		return fmt.Sprintf("%.0f", f)
-	case f >= 10:
-		return fmt.Sprintf("%.1f", f)
-	default:
-		return fmt.Sprintf("%.2f", f)
-	}
-}
-
-func fmtRate(perS float64) string {
-	if perS >= 100 {
-		return strings.TrimSuffix(fmt.Sprintf("%.0f", perS), ".0")
-	}
-	return fmt.Sprintf("%.1f", perS)
 }

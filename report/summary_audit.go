@@ -6,13 +6,15 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/rlbench/rlbench/result"
 )
 
 // writeAuditTable prints, for every audited run, what the limiter admitted
 // against what its reference model expects, and its busiest window against
 // its own bound and the policy. A run that overshoots its bound or
 // disagrees with its model is marked in the last column.
-func writeAuditTable(w io.Writer, r *Result) error {
+func writeAuditTable(w io.Writer, r *result.Result) error {
 	audited := false
 	for i := range r.Runs {
 		audited = audited || r.Runs[i].Audit != nil
@@ -42,7 +44,7 @@ func writeAuditTable(w io.Writer, r *Result) error {
 }
 
 // auditCheck is the last column of the audit table: ok, or what is wrong.
-func auditCheck(a *Audit) string {
+func auditCheck(a *result.Audit) string {
 	var bad []string
 	if a.Overshoot > 0 {
 		bad = append(bad, "OVERSHOOT")
@@ -60,7 +62,7 @@ func auditCheck(a *Audit) string {
 // first, then what limits the figures. How far a correct algorithm lets
 // traffic past the policy is in the table's over-policy column, not here:
 // it is what the algorithm promises, not a warning.
-func auditNotes(r *Result) []string {
+func auditNotes(r *result.Result) []string {
 	var notes, sampled []string
 	var sampleSize int64
 	window := FormatMillis(r.Profile.Policy.WindowMs)

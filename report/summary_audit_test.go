@@ -5,25 +5,28 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rlbench/rlbench/internal/resulttest"
+	"github.com/rlbench/rlbench/result"
 )
 
-func auditedResult() *Result {
-	r := sampleResult()
+func auditedResult() *result.Result {
+	r := resulttest.Sample()
 	r.Profile.Seed = 9
 	base := r.Runs[0]
 	base.Scenario, base.Shape, base.Identities = "edge", "boundary", 50
-	base.Params.Boundary = &BoundaryParams{Burst: 100, OffsetMs: 10}
+	base.Params.Boundary = &result.BoundaryParams{Burst: 100, OffsetMs: 10}
 	fixed, log, naive, sampled := base, base, base, base
-	fixed.Audit = &Audit{Identities: 50, Decisions: 10050, Allowed: 9950, ExpectedAllowed: 9950, MaxWindowAdmitted: 199, BoundWindow: 200, PolicyExcess: 99}
-	fixed.ClockOffset = &ClockOffset{OffsetUs: -3, UncertaintyUs: 40, RTTUs: 78, Samples: 16}
+	fixed.Audit = &result.Audit{Identities: 50, Decisions: 10050, Allowed: 9950, ExpectedAllowed: 9950, MaxWindowAdmitted: 199, BoundWindow: 200, PolicyExcess: 99}
+	fixed.ClockOffset = &result.ClockOffset{OffsetUs: -3, UncertaintyUs: 40, RTTUs: 78, Samples: 16}
 	log.Algorithm = "sliding_log"
-	log.Audit = &Audit{Identities: 50, Decisions: 10050, Allowed: 5000, ExpectedAllowed: 5000, MaxWindowAdmitted: 100, BoundWindow: 100}
+	log.Audit = &result.Audit{Identities: 50, Decisions: 10050, Allowed: 5000, ExpectedAllowed: 5000, MaxWindowAdmitted: 100, BoundWindow: 100}
 	naive.Algorithm = "naive_counter"
-	naive.Audit = &Audit{Identities: 50, Decisions: 10050, Allowed: 7000, ExpectedAllowed: 5000, ModelMismatches: 2000, MaxWindowAdmitted: 260, BoundWindow: 200, Overshoot: 900, Violations: 40, PolicyExcess: 160}
-	naive.ClockOffset = &ClockOffset{UncertaintyUs: 12_000, Samples: 16}
+	naive.Audit = &result.Audit{Identities: 50, Decisions: 10050, Allowed: 7000, ExpectedAllowed: 5000, ModelMismatches: 2000, MaxWindowAdmitted: 260, BoundWindow: 200, Overshoot: 900, Violations: 40, PolicyExcess: 160}
+	naive.ClockOffset = &result.ClockOffset{UncertaintyUs: 12_000, Samples: 16}
 	sampled.Algorithm, sampled.Identities = "token_bucket", 100_000
-	sampled.Audit = &Audit{Identities: 10_000, Sampled: true, Decisions: 20_000, Allowed: 15_000, ExpectedAllowed: 15_000, MaxWindowAdmitted: 90, BoundWindow: 200}
-	r.Runs = []Run{fixed, log, naive, sampled}
+	sampled.Audit = &result.Audit{Identities: 10_000, Sampled: true, Decisions: 20_000, Allowed: 15_000, ExpectedAllowed: 15_000, MaxWindowAdmitted: 90, BoundWindow: 200}
+	r.Runs = []result.Run{fixed, log, naive, sampled}
 	return r
 }
 
@@ -66,10 +69,10 @@ func TestSummaryAudit(t *testing.T) {
 func TestAuditRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "result.json")
 	want := auditedResult()
-	if err := WriteFile(path, want); err != nil {
+	if err := result.WriteFile(path, want); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadFile(path)
+	got, err := result.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,16 +3,17 @@ package report
 import (
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/rlbench/rlbench/result"
 )
 
-// Leaks names the runs that left keys without a TTL under their prefix:
+// leakNotes names the runs that left keys without a TTL under their prefix:
 // every limiter key must expire, so each of these is a failure.
-func Leaks(r *Result) []string {
+func leakNotes(r *result.Result) []string {
 	var out []string
 	for i := range r.Runs {
 		run := &r.Runs[i]
@@ -26,7 +27,7 @@ func Leaks(r *Result) []string {
 
 // memoryNotes lists each distinct note the memory and server probes left,
 // once, however many runs carry it.
-func memoryNotes(r *Result) []string {
+func memoryNotes(r *result.Result) []string {
 	var out []string
 	add := func(n string) {
 		if n != "" && !slices.Contains(out, n) {
@@ -50,8 +51,8 @@ func memoryNotes(r *Result) []string {
 // and keys without a TTL, the script's server time, and rlbench's own peak
 // memory; then, for every scenario run at several sizes, bytes/identity by
 // size.
-func writeMemory(w io.Writer, r *Result) error {
-	var runs []*Run
+func writeMemory(w io.Writer, r *result.Result) error {
+	var runs []*result.Run
 	for i := range r.Runs {
 		if r.Runs[i].Memory != nil {
 			runs = append(runs, &r.Runs[i])
@@ -86,7 +87,7 @@ func writeMemory(w io.Writer, r *Result) error {
 
 // writeSizeCurves prints bytes/identity by algorithm and size for each
 // scenario group (a scenario that listed several sizes).
-func writeSizeCurves(w io.Writer, runs []*Run) error {
+func writeSizeCurves(w io.Writer, runs []*result.Run) error {
 	var groups []string
 	for _, run := range runs {
 		if g := run.ScenarioGroup; g != "" && !slices.Contains(groups, g) {
@@ -117,7 +118,7 @@ func writeSizeCurves(w io.Writer, runs []*Run) error {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		header := []string{"algorithm"}
 		for _, n := range sizes {
-			header = append(header, FormatCount(int64(n)))
+			header = append(header, FormatCountShort(int64(n)))
 		}
 		fmt.Fprintln(tw, strings.Join(header, "\t")+"\t")
 		for _, a := range algos {
@@ -139,22 +140,14 @@ func writeSizeCurves(w io.Writer, runs []*Run) error {
 	return nil
 }
 
-// optBytes renders a per-key or per-identity size, "-" when not measured.
 // perIdentity renders bytes per identity, or "-" when too few identities
 // held a key for the figure to mean anything.
-func perIdentity(m *Memory) string {
+func perIdentity(m *result.Memory) string {
 	b, ok := m.PerIdentity()
 	if !ok {
 		return "-"
 	}
 	return optBytes(b)
-}
-
-func optBytes(b float64) string {
-	if b == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.1f", b)
 }
 
 // encodings renders OBJECT ENCODING counts, most frequent first:
@@ -178,48 +171,4 @@ func encodings(enc map[string]int64) string {
 		parts[i] = fmt.Sprintf("%s %d", k, enc[k])
 	}
 	return strings.Join(parts, ", ")
-}
-
-// FormatBytes renders a size in bytes with a binary unit: 512 B, 37.2 MiB.
-func FormatBytes(b uint64) string {
-	if b == 0 {
-		return "-"
-	}
-	return formatSize(float64(b))
-}
-
-// formatSize renders a size in bytes, which may be fractional or negative
-// (a per-identity figure): 87.5 B, 117 B, 1.50 KiB, 58.0 MiB.
-func formatSize(v float64) string {
-	const unit = 1024
-	if math.Abs(v) < unit {
-		if math.Abs(v) >= 100 || v == math.Trunc(v) {
-			return fmt.Sprintf("%.0f B", v)
-		}
-		return fmt.Sprintf("%.1f B", v)
-	}
-	v, suffix := v/unit, "KiB"
-	for _, s := range []string{"MiB", "GiB", "TiB"} {
-		if math.Abs(v) < unit {
-			break
-		}
-		v, suffix = v/unit, s
-	}
-	sign := ""
-	if v < 0 {
-		sign, v = "-", -v
-	}
-	return sign + trimFloat(v) + " " + suffix
-}
-
-// FormatCount renders a count briefly: 950, 10k, 1.5M.
-func FormatCount(n int64) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprint(n)
-	case n < 1_000_000:
-		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.1f", float64(n)/1000), "0"), ".") + "k"
-	default:
-		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.1f", float64(n)/1e6), "0"), ".") + "M"
-	}
 }

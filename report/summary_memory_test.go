@@ -4,23 +4,26 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/rlbench/rlbench/internal/resulttest"
+	"github.com/rlbench/rlbench/result"
 )
 
 // memoryResult holds two sizes of one scenario group for two algorithms,
 // one of them with a leak.
-func memoryResult() *Result {
-	r := sampleResult()
-	run := func(algo, scenario string, ids int, bpi float64, leaks int64) Run {
-		return Run{
+func memoryResult() *result.Result {
+	r := resulttest.Sample()
+	run := func(algo, scenario string, ids int, bpi float64, leaks int64) result.Run {
+		return result.Run{
 			Algorithm: algo, Scenario: scenario, Shape: "cardinality", ScenarioGroup: "once", Identities: ids,
-			Params: Params{KeyPrefix: "rlbench:r1:" + algo + ":" + scenario + ":"},
-			Memory: &Memory{Identities: int64(ids), Keys: int64(ids) + leaks, KeysWithoutTTL: leaks, BytesPerIdentity: bpi,
+			Params: result.Params{KeyPrefix: "rlbench:r1:" + algo + ":" + scenario + ":"},
+			Memory: &result.Memory{Identities: int64(ids), Keys: int64(ids) + leaks, KeysWithoutTTL: leaks, BytesPerIdentity: bpi,
 				MemoryUsageSampledBytes: 88, SampledKeys: 1000, Encodings: map[string]int64{"int": 990, "embstr": 10},
 				RlbenchPeakRSSBytes: 25 << 20, Notes: []string{"used_memory is the whole server's"}},
-			Server: &Server{UsecPerCall: 3.25, Calls: int64(ids)},
+			Server: &result.Server{UsecPerCall: 3.25, Calls: int64(ids)},
 		}
 	}
-	r.Runs = []Run{
+	r.Runs = []result.Run{
 		run("fixed_window", "once-10k", 10000, 130.5, 0),
 		run("sliding_log", "once-10k", 10000, 180.25, 0),
 		run("fixed_window", "once-1M", 1000000, 129.75, 0),
@@ -59,7 +62,7 @@ func TestSummaryShowsMemoryAndLeaks(t *testing.T) {
 			t.Errorf("curve lacks row %q:\n%s", row, curve)
 		}
 	}
-	if leaks := Leaks(memoryResult()); len(leaks) != 1 {
+	if leaks := leakNotes(memoryResult()); len(leaks) != 1 {
 		t.Errorf("Leaks found %d runs, want the one", len(leaks))
 	}
 }
@@ -68,7 +71,7 @@ func TestSummaryShowsMemoryAndLeaks(t *testing.T) {
 // table at all.
 func TestSummaryWithoutMemory(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteSummary(&b, sampleResult()); err != nil {
+	if err := WriteSummary(&b, resulttest.Sample()); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), "B/identity") {
@@ -85,11 +88,11 @@ func TestFormatBytesAndCount(t *testing.T) {
 		{FormatBytes(1536), "1.50 KiB"},     // a fraction
 		{FormatBytes(25 << 20), "25.0 MiB"}, // whole MiB
 		{FormatBytes(300 << 20), "300 MiB"}, // three digits
-		{FormatCount(950), "950"},           // as is
-		{FormatCount(10000), "10k"},         // whole thousands
-		{FormatCount(100000), "100k"},       // trailing zeros kept before the point
-		{FormatCount(1500), "1.5k"},         // one decimal
-		{FormatCount(1000000), "1M"},        // whole millions
+		{FormatCountShort(950), "950"},      // as is
+		{FormatCountShort(10000), "10k"},    // whole thousands
+		{FormatCountShort(100000), "100k"},  // trailing zeros kept before the point
+		{FormatCountShort(1500), "1.5k"},    // one decimal
+		{FormatCountShort(1000000), "1M"},   // whole millions
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)

@@ -5,42 +5,9 @@ import (
 	"sync"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/profile"
+	"github.com/rlbench/rlbench/result"
 )
-
-// Audit is what checking one run's decisions found: how the limiter's
-// admissions compare with its own bound, with the policy, and with an
-// exact reference model fed the same arrivals at the same server times.
-type Audit struct {
-	// Identities is how many identities were audited in full (those of
-	// the sample that got at least one decision).
-	Identities int64
-	// Sampled says the run had more identities than the audit keeps, so
-	// the figures cover a seeded sample of them.
-	Sampled bool
-	// Decisions and Allowed count the audited identities' decisions and
-	// admissions. Calls that failed carry no decision and are left out.
-	Decisions int64
-	Allowed   int64
-	// ExpectedAllowed is how many of those decisions the model admits.
-	ExpectedAllowed int64
-	// ModelMismatches counts decisions where Redis and the model disagree.
-	ModelMismatches int64
-	// MaxWindowAdmitted is the most admissions of one identity within any
-	// interval shorter than the window; BoundWindow is what the algorithm
-	// promises for such an interval.
-	MaxWindowAdmitted int64
-	BoundWindow       int64
-	// Overshoot sums over identities how far each one's busiest window
-	// went beyond BoundWindow; Violations counts those identities. A
-	// correct atomic limiter has both at zero.
-	Overshoot  int64
-	Violations int64
-	// PolicyExcess is how far the busiest window went beyond the policy's
-	// limit: what the algorithm lets through that the policy's sentence
-	// does not (about the limit for a fixed window hit across its
-	// boundary, zero for a sliding log).
-	PolicyExcess int64
-}
 
 // auditShards spreads the audit's locks, so workers rarely wait for each
 // other.
@@ -64,7 +31,7 @@ type auditor struct {
 // at most spec.Identities of them (a sample drawn with seed). It returns
 // nil, which audits nothing, when the limiter has no model or the audit is
 // turned off.
-func newAuditor(lim algorithms.Limiter, identities int, spec AuditSpec, seed int64) *auditor {
+func newAuditor(lim algorithms.Limiter, identities int, spec profile.AuditSpec, seed int64) *auditor {
 	a, ok := lim.(algorithms.Auditable)
 	if !ok || spec.Identities <= 0 || identities <= 0 {
 		return nil
@@ -112,15 +79,16 @@ func (a *auditor) slot(identity uint64) (int, bool) {
 }
 
 // result replays every audited identity through a fresh model and measures
-// its busiest window. It frees the decisions as it goes and must be called
-// once all recording has finished. A nil auditor has no result.
-func (a *auditor) result() *Audit {
+// its busiest window (see result.Audit for what each figure means). It
+// frees the decisions as it goes and must be called once all recording has
+// finished. A nil auditor has no result.
+func (a *auditor) result() *result.Audit {
 	if a == nil {
 		return nil
 	}
 	policy := a.limiter.Policy()
 	window := policy.WindowMicros()
-	res := &Audit{Sampled: a.sampled, BoundWindow: a.limiter.Bound(policy.Window)}
+	res := &result.Audit{Sampled: a.sampled, BoundWindow: a.limiter.Bound(policy.Window)}
 	var admitted []int64
 	for slot, decs := range a.decisions {
 		if len(decs) == 0 {

@@ -5,29 +5,32 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/internal/redistest"
+	"github.com/rlbench/rlbench/profile"
+	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/workload"
 )
 
-func runProfile(t *testing.T, runner *workload.Runner) map[string]*workload.RunResult {
+func runProfile(t *testing.T, runner *workload.Runner) map[string]*result.Run {
 	t.Helper()
-	runs, err := runner.Run(context.Background())
+	runs, err := runsOf(runner.Run(context.Background()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	byKey := map[string]*workload.RunResult{}
-	for _, r := range runs {
+	byKey := map[string]*result.Run{}
+	for i := range runs {
+		r := &runs[i]
 		checkCounts(t, r)
-		if r.Counts.Errors != 0 {
-			t.Errorf("%s/%s: %d errors: %v", r.Algorithm, r.Scenario.Name, r.Counts.Errors, r.Errors)
+		if r.Requests.Errors != 0 {
+			t.Errorf("%s/%s: %d errors: %v", r.Algorithm, r.Scenario, r.Requests.Errors, r.Errors)
 		}
 		if r.Audit == nil {
-			t.Fatalf("%s/%s: no audit", r.Algorithm, r.Scenario.Name)
+			t.Fatalf("%s/%s: no audit", r.Algorithm, r.Scenario)
 		}
-		byKey[r.Algorithm+"/"+r.Scenario.Name] = r
+		byKey[r.Algorithm+"/"+r.Scenario] = r
 	}
 	return byKey
 }
@@ -55,18 +58,18 @@ scenarios:
     offset: 20ms
     stagger: 30ms
 `)
-	for key, r := range runProfile(t, &workload.Runner{Profile: p, Client: rdb}) {
+	for key, r := range runProfile(t, &workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb}}) {
 		a := r.Audit
-		if a.ModelMismatches != 0 || a.ExpectedAllowed != r.Counts.Allowed {
-			t.Errorf("%s: %d decisions differ from the model (Redis admitted %d, model %d)", key, a.ModelMismatches, r.Counts.Allowed, a.ExpectedAllowed)
+		if a.ModelMismatches != 0 || a.ExpectedAllowed != r.Requests.Allowed {
+			t.Errorf("%s: %d decisions differ from the model (Redis admitted %d, model %d)", key, a.ModelMismatches, r.Requests.Allowed, a.ExpectedAllowed)
 		}
 		if a.Overshoot != 0 || a.Violations != 0 || a.MaxWindowAdmitted > a.BoundWindow {
 			t.Errorf("%s: max %d in a window against a bound of %d, overshoot %d", key, a.MaxWindowAdmitted, a.BoundWindow, a.Overshoot)
 		}
-		if a.Sampled || a.Decisions != r.Counts.Sent || a.Allowed != r.Counts.Allowed || a.Identities != int64(r.Identities) {
-			t.Errorf("%s: audited %d decisions of %d identities, want all %d of %d", key, a.Decisions, a.Identities, r.Counts.Sent, r.Identities)
+		if a.Sampled || a.Decisions != r.Requests.Sent || a.Allowed != r.Requests.Allowed || a.Identities != int64(r.Identities) {
+			t.Errorf("%s: audited %d decisions of %d identities, want all %d of %d", key, a.Decisions, a.Identities, r.Requests.Sent, r.Identities)
 		}
-		if r.Counts.Denied == 0 {
+		if r.Requests.Denied == 0 {
 			t.Errorf("%s: nothing denied; the load never reached the limit", key)
 		}
 	}
@@ -75,7 +78,7 @@ scenarios:
 // boundaryProfile puts bursts of burst requests 50ms either side of each
 // identity's boundary in a 500ms window: wide enough that a busy machine
 // does not push a burst across it.
-func boundaryProfile(t *testing.T, algs string, limit, burst int) *workload.Profile {
+func boundaryProfile(t *testing.T, algs string, limit, burst int) *profile.Profile {
 	return mustProfile(t, fmt.Sprintf(`
 policy: {limit: %d, window: 500ms}
 algorithms: [%s]
@@ -101,7 +104,7 @@ func TestBoundaryShapeOnRealRedis(t *testing.T) {
 	rdb := redistest.Client(t)
 	const limit = 20
 	p := boundaryProfile(t, strings.Join(algorithms.Default(), ", "), limit, 25)
-	runs := runProfile(t, &workload.Runner{Profile: p, Client: rdb})
+	runs := runProfile(t, &workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb}})
 	for _, tc := range []struct {
 		alg              string
 		maxWindow, bound int64
@@ -122,14 +125,14 @@ func TestBoundaryShapeOnRealRedis(t *testing.T) {
 			t.Errorf("%s: bound %d, want %d", tc.alg, a.BoundWindow, tc.bound)
 		}
 		if tc.maxWindow >= 0 && (a.MaxWindowAdmitted != tc.maxWindow || a.PolicyExcess != tc.excess) {
-			t.Errorf("%s: max %d admitted in a window (%d over the policy), want %d (%d over); late sends %d, max lag %s",
-				tc.alg, a.MaxWindowAdmitted, a.PolicyExcess, tc.maxWindow, tc.excess, r.Counts.Late, r.MaxLag)
+			t.Errorf("%s: max %d admitted in a window (%d over the policy), want %d (%d over); late sends %d, max lag %dus",
+				tc.alg, a.MaxWindowAdmitted, a.PolicyExcess, tc.maxWindow, tc.excess, r.Requests.Late, r.MaxLagUs)
 		}
 		if tc.maxWindow < 0 && (a.MaxWindowAdmitted <= limit || a.MaxWindowAdmitted > a.BoundWindow) {
 			t.Errorf("%s: max %d admitted in a window, want above the limit %d and within the bound %d", tc.alg, a.MaxWindowAdmitted, limit, a.BoundWindow)
 		}
 		c := r.ClockOffset
-		if c == nil || c.Samples != workload.DefaultClockSamples || c.Uncertainty <= 0 || c.Uncertainty > 50*time.Millisecond {
+		if c == nil || c.Samples != workload.DefaultClockSamples || c.UncertaintyUs <= 0 || c.UncertaintyUs > 50_000 {
 			t.Errorf("%s: clock offset %+v, want an estimate to within the offset", tc.alg, c)
 		}
 	}
@@ -140,7 +143,7 @@ func TestBoundaryShapeOnRealRedis(t *testing.T) {
 // the fixed window's own bound, and the audit says so.
 func TestAuditFlagsTheNaiveCounter(t *testing.T) {
 	rdb := redistest.Client(t)
-	r := runProfile(t, &workload.Runner{Profile: boundaryProfile(t, algorithms.NaiveCounterName, 5, 30), Client: rdb})[algorithms.NaiveCounterName+"/edge"]
+	r := runProfile(t, &workload.Runner{Profile: boundaryProfile(t, algorithms.NaiveCounterName, 5, 30), Env: &redisenv.Env{Client: rdb}})[algorithms.NaiveCounterName+"/edge"]
 	a := r.Audit
 	if a.Overshoot == 0 || a.Violations == 0 || a.MaxWindowAdmitted <= a.BoundWindow {
 		t.Errorf("naive counter: max %d in a window against a bound of %d, overshoot %d: the audit missed the race", a.MaxWindowAdmitted, a.BoundWindow, a.Overshoot)
@@ -191,7 +194,7 @@ func TestAuditFlagsAMutatedScript(t *testing.T) {
 	const limit, identities = 10, 4
 	runner := &workload.Runner{
 		Profile: boundaryProfile(t, algorithms.FixedWindowName, limit, 12),
-		Client:  rdb,
+		Env:     &redisenv.Env{Client: rdb},
 		NewLimiter: func(name string, rdb algorithms.Redis, p algorithms.Policy) (algorithms.Limiter, error) {
 			return newMutantWindow(rdb, p)
 		},
@@ -199,8 +202,8 @@ func TestAuditFlagsAMutatedScript(t *testing.T) {
 	r := runProfile(t, runner)[algorithms.FixedWindowName+"/edge"]
 	a := r.Audit
 	if a.Overshoot == 0 || a.Violations == 0 || a.MaxWindowAdmitted != 2*(limit+1)-1 {
-		t.Errorf("mutant: max %d in a window against a bound of %d, overshoot %d over %d identities; want %d (late sends %d, max lag %s)",
-			a.MaxWindowAdmitted, a.BoundWindow, a.Overshoot, a.Violations, 2*(limit+1)-1, r.Counts.Late, r.MaxLag)
+		t.Errorf("mutant: max %d in a window against a bound of %d, overshoot %d over %d identities; want %d (late sends %d, max lag %dus)",
+			a.MaxWindowAdmitted, a.BoundWindow, a.Overshoot, a.Violations, 2*(limit+1)-1, r.Requests.Late, r.MaxLagUs)
 	}
 	if a.ModelMismatches < identities || a.Allowed-a.ExpectedAllowed != a.ModelMismatches {
 		t.Errorf("mutant: %d mismatches, %d admitted against %d expected; want only extra admissions, at least one per identity", a.ModelMismatches, a.Allowed, a.ExpectedAllowed)

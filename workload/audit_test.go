@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/profile"
+	"github.com/rlbench/rlbench/result"
 )
 
 func TestMaxInWindow(t *testing.T) {
@@ -69,7 +71,7 @@ func TestSampleIdentities(t *testing.T) {
 func TestAuditorReplaysInServerOrder(t *testing.T) {
 	p := algorithms.Policy{Limit: 2, Window: 10 * time.Millisecond}
 	lim := algorithms.NewFixedWindow(nil, p)
-	a := newAuditor(lim, 3, AuditSpec{Identities: 10}, 1)
+	a := newAuditor(lim, 3, profile.AuditSpec{Identities: 10}, 1)
 	const t0 = int64(1_764_000_000_000_000)
 	type dec struct {
 		id      uint64
@@ -91,7 +93,7 @@ func TestAuditorReplaysInServerOrder(t *testing.T) {
 	}
 	a.record(2, algorithms.Decision{}, errors.New("i/o timeout"))
 	got := a.result()
-	want := Audit{
+	want := result.Audit{
 		Identities: 3, Decisions: 11, Allowed: 9, ExpectedAllowed: 8, ModelMismatches: 1,
 		MaxWindowAdmitted: 3, BoundWindow: 4, Overshoot: 0, Violations: 0, PolicyExcess: 1,
 	}
@@ -105,7 +107,7 @@ func TestAuditorReplaysInServerOrder(t *testing.T) {
 // overshoots its bound, identity by identity.
 func TestAuditorSeesOvershoot(t *testing.T) {
 	p := algorithms.Policy{Limit: 3, Window: time.Second}
-	a := newAuditor(algorithms.NewSlidingLog(nil, p), 2, AuditSpec{Identities: 10}, 1)
+	a := newAuditor(algorithms.NewSlidingLog(nil, p), 2, profile.AuditSpec{Identities: 10}, 1)
 	for id := uint64(0); id < 2; id++ {
 		for i := int64(0); i < 5+int64(id); i++ {
 			a.record(id, algorithms.Decision{Allowed: true, ServerNowMicros: 1_764_000_000_000_000 + i}, nil)
@@ -124,7 +126,7 @@ func TestAuditorSeesOvershoot(t *testing.T) {
 // kept, and the result says so.
 func TestAuditorSamples(t *testing.T) {
 	lim := algorithms.NewFixedWindow(nil, algorithms.Policy{Limit: 1, Window: time.Second})
-	a := newAuditor(lim, 1000, AuditSpec{Identities: 10}, 3)
+	a := newAuditor(lim, 1000, profile.AuditSpec{Identities: 10}, 3)
 	for id := uint64(0); id < 1000; id++ {
 		a.record(id, algorithms.Decision{Allowed: true, ServerNowMicros: 1_764_000_000_000_000}, nil)
 	}
@@ -132,7 +134,7 @@ func TestAuditorSamples(t *testing.T) {
 	if !got.Sampled || got.Identities != 10 || got.Decisions != 10 {
 		t.Errorf("audit %+v, want a sample of 10 identities", *got)
 	}
-	if newAuditor(lim, 5, AuditSpec{Identities: 0}, 1) != nil {
+	if newAuditor(lim, 5, profile.AuditSpec{Identities: 0}, 1) != nil {
 		t.Errorf("an audit of zero identities is not off")
 	}
 }
@@ -149,7 +151,7 @@ func BenchmarkAuditMemory(b *testing.B) {
 		keep int
 	}{
 		{"every-identity", 100_000},
-		{"default", DefaultAuditIdentities},
+		{"default", profile.DefaultAuditIdentities},
 	} {
 		b.Run(tc.name, func(b *testing.B) { benchmarkAudit(b, tc.keep) })
 	}
@@ -165,7 +167,7 @@ func benchmarkAudit(b *testing.B, keep int) {
 		var peak atomic.Uint64
 		stop := sampleHeap(&peak)
 
-		a := newAuditor(lim, identities, AuditSpec{Identities: keep}, 1)
+		a := newAuditor(lim, identities, profile.AuditSpec{Identities: keep}, 1)
 		var wg sync.WaitGroup
 		const writers = 8
 		for w := 0; w < writers; w++ {

@@ -19,7 +19,7 @@ func BenchmarkRequestPath(b *testing.B) {
 	if err := lim.Load(ctx); err != nil {
 		b.Fatal(err)
 	}
-	d := &drive{limiter: lim, prefix: "rlbench:bench:fixed_window:b:", clock: RealClock{}, rec: newRecorder(time.Now()), concurrency: 1, callCtx: ctx}
+	d := &scheduler{limiter: lim, prefix: "rlbench:bench:fixed_window:b:", clock: RealClock{}, rec: newRecorder(time.Now()), concurrency: 1, callCtx: ctx}
 	w := d.newWorker(0)
 	b.ReportAllocs()
 	for i := uint64(0); b.Loop(); i++ {

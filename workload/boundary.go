@@ -6,63 +6,17 @@ import (
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/profile"
 )
 
-// ShapeBoundary primes each identity with one request, learns from the
-// reply where its window ends in server time, and fires one burst just
-// before that boundary and another just after: the traffic that shows a
-// fixed window admitting twice its limit within one window's length.
-const ShapeBoundary Shape = "boundary"
+// boundaryGrace is how far past its planned span a boundary run still
+// sends: bursts are placed by the primes' replies, which can come late.
+const boundaryGrace = time.Second
 
-// Defaults of the boundary shape.
-const (
-	DefaultBoundaryOffset = 10 * time.Millisecond
-	// boundaryGrace is how far past its planned span a boundary run still
-	// sends: bursts are placed by the primes' replies, which can come late.
-	boundaryGrace = time.Second
-)
-
-// Boundary holds the boundary shape's parameters.
-type Boundary struct {
-	// Burst is how many requests each of the two bursts sends.
-	Burst int64
-	// Offset is how far before the boundary the first burst ends, and how
-	// far after it the second one starts.
-	Offset time.Duration
-	// Spread is how long each burst lasts: its requests are due evenly
-	// over it. Zero fires each burst all at once.
-	Spread time.Duration
-	// Stagger is the time between two identities' priming requests.
-	Stagger time.Duration
-
-	// fields is where the profile gave the shape, until the checks that
-	// need the policy have run.
-	fields *fields
-}
-
-// DefaultStagger spaces identities so that the second burst of one and the
-// first burst of the next are 2 x offset apart.
-func DefaultStagger(offset, spread time.Duration) time.Duration {
-	return 4*offset + 2*spread
-}
-
-// Requests is how many requests a boundary scenario sends for identities
-// callers: a prime and two bursts each.
-func (b Boundary) Requests(identities int) int64 {
-	return int64(identities) * (1 + 2*b.Burst)
-}
-
-// Span is how long a boundary scenario lasts under policy p: the last
-// identity is primed (identities-1) x stagger after the first, and its
-// second burst ends about a window plus offset plus spread later.
-func (b Boundary) Span(p algorithms.Policy, identities int) time.Duration {
-	return time.Duration(identities-1)*b.Stagger + p.Window + time.Millisecond + b.Offset + b.Spread
-}
-
-// dues lists the server times (microseconds) of the two bursts around the
-// boundary at boundaryMicros: the first burst ends Offset before it, the
-// second starts Offset after it, each spread evenly over Spread.
-func (b Boundary) dues(boundaryMicros int64) []int64 {
+// burstDues lists the server times (microseconds) of the two bursts around
+// the boundary at boundaryMicros: the first burst ends Offset before it,
+// the second starts Offset after it, each spread evenly over Spread.
+func burstDues(b profile.Boundary, boundaryMicros int64) []int64 {
 	off, spread := b.Offset.Microseconds(), b.Spread.Microseconds()
 	out := make([]int64, 0, 2*b.Burst)
 	step := func(k int64) int64 {
@@ -89,29 +43,29 @@ func windowEnd(lim algorithms.Limiter, primeMicros int64) int64 {
 	return primeMicros + lim.Policy().WindowMicros()
 }
 
-// driveBoundary runs a boundary scenario: it aligns the local clock with
-// Redis TIME, then primes identity after identity and fires the bursts
-// each prime's reply places.
-func (r *Runner) driveBoundary(ctx context.Context, d *drive, s Scenario) (issued, error) {
-	offset, err := estimateClockOffset(ctx, r.Client, d.clock, DefaultClockSamples)
+// scheduleBoundary runs a boundary scenario: it aligns the local clock
+// with Redis TIME, then primes identity after identity and fires the
+// bursts each prime's reply places.
+func (r *Runner) scheduleBoundary(ctx context.Context, d *scheduler, s profile.Scenario) (scheduleEnd, error) {
+	offset, err := estimateClockOffset(ctx, r.Env.Client, d.clock, DefaultClockSamples)
 	if err != nil {
-		return issued{}, err
+		return scheduleEnd{}, err
 	}
-	out := d.boundary(ctx, s.Boundary, s.Identities, offset, s.Duration+boundaryGrace)
+	out := d.boundaryBursts(ctx, s.Boundary, s.Identities, offset, s.Duration+boundaryGrace)
 	out.clock = &offset
 	return out, nil
 }
 
-// boundary is the boundary shape's schedule. The pacing goroutine sends
-// each prime itself, at its due time, and from the reply's server time
-// places that identity's bursts, converted to local time through offset;
-// burst requests go to the workers at their due times, like an open loop.
-// Requests that fall due after until are counted as unsent.
-func (d *drive) boundary(ctx context.Context, b Boundary, identities int, offset ClockOffset, until time.Duration) issued {
+// boundaryBursts is the boundary shape's schedule. The pacing goroutine
+// sends each prime itself, at its due time, and from the reply's server
+// time places that identity's bursts, converted to local time through
+// offset; burst requests go to the workers at their due times, like an
+// open loop. Requests that fall due after until are counted as unsent.
+func (d *scheduler) boundaryBursts(ctx context.Context, b profile.Boundary, identities int, offset clockOffset, until time.Duration) scheduleEnd {
 	jobs, wait := d.startWorkers()
 	defer wait()
 	defer close(jobs)
-	defer pinForPacing()()
+	defer tuneForPacing(d.clock)()
 
 	start := d.rec.start
 	// Primes start once the clock is aligned, so none is late for it.
@@ -130,26 +84,25 @@ func (d *drive) boundary(ctx context.Context, b Boundary, identities int, offset
 		case len(pending) > 0:
 			j = heap.Pop(&pending).(job)
 		default:
-			return issued{elapsed: d.clock.Now().Sub(start)}
+			return scheduleEnd{elapsed: d.clock.Now().Sub(start)}
 		}
 		if j.due.Sub(start) >= until {
 			unsent := 1 + int64(len(pending)) + b.Requests(identities-next)
 			if prime {
 				unsent += 2 * b.Burst
 			}
-			return issued{elapsed: d.clock.Now().Sub(start), unsent: unsent}
+			return scheduleEnd{elapsed: d.clock.Now().Sub(start), unsent: unsent}
 		}
 		// Sleep also reports a stop when nothing is left to wait, so a
 		// schedule that is behind still ends when asked to.
 		if d.clock.Sleep(ctx, j.due.Sub(d.clock.Now())) != nil {
-			return issued{elapsed: d.clock.Now().Sub(start), interrupted: true}
+			return scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}
 		}
-		d.handed.Add(1)
 		if prime {
 			d.call(primer, j.identity, j.due)
 			if primer.out.err == nil {
 				edge := windowEnd(d.limiter, primer.out.decision.ServerNowMicros)
-				for _, due := range b.dues(edge) {
+				for _, due := range burstDues(b, edge) {
 					heap.Push(&pending, job{identity: j.identity, due: start.Add(offset.localTime(due).Sub(start))})
 				}
 			}
@@ -158,7 +111,7 @@ func (d *drive) boundary(ctx context.Context, b Boundary, identities int, offset
 		select {
 		case jobs <- j:
 		case <-ctx.Done():
-			return issued{elapsed: d.clock.Now().Sub(start), interrupted: true}
+			return scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}
 		}
 	}
 }

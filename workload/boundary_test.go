@@ -15,26 +15,28 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/profile"
+	"github.com/rlbench/rlbench/result"
 )
 
 func TestBoundaryDues(t *testing.T) {
 	const edge = int64(1_764_000_001_124_000)
 	for _, tc := range []struct {
 		why  string
-		b    Boundary
+		b    profile.Boundary
 		want []int64
 	}{
 		{"bursts fired at once, 10ms either side",
-			Boundary{Burst: 3, Offset: 10 * time.Millisecond},
+			profile.Boundary{Burst: 3, Offset: 10 * time.Millisecond},
 			[]int64{edge - 10_000, edge - 10_000, edge - 10_000, edge + 10_000, edge + 10_000, edge + 10_000}},
 		{"spread: the first burst ends at -offset, the second starts at +offset",
-			Boundary{Burst: 3, Offset: 10 * time.Millisecond, Spread: 4 * time.Millisecond},
+			profile.Boundary{Burst: 3, Offset: 10 * time.Millisecond, Spread: 4 * time.Millisecond},
 			[]int64{edge - 14_000, edge - 12_000, edge - 10_000, edge + 10_000, edge + 12_000, edge + 14_000}},
 		{"a burst of one has nothing to spread",
-			Boundary{Burst: 1, Offset: time.Millisecond, Spread: 5 * time.Millisecond},
+			profile.Boundary{Burst: 1, Offset: time.Millisecond, Spread: 5 * time.Millisecond},
 			[]int64{edge - 1_000, edge + 1_000}},
 	} {
-		if got := tc.b.dues(edge); !slices.Equal(got, tc.want) {
+		if got := burstDues(tc.b, edge); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: dues %v, want %v", tc.why, got, tc.want)
 		}
 	}
@@ -101,10 +103,27 @@ func TestBoundaryScheduleOnAFakeClock(t *testing.T) {
 	clock := newFakeClock()
 	server := &fakeServer{clock: clock, skew: 3*time.Second + 123*time.Microsecond, rtt: 100 * time.Microsecond}
 	lim := &skewedLimiter{server: server, stamps: map[uint64][]int64{}}
-	d := fakeDrive(clock, lim, 4)
+	d := fakeScheduler(clock, lim, 4)
+	b := profile.Boundary{Burst: 5, Offset: 10 * time.Millisecond, Spread: 2 * time.Millisecond, Stagger: 30 * time.Millisecond}
+	// Before the clock moves, every request due by now has reached the
+	// limiter: each prime (sent by the schedule itself) and the bursts it
+	// placed, due at their server time less the skew.
 	clock.settle = func() {
+		now := clock.Now().Add(server.skew).UnixMicro()
+		due := int64(0)
+		lim.mu.Lock()
+		for _, stamps := range lim.stamps {
+			edge := stamps[0] + lim.Policy().WindowMicros() + skewedWindowExtra
+			due++
+			for _, s := range burstDues(b, edge) {
+				if s <= now {
+					due++
+				}
+			}
+		}
+		lim.mu.Unlock()
 		deadline := time.Now().Add(5 * time.Second)
-		for lim.calls.Load() < d.handed.Load() && time.Now().Before(deadline) {
+		for lim.calls.Load() < due && time.Now().Before(deadline) {
 			runtime.Gosched()
 		}
 	}
@@ -115,16 +134,15 @@ func TestBoundaryScheduleOnAFakeClock(t *testing.T) {
 	if offset.Offset != server.skew || offset.Uncertainty != 51*time.Microsecond || offset.RTT != server.rtt {
 		t.Fatalf("clock offset %+v, want %s give or take 51us", offset, server.skew)
 	}
-	b := Boundary{Burst: 5, Offset: 10 * time.Millisecond, Spread: 2 * time.Millisecond, Stagger: 30 * time.Millisecond}
 	const identities = 6
-	out := d.boundary(context.Background(), b, identities, offset, b.Span(lim.Policy(), identities)+boundaryGrace)
+	out := d.boundaryBursts(context.Background(), b, identities, offset, b.Span(lim.Policy(), identities)+boundaryGrace)
 	if out.interrupted || out.unsent != 0 {
 		t.Fatalf("schedule ended early: %+v", out)
 	}
-	var res RunResult
+	var res result.Run
 	d.rec.fill(&res)
-	if res.Counts.Sent != b.Requests(identities) || res.Counts.Late != 0 {
-		t.Errorf("sent %d (late %d), want %d, none late", res.Counts.Sent, res.Counts.Late, b.Requests(identities))
+	if res.Requests.Sent != b.Requests(identities) || res.Requests.Late != 0 {
+		t.Errorf("sent %d (late %d), want %d, none late", res.Requests.Sent, res.Requests.Late, b.Requests(identities))
 	}
 	var primes []int64
 	for id := uint64(0); id < identities; id++ {
@@ -136,7 +154,7 @@ func TestBoundaryScheduleOnAFakeClock(t *testing.T) {
 		slices.Sort(got)
 		primes = append(primes, got[0])
 		edge := got[0] + lim.Policy().WindowMicros() + skewedWindowExtra
-		if want := b.dues(edge); !slices.Equal(got[1:], want) {
+		if want := burstDues(b, edge); !slices.Equal(got[1:], want) {
 			t.Errorf("identity %d: bursts at %v, want %v", id, offsets(got[1:], edge), offsets(want, edge))
 		}
 		for k, s := range got[1:] {
@@ -167,12 +185,12 @@ func TestBoundaryCountsWhatRunsPastTheEnd(t *testing.T) {
 	clock := newFakeClock()
 	server := &fakeServer{clock: clock}
 	lim := &skewedLimiter{server: server, stamps: map[uint64][]int64{}}
-	d := fakeDrive(clock, lim, 2)
-	b := Boundary{Burst: 3, Offset: 10 * time.Millisecond, Stagger: time.Second}
+	d := fakeScheduler(clock, lim, 2)
+	b := profile.Boundary{Burst: 3, Offset: 10 * time.Millisecond, Stagger: time.Second}
 	// Three identities primed 1s apart, each with bursts about a 200ms
 	// window later: an end at 1.1s sends the first identity's prime and
 	// bursts and the second one's prime, and nothing after.
-	out := d.boundary(context.Background(), b, 3, ClockOffset{}, 1100*time.Millisecond)
+	out := d.boundaryBursts(context.Background(), b, 3, clockOffset{}, 1100*time.Millisecond)
 	sent := d.rec.completed()
 	if sent != 1+2*3+1 {
 		t.Errorf("sent %d, want the first identity's 7 and the second prime", sent)
@@ -187,10 +205,10 @@ func TestBoundaryCountsWhatRunsPastTheEnd(t *testing.T) {
 func TestBoundaryStopsOnCancel(t *testing.T) {
 	clock := newFakeClock()
 	lim := &skewedLimiter{server: &fakeServer{clock: clock}, stamps: map[uint64][]int64{}}
-	d := fakeDrive(clock, lim, 2)
+	d := fakeScheduler(clock, lim, 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	out := d.boundary(ctx, Boundary{Burst: 3, Offset: 10 * time.Millisecond}, 5, ClockOffset{}, time.Hour)
+	out := d.boundaryBursts(ctx, profile.Boundary{Burst: 3, Offset: 10 * time.Millisecond}, 5, clockOffset{}, time.Hour)
 	if !out.interrupted || lim.calls.Load() != 0 {
 		t.Errorf("interrupted %v after %d calls; want a stop before the first", out.interrupted, lim.calls.Load())
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/internal/redistest"
+	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/workload"
 )
 
@@ -39,31 +40,32 @@ scenarios:
     rate: max
     requests: 500
 `)
-	runs, err := (&workload.Runner{Profile: p, Client: rdb, Mode: redisenv.Private}).Run(context.Background())
+	runs, err := runsOf((&workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}}).Run(context.Background()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]*workload.RunResult{}
-	for _, r := range runs {
+	got := map[string]*result.Run{}
+	for i := range runs {
+		r := &runs[i]
 		checkCounts(t, r)
-		if r.Counts.Errors != 0 || r.Memory == nil || r.Memory.KeysWithoutTTL != 0 {
-			t.Fatalf("%s: errors %d, memory %+v", r.Scenario.Name, r.Counts.Errors, r.Memory)
+		if r.Requests.Errors != 0 || r.Memory == nil || r.Memory.KeysWithoutTTL != 0 {
+			t.Fatalf("%s: errors %d, memory %+v", r.Scenario, r.Requests.Errors, r.Memory)
 		}
-		got[r.Scenario.Name] = r
+		got[r.Scenario] = r
 	}
 	for name, want := range map[string]int64{"seq-300": 300, "seq-700": 700} {
 		r := got[name]
-		if r == nil || r.Counts.Sent != want+100 || r.Memory.Identities != want {
+		if r == nil || r.Requests.Sent != want+100 || r.Memory.Identities != want {
 			t.Errorf("%s: %+v; want %d identities each with a key after %d requests", name, r, want, want+100)
 		}
 	}
 	// s = 2 puts about 60% of the draws on identity 0: 600 requests touch a
 	// few dozen identities.
-	if z := got["zipf-open"]; z.Counts.Sent != 600 || z.TargetPerSecond != 4000 || z.Memory.Identities > 100 {
-		t.Errorf("zipf: sent %d at %v/s over %d identities; want 600 at 4000/s over a few dozen", z.Counts.Sent, z.TargetPerSecond, z.Memory.Identities)
+	if z := got["zipf-open"]; z.Requests.Sent != 600 || z.Rate.TargetPerS != 4000 || z.Memory.Identities > 100 {
+		t.Errorf("zipf: sent %d at %v/s over %d identities; want 600 at 4000/s over a few dozen", z.Requests.Sent, z.Rate.TargetPerS, z.Memory.Identities)
 	}
 	// 500 uniform draws from a million almost never repeat.
-	if u := got["uniform-closed"]; u.Counts.Sent != 500 || u.Memory.Identities < 495 {
-		t.Errorf("uniform: sent %d over %d identities; want 500 over about 500", u.Counts.Sent, u.Memory.Identities)
+	if u := got["uniform-closed"]; u.Requests.Sent != 500 || u.Memory.Identities < 495 {
+		t.Errorf("uniform: sent %d over %d identities; want 500 over about 500", u.Requests.Sent, u.Memory.Identities)
 	}
 }

@@ -13,10 +13,34 @@ type Clock interface {
 	Sleep(ctx context.Context, d time.Duration) error
 }
 
+// ProcessTuner is an optional capability of a Clock: tuning the process for
+// a schedule kept in real time. RealClock has it; a fake clock, which never
+// really sleeps, does not, so tests of schedules leave the process alone.
+// This is the one place rlbench changes process-wide settings.
+type ProcessTuner interface {
+	// PinForPacing tunes the calling goroutine's thread so that its sleeps
+	// end on time; the returned function undoes it.
+	PinForPacing() (undo func())
+	// ShareCPUs leaves one CPU to a Redis on this machine; the returned
+	// function undoes it.
+	ShareCPUs() (undo func())
+}
+
+// tuneForPacing pins the calling goroutine for pacing when clock can.
+func tuneForPacing(clock Clock) (undo func()) {
+	if t, ok := clock.(ProcessTuner); ok {
+		return t.PinForPacing()
+	}
+	return func() {}
+}
+
 // RealClock is the wall clock.
 type RealClock struct{}
 
-var _ Clock = RealClock{}
+var (
+	_ Clock        = RealClock{}
+	_ ProcessTuner = RealClock{}
+)
 
 // Now implements Clock.
 func (RealClock) Now() time.Time { return time.Now() }
@@ -47,3 +71,9 @@ func (RealClock) Sleep(ctx context.Context, d time.Duration) error {
 	}
 	return ctx.Err()
 }
+
+// PinForPacing implements ProcessTuner.
+func (RealClock) PinForPacing() (undo func()) { return pinForPacing() }
+
+// ShareCPUs implements ProcessTuner.
+func (RealClock) ShareCPUs() (undo func()) { return shareCPUs() }

@@ -6,12 +6,13 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/rlbench/rlbench/result"
 )
 
-// ClockOffset is how far Redis TIME is ahead of the local clock, as
+// clockOffset is how far Redis TIME is ahead of the local clock, as
 // estimated from TIME round trips. A server instant s happens locally at
 // s - Offset, give or take Uncertainty.
-type ClockOffset struct {
+type clockOffset struct {
 	// Offset is server time minus local time.
 	Offset time.Duration
 	// Uncertainty bounds the estimate's error: the server read its clock
@@ -37,14 +38,14 @@ type serverClock interface {
 // round trip with the smallest duration: the less time the request spent
 // in flight, the less room there is for where in it the server read its
 // clock.
-func estimateClockOffset(ctx context.Context, srv serverClock, clock Clock, samples int) (ClockOffset, error) {
-	best := ClockOffset{Samples: samples}
+func estimateClockOffset(ctx context.Context, srv serverClock, clock Clock, samples int) (clockOffset, error) {
+	best := clockOffset{Samples: samples}
 	for i := 0; i < samples; i++ {
 		before := clock.Now()
 		server, err := srv.Time(ctx).Result()
 		after := clock.Now()
 		if err != nil {
-			return ClockOffset{}, fmt.Errorf("reading Redis TIME to align the schedule with server time: %w", err)
+			return clockOffset{}, fmt.Errorf("reading Redis TIME to align the schedule with server time: %w", err)
 		}
 		rtt := after.Sub(before)
 		if i == 0 || rtt < best.RTT {
@@ -57,6 +58,16 @@ func estimateClockOffset(ctx context.Context, srv serverClock, clock Clock, samp
 }
 
 // localTime is when server instant serverMicros happens on the local clock.
-func (c ClockOffset) localTime(serverMicros int64) time.Time {
+func (c clockOffset) localTime(serverMicros int64) time.Time {
 	return time.UnixMicro(serverMicros).Add(-c.Offset)
+}
+
+// contract is the estimate as the result records it.
+func (c clockOffset) contract() *result.ClockOffset {
+	return &result.ClockOffset{
+		OffsetUs:      c.Offset.Microseconds(),
+		UncertaintyUs: c.Uncertainty.Microseconds(),
+		RTTUs:         c.RTT.Microseconds(),
+		Samples:       c.Samples,
+	}
 }

@@ -4,24 +4,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+
+	"github.com/rlbench/rlbench/profile"
 )
-
-// Distribution is how a cardinality scenario chooses identities.
-type Distribution string
-
-const (
-	// UniformIdentities draws every request's identity uniformly at random.
-	UniformIdentities Distribution = "uniform"
-	// ZipfIdentities draws identities from a Zipf distribution: identity k
-	// is chosen with probability proportional to 1/(k+1)^s, so a few hot
-	// identities take most requests and a long tail is seen once or never.
-	ZipfIdentities Distribution = "zipf"
-	// SequentialIdentities sends each identity one request, in order.
-	SequentialIdentities Distribution = "sequential"
-)
-
-// DefaultZipfExponent is the Zipf exponent s when a profile names none.
-const DefaultZipfExponent = 1.2
 
 // zipfStream is the PCG stream Zipf draws from; other pickers use their
 // own, so two distributions with one seed are not correlated.
@@ -98,31 +83,31 @@ func (l *lockedPicker) Pick(n uint64) uint64 {
 	return l.p.Pick(n)
 }
 
-// picker builds the identity picker scenario s asks for; a zero Zipf
-// exponent means DefaultZipfExponent.
-func (s Scenario) picker(seed int64) (IdentityPicker, error) {
+// newPicker builds the identity picker scenario s asks for; a zero Zipf
+// exponent means profile.DefaultZipfExponent.
+func newPicker(s profile.Scenario, seed int64) (IdentityPicker, error) {
 	count := uint64(s.Identities)
 	if count == 0 {
 		return nil, fmt.Errorf("scenario %s has no identities", s.Name)
 	}
 	exponent := s.ZipfExponent
 	if exponent == 0 {
-		exponent = DefaultZipfExponent
+		exponent = profile.DefaultZipfExponent
 	}
-	if s.Shape != ShapeCardinality {
-		if s.Arrival == Poisson {
+	if s.Shape != profile.ShapeCardinality {
+		if s.Arrival == profile.Poisson {
 			return NewRandomPicker(count, seed), nil
 		}
 		return RoundRobin{Count: count}, nil
 	}
 	switch s.Distribution {
-	case ZipfIdentities:
+	case profile.ZipfIdentities:
 		z, err := NewZipf(count, exponent, seed)
 		if err != nil {
 			return nil, err
 		}
 		return z, nil
-	case SequentialIdentities:
+	case profile.SequentialIdentities:
 		seq := Sequential{Count: count}
 		if s.Repeats > 0 {
 			z, err := NewZipf(count, exponent, seed)

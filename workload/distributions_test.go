@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/rlbench/rlbench/profile"
 )
 
 // TestZipfIsSkewedAndRepeatable: identity 0 is the most frequent, the head
@@ -150,16 +152,16 @@ func TestSharedPickerUnderConcurrency(t *testing.T) {
 func TestScenarioPicker(t *testing.T) {
 	for _, tc := range []struct {
 		why  string
-		s    Scenario
+		s    profile.Scenario
 		want string
 	}{
-		{"steady, uniform arrivals: identities in turn", Scenario{Shape: ShapeSteady, Identities: 5, Arrival: Uniform}, "workload.RoundRobin"},
-		{"steady, Poisson arrivals: identities at random", Scenario{Shape: ShapeSteady, Identities: 5, Arrival: Poisson}, "*workload.RandomPicker"},
-		{"cardinality, uniform", Scenario{Shape: ShapeCardinality, Identities: 5, Distribution: UniformIdentities}, "*workload.RandomPicker"},
-		{"cardinality, zipf (exponent defaulted)", Scenario{Shape: ShapeCardinality, Identities: 5, Distribution: ZipfIdentities}, "*workload.Zipf"},
-		{"cardinality, sequential", Scenario{Shape: ShapeCardinality, Identities: 5, Distribution: SequentialIdentities}, "workload.Sequential"},
+		{"steady, uniform arrivals: identities in turn", profile.Scenario{Shape: profile.ShapeSteady, Identities: 5, Arrival: profile.Uniform}, "workload.RoundRobin"},
+		{"steady, Poisson arrivals: identities at random", profile.Scenario{Shape: profile.ShapeSteady, Identities: 5, Arrival: profile.Poisson}, "*workload.RandomPicker"},
+		{"cardinality, uniform", profile.Scenario{Shape: profile.ShapeCardinality, Identities: 5, Distribution: profile.UniformIdentities}, "*workload.RandomPicker"},
+		{"cardinality, zipf (exponent defaulted)", profile.Scenario{Shape: profile.ShapeCardinality, Identities: 5, Distribution: profile.ZipfIdentities}, "*workload.Zipf"},
+		{"cardinality, sequential", profile.Scenario{Shape: profile.ShapeCardinality, Identities: 5, Distribution: profile.SequentialIdentities}, "workload.Sequential"},
 	} {
-		p, err := tc.s.picker(1)
+		p, err := newPicker(tc.s, 1)
 		if err != nil {
 			t.Errorf("%s: %v", tc.why, err)
 			continue
@@ -168,11 +170,11 @@ func TestScenarioPicker(t *testing.T) {
 			t.Errorf("%s: %s, want %s", tc.why, got, tc.want)
 		}
 	}
-	seq, err := Scenario{Shape: ShapeCardinality, Identities: 5, Distribution: SequentialIdentities, Repeats: 3, ZipfExponent: 1.4}.picker(1)
+	seq, err := newPicker(profile.Scenario{Shape: profile.ShapeCardinality, Identities: 5, Distribution: profile.SequentialIdentities, Repeats: 3, ZipfExponent: 1.4}, 1)
 	if err != nil || typeName(seq.(Sequential).Then) != "*workload.Zipf" {
 		t.Errorf("sequential with repeats: %#v, %v; want a Zipf head after the pass", seq, err)
 	}
-	if _, err := (Scenario{Shape: ShapeCardinality, Identities: 5, Distribution: ZipfIdentities, ZipfExponent: 0.9}).picker(1); err == nil {
+	if _, err := newPicker(profile.Scenario{Shape: profile.ShapeCardinality, Identities: 5, Distribution: profile.ZipfIdentities, ZipfExponent: 0.9}, 1); err == nil {
 		t.Errorf("a Zipf exponent below 1 built a picker")
 	}
 }

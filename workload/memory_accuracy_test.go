@@ -13,6 +13,7 @@ import (
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/internal/redistest"
+	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/workload"
 )
 
@@ -31,14 +32,15 @@ func TestBytesPerIdentityMatchesAnIndependentFill(t *testing.T) {
 	rdb := redistest.Client(t)
 	p := onceEachProfile(t, "fill", accuracyIdentities, 16)
 	// Run ids of one length, so both paths write keys of one length.
-	runner := &workload.Runner{Profile: p, Client: rdb, Mode: redisenv.Private, RunID: "runner01"}
-	runs, err := runner.Run(context.Background())
+	runner := &workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}, RunID: "runner01"}
+	runs, err := runsOf(runner.Run(context.Background()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range runs {
+	for i := range runs {
+		r := &runs[i]
 		m := r.Memory
-		if m == nil || !m.HaveUsedMemory {
+		if m == nil || m.UsedMemoryDeltaBytes == 0 {
 			t.Fatalf("%s: no memory figures: %+v", r.Algorithm, m)
 		}
 		if m.Identities != accuracyIdentities || m.Keys != accuracyIdentities || m.KeysWithoutTTL != 0 {
@@ -49,7 +51,7 @@ func TestBytesPerIdentityMatchesAnIndependentFill(t *testing.T) {
 		want := independentFill(t, r.Algorithm, p.Policy, prefix, accuracyIdentities)
 		got := m.BytesPerIdentity
 		t.Logf("%-13s rlbench %6.1f B/identity, independent fill %6.1f B/identity (%+.1f%%); MEMORY USAGE mean %.1f B",
-			r.Algorithm, got, want, 100*(got-want)/want, m.SampledMeanBytes)
+			r.Algorithm, got, want, 100*(got-want)/want, m.MemoryUsageSampledBytes)
 		if math.Abs(got-want) > 0.10*want {
 			t.Errorf("%s: rlbench measured %.1f B/identity, the independent fill %.1f: more than 10%% apart", r.Algorithm, got, want)
 		}
@@ -58,7 +60,7 @@ func TestBytesPerIdentityMatchesAnIndependentFill(t *testing.T) {
 
 // onceEachProfile runs every limiter over n identities, one request each,
 // closed loop, under a policy whose keys outlive any test.
-func onceEachProfile(t *testing.T, scenario string, n, concurrency int) *workload.Profile {
+func onceEachProfile(t *testing.T, scenario string, n, concurrency int) *profile.Profile {
 	t.Helper()
 	return mustProfile(t, fmt.Sprintf(`
 policy: {limit: 10, window: 1h}

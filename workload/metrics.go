@@ -9,25 +9,31 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/result"
 )
 
-// Histogram range: 1 us to 60 s at 3 significant digits.
 const (
-	histLowestMicros  = 1
-	histHighestMicros = 60_000_000
-	histDigits        = 3
 	// Per-second histograms only feed the p99 series; 2 digits keep them small.
 	seriesDigits = 2
 	// maxErrorKinds bounds how many distinct error messages are kept.
 	maxErrorKinds = 20
 )
 
-func newHistogram() *hdrhistogram.Histogram {
-	return hdrhistogram.New(histLowestMicros, histHighestMicros, histDigits)
+// LateThreshold is how far behind its due time a request may be sent before
+// it counts as late.
+const LateThreshold = time.Millisecond
+
+// latencies are HDR histograms of one latency measure, in microseconds.
+type latencies struct {
+	all, allowed, denied *hdrhistogram.Histogram
 }
 
-func newLatencies() Latencies {
-	return Latencies{All: newHistogram(), Allowed: newHistogram(), Denied: newHistogram()}
+func newLatencies() latencies {
+	return latencies{all: result.NewHistogram(), allowed: result.NewHistogram(), denied: result.NewHistogram()}
+}
+
+func newSeriesHistogram() *hdrhistogram.Histogram {
+	return hdrhistogram.New(result.HistLowestMicros, result.HistHighestMicros, seriesDigits)
 }
 
 // outcome is what one request did.
@@ -51,9 +57,9 @@ type recorder struct {
 
 type recShard struct {
 	mu          sync.Mutex
-	counts      Counts
-	corrected   Latencies
-	uncorrected Latencies
+	counts      result.Requests
+	corrected   latencies
+	uncorrected latencies
 	maxLag      time.Duration
 	seconds     []second
 	errors      map[string]int64
@@ -74,14 +80,7 @@ func newRecorder(start time.Time) *recorder {
 }
 
 func clampMicros(d time.Duration) int64 {
-	us := d.Microseconds()
-	if us < histLowestMicros {
-		return histLowestMicros
-	}
-	if us > histHighestMicros {
-		return histHighestMicros
-	}
-	return us
+	return min(max(d.Microseconds(), result.HistLowestMicros), result.HistHighestMicros)
 }
 
 // record adds one outcome; worker picks the shard.
@@ -112,11 +111,11 @@ func (r *recorder) record(worker int, o *outcome) {
 	}
 	b := &s.seconds[sec]
 	if b.hist == nil {
-		b.hist = hdrhistogram.New(histLowestMicros, histHighestMicros, seriesDigits)
+		b.hist = newSeriesHistogram()
 	}
 	_ = b.hist.RecordValue(corrected)
-	_ = s.corrected.All.RecordValue(corrected)
-	_ = s.uncorrected.All.RecordValue(uncorrected)
+	_ = s.corrected.all.RecordValue(corrected)
+	_ = s.uncorrected.all.RecordValue(uncorrected)
 	switch {
 	case o.err != nil:
 		s.counts.Errors++
@@ -128,13 +127,13 @@ func (r *recorder) record(worker int, o *outcome) {
 	case o.decision.Allowed:
 		s.counts.Allowed++
 		b.allowed++
-		_ = s.corrected.Allowed.RecordValue(corrected)
-		_ = s.uncorrected.Allowed.RecordValue(uncorrected)
+		_ = s.corrected.allowed.RecordValue(corrected)
+		_ = s.uncorrected.allowed.RecordValue(uncorrected)
 	default:
 		s.counts.Denied++
 		b.denied++
-		_ = s.corrected.Denied.RecordValue(corrected)
-		_ = s.uncorrected.Denied.RecordValue(uncorrected)
+		_ = s.corrected.denied.RecordValue(corrected)
+		_ = s.uncorrected.denied.RecordValue(uncorrected)
 	}
 }
 
@@ -149,27 +148,28 @@ func (r *recorder) completed() int64 {
 	return n
 }
 
-// fill merges the shards into res.
-func (r *recorder) fill(res *RunResult) {
-	res.Corrected, res.Uncorrected = newLatencies(), newLatencies()
+// fill merges the shards into run: the request counts, the latency
+// digests and histograms, the furthest lag, the per-second series and the
+// errors by message.
+func (r *recorder) fill(run *result.Run) {
+	corrected, uncorrected := newLatencies(), newLatencies()
+	var maxLag time.Duration
 	var secs []second
 	errs := map[string]int64{}
 	for _, s := range r.shards {
 		s.mu.Lock()
 		c := s.counts
-		res.Counts.Sent += c.Sent
-		res.Counts.Allowed += c.Allowed
-		res.Counts.Denied += c.Denied
-		res.Counts.Errors += c.Errors
-		res.Counts.Late += c.Late
-		mergeLatencies(res.Corrected, s.corrected)
-		mergeLatencies(res.Uncorrected, s.uncorrected)
-		if s.maxLag > res.MaxLag {
-			res.MaxLag = s.maxLag
-		}
+		run.Requests.Sent += c.Sent
+		run.Requests.Allowed += c.Allowed
+		run.Requests.Denied += c.Denied
+		run.Requests.Errors += c.Errors
+		run.Requests.Late += c.Late
+		corrected.merge(s.corrected)
+		uncorrected.merge(s.uncorrected)
+		maxLag = max(maxLag, s.maxLag)
 		for i, b := range s.seconds {
 			for len(secs) <= i {
-				secs = append(secs, second{hist: hdrhistogram.New(histLowestMicros, histHighestMicros, seriesDigits)})
+				secs = append(secs, second{hist: newSeriesHistogram()})
 			}
 			secs[i].allowed += b.allowed
 			secs[i].denied += b.denied
@@ -183,29 +183,37 @@ func (r *recorder) fill(res *RunResult) {
 		}
 		s.mu.Unlock()
 	}
-	res.Series = make([]Second, len(secs))
+	run.LatencyUs = result.Digest(corrected.all)
+	run.LatencyUncorrectedUs = result.Digest(uncorrected.all)
+	run.LatencyAllowedUs = result.Digest(corrected.allowed)
+	run.LatencyDeniedUs = result.Digest(corrected.denied)
+	// Encoding a histogram of the contract's own range cannot fail.
+	run.LatencyHDR, _ = result.EncodeHistogram(corrected.all)
+	run.LatencyUncorrectedHDR, _ = result.EncodeHistogram(uncorrected.all)
+	run.MaxLagUs = maxLag.Microseconds()
+	run.Series = make([]result.Second, len(secs))
 	for i, b := range secs {
-		res.Series[i] = Second{T: i, Allowed: b.allowed, Denied: b.denied, Errors: b.errors}
+		run.Series[i] = result.Second{TS: i, Allowed: b.allowed, Denied: b.denied, Errors: b.errors}
 		if b.hist.TotalCount() > 0 {
-			res.Series[i].P99Micros = b.hist.ValueAtQuantile(99)
+			run.Series[i].P99Us = b.hist.ValueAtQuantile(99)
 		}
 	}
-	res.Errors = res.Errors[:0]
+	run.Errors = nil
 	for m, n := range errs {
-		res.Errors = append(res.Errors, ErrorCount{Message: m, Count: n})
+		run.Errors = append(run.Errors, result.ErrorCount{Message: m, Count: n})
 	}
-	sort.Slice(res.Errors, func(i, j int) bool {
-		if res.Errors[i].Count != res.Errors[j].Count {
-			return res.Errors[i].Count > res.Errors[j].Count
+	sort.Slice(run.Errors, func(i, j int) bool {
+		if run.Errors[i].Count != run.Errors[j].Count {
+			return run.Errors[i].Count > run.Errors[j].Count
 		}
-		return res.Errors[i].Message < res.Errors[j].Message
+		return run.Errors[i].Message < run.Errors[j].Message
 	})
 }
 
-func mergeLatencies(dst, src Latencies) {
-	dst.All.Merge(src.All)
-	dst.Allowed.Merge(src.Allowed)
-	dst.Denied.Merge(src.Denied)
+func (dst latencies) merge(src latencies) {
+	dst.all.Merge(src.all)
+	dst.allowed.Merge(src.allowed)
+	dst.denied.Merge(src.denied)
 }
 
 // lastError returns one recorded error message, for abort messages.

@@ -3,6 +3,8 @@ package workload
 import (
 	"math/rand/v2"
 	"time"
+
+	"github.com/rlbench/rlbench/profile"
 )
 
 // A Pacer says when each request of an open-loop schedule is due. Because the
@@ -52,8 +54,8 @@ func (p *PoissonPacer) Due(n uint64) time.Duration {
 }
 
 // NewPacer returns the pacer for an arrival process at perSecond.
-func NewPacer(a Arrival, perSecond float64, seed int64) Pacer {
-	if a == Poisson {
+func NewPacer(a profile.Arrival, perSecond float64, seed int64) Pacer {
+	if a == profile.Poisson {
 		return NewPoissonPacer(perSecond, seed)
 	}
 	return ConstantPacer{PerSecond: perSecond}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/result"
 )
 
 // fakeClock advances only when slept on (or when a fake limiter says a call
@@ -140,8 +141,8 @@ func settleOn(clock *fakeClock, picker *countingPicker, lim *instantLimiter) {
 	}
 }
 
-func fakeDrive(clock *fakeClock, lim algorithms.Limiter, conc int) *drive {
-	return &drive{
+func fakeScheduler(clock *fakeClock, lim algorithms.Limiter, conc int) *scheduler {
+	return &scheduler{
 		limiter:     lim,
 		prefix:      "rlbench:test:",
 		clock:       clock,
@@ -158,18 +159,18 @@ func TestOpenLoopKeepsTheSchedule(t *testing.T) {
 	lim := &instantLimiter{clock: clock}
 	picker := &countingPicker{IdentityPicker: RoundRobin{Count: 10}}
 	settleOn(clock, picker, lim)
-	d := fakeDrive(clock, lim, 4)
-	out := d.open(context.Background(), ConstantPacer{PerSecond: 1000}, picker, time.Second, 0)
-	var res RunResult
+	d := fakeScheduler(clock, lim, 4)
+	out := d.openLoop(context.Background(), ConstantPacer{PerSecond: 1000}, picker, time.Second, 0)
+	var res result.Run
 	d.rec.fill(&res)
-	res.Elapsed = out.elapsed
-	if res.Counts.Sent != 1000 || res.Counts.Late != 0 || out.unsent != 0 || out.interrupted {
-		t.Errorf("sent %d, late %d, unsent %d, interrupted %v; want 1000, 0, 0, false", res.Counts.Sent, res.Counts.Late, out.unsent, out.interrupted)
+	q := res.Requests
+	if q.Sent != 1000 || q.Late != 0 || out.unsent != 0 || out.interrupted {
+		t.Errorf("sent %d, late %d, unsent %d, interrupted %v; want 1000, 0, 0, false", q.Sent, q.Late, out.unsent, out.interrupted)
 	}
-	if res.Counts.Allowed+res.Counts.Denied+res.Counts.Errors != res.Counts.Sent {
-		t.Errorf("counts do not add up: %+v", res.Counts)
+	if q.Allowed+q.Denied+q.Errors != q.Sent {
+		t.Errorf("counts do not add up: %+v", q)
 	}
-	if got := res.AchievedPerSecond(); got != 1000 {
+	if got := float64(q.Sent) / out.elapsed.Seconds(); got != 1000 {
 		t.Errorf("achieved %v/s, want 1000", got)
 	}
 	if len(res.Series) != 1 || res.Series[0].Allowed+res.Series[0].Denied != 1000 {
@@ -180,8 +181,8 @@ func TestOpenLoopKeepsTheSchedule(t *testing.T) {
 // TestOpenLoopPoissonCount: a Poisson schedule sends about rate x duration.
 func TestOpenLoopPoissonCount(t *testing.T) {
 	clock := newFakeClock()
-	d := fakeDrive(clock, &instantLimiter{clock: clock}, 4)
-	d.open(context.Background(), NewPoissonPacer(5000, 11), NewRandomPicker(100, 11), 4*time.Second, 0)
+	d := fakeScheduler(clock, &instantLimiter{clock: clock}, 4)
+	d.openLoop(context.Background(), NewPoissonPacer(5000, 11), NewRandomPicker(100, 11), 4*time.Second, 0)
 	sent := d.rec.completed()
 	if math.Abs(float64(sent)-20000) > 5*math.Sqrt(20000) {
 		t.Errorf("sent %d, want about 20000", sent)
@@ -193,30 +194,30 @@ func TestOpenLoopPoissonCount(t *testing.T) {
 // corrected latency, and what could not be sent by the end is counted.
 func TestOpenLoopRecordsASlippedSchedule(t *testing.T) {
 	clock := newFakeClock()
-	d := fakeDrive(clock, &instantLimiter{clock: clock, callTime: 5 * time.Millisecond}, 1)
-	out := d.open(context.Background(), ConstantPacer{PerSecond: 1000}, RoundRobin{Count: 1}, 100*time.Millisecond, 0)
-	var res RunResult
+	d := fakeScheduler(clock, &instantLimiter{clock: clock, callTime: 5 * time.Millisecond}, 1)
+	out := d.openLoop(context.Background(), ConstantPacer{PerSecond: 1000}, RoundRobin{Count: 1}, 100*time.Millisecond, 0)
+	var res result.Run
 	d.rec.fill(&res)
-	if res.Counts.Late == 0 {
+	if res.Requests.Late == 0 {
 		t.Errorf("no late sends recorded")
 	}
-	if res.Counts.Sent+out.unsent != 100 {
-		t.Errorf("sent %d + unsent %d != 100 due", res.Counts.Sent, out.unsent)
+	if res.Requests.Sent+out.unsent != 100 {
+		t.Errorf("sent %d + unsent %d != 100 due", res.Requests.Sent, out.unsent)
 	}
-	c, u := Summarize(res.Corrected.All), Summarize(res.Uncorrected.All)
+	c, u := res.LatencyUs, res.LatencyUncorrectedUs
 	if c.P50 <= u.P50 || u.P50 < 4900 {
 		t.Errorf("corrected p50 %dus should exceed uncorrected p50 %dus (about 5000us)", c.P50, u.P50)
 	}
-	if res.MaxLag <= LateThreshold {
-		t.Errorf("max lag %s", res.MaxLag)
+	if res.MaxLagUs <= LateThreshold.Microseconds() {
+		t.Errorf("max lag %dus", res.MaxLagUs)
 	}
 }
 
 // TestOpenLoopStopsOnCount: a request bound ends the schedule early.
 func TestOpenLoopStopsOnCount(t *testing.T) {
 	clock := newFakeClock()
-	d := fakeDrive(clock, &instantLimiter{clock: clock}, 2)
-	out := d.open(context.Background(), ConstantPacer{PerSecond: 100}, RoundRobin{Count: 3}, time.Hour, 25)
+	d := fakeScheduler(clock, &instantLimiter{clock: clock}, 2)
+	out := d.openLoop(context.Background(), ConstantPacer{PerSecond: 100}, RoundRobin{Count: 3}, time.Hour, 25)
 	if n := d.rec.completed(); n != 25 {
 		t.Errorf("sent %d, want 25", n)
 	}
@@ -228,10 +229,10 @@ func TestOpenLoopStopsOnCount(t *testing.T) {
 // TestOpenLoopStopsOnCancel: cancelling ends issuing promptly and says so.
 func TestOpenLoopStopsOnCancel(t *testing.T) {
 	clock := newFakeClock()
-	d := fakeDrive(clock, &instantLimiter{clock: clock}, 2)
+	d := fakeScheduler(clock, &instantLimiter{clock: clock}, 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	out := d.open(ctx, ConstantPacer{PerSecond: 100}, RoundRobin{Count: 3}, time.Hour, 0)
+	out := d.openLoop(ctx, ConstantPacer{PerSecond: 100}, RoundRobin{Count: 3}, time.Hour, 0)
 	if !out.interrupted {
 		t.Errorf("not marked interrupted")
 	}

@@ -7,57 +7,8 @@ import (
 	"time"
 
 	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/result"
 )
-
-// MemoryFigures is what one run's keys cost in Redis, read after the
-// traffic with the keys still alive, and what rlbench itself used.
-type MemoryFigures struct {
-	// Identities counts the identities that hold a key: the keys under the
-	// run prefix named by an identity number (each limiter keeps one key
-	// per identity).
-	Identities int64
-	// Keys and KeysWithoutTTL come from a full SCAN of the run prefix with
-	// PTTL; a key without a TTL never expires, which is a leak.
-	Keys           int64
-	KeysWithoutTTL int64
-	// HaveUsedMemory is false when the server reports no used_memory (the
-	// embedded server); the three figures below are then zero.
-	HaveUsedMemory bool
-	// UsedMemoryDelta is INFO memory used_memory after the traffic minus
-	// before it, in bytes.
-	UsedMemoryDelta int64
-	// ClientBuffersDelta is the part of that change in the clients' query
-	// and reply buffers (mem_clients_normal): rlbench's own connections,
-	// not the keys.
-	ClientBuffersDelta int64
-	// BytesPerIdentity is (UsedMemoryDelta - ClientBuffersDelta) /
-	// Identities.
-	BytesPerIdentity float64
-	// SampledKeys, SampledMeanBytes and Encodings come from MEMORY USAGE
-	// (SAMPLES 0) and OBJECT ENCODING on a uniform sample of the run's keys.
-	SampledKeys      int
-	SampledMeanBytes float64
-	Encodings        map[string]int64
-	// PeakHeapBytes and PeakRSSBytes are rlbench's own Go heap and resident
-	// set at their highest during the run (sampled every selfSampleInterval).
-	PeakHeapBytes uint64
-	PeakRSSBytes  uint64
-	// Notes say what a reader of these figures must know.
-	Notes []string
-}
-
-// ServerFigures is the server-side cost of the limiter's script: the
-// change in INFO commandstats (cmdstat_evalsha) over the run. FailedCalls
-// counts NOSCRIPT replies among others.
-type ServerFigures struct {
-	redisenv.CommandStat
-	// StatsReset says the statistics were cleared (CONFIG RESETSTAT) before
-	// the run, which rlbench does only on a server it started.
-	StatsReset bool
-	// Note says what a reader must know, e.g. that other clients share the
-	// counters.
-	Note string
-}
 
 // Probe settings.
 const (
@@ -97,47 +48,47 @@ type probe struct {
 // traffic.
 func (r *Runner) startProbe(ctx context.Context) *probe {
 	p := &probe{r: r, self: startSelfSampler()}
-	if r.Mode == redisenv.Embedded {
+	if r.Env.Mode == redisenv.Embedded {
 		return p
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.Profile.Timeout+settleTimeout+5*time.Second)
 	defer cancel()
-	if r.Mode == redisenv.Private {
-		if err := redisenv.StopLatencyTracking(ctx, r.Client, r.Mode); err != nil {
+	if r.Env.Mode == redisenv.Private {
+		if err := redisenv.StopLatencyTracking(ctx, r.Env.Client, r.Env.Mode); err != nil {
 			p.notes = append(p.notes, err.Error())
 		}
-		if err := redisenv.ResetStats(ctx, r.Client, r.Mode); err != nil {
+		if err := redisenv.ResetStats(ctx, r.Env.Client, r.Env.Mode); err != nil {
 			p.notes = append(p.notes, err.Error())
 		} else {
 			p.reset = true
 		}
 	}
 	var settled bool
-	p.before, settled, p.memErr = redisenv.SettledMemory(ctx, r.Client, r.Mode, settleTimeout)
+	p.before, settled, p.memErr = redisenv.SettledMemory(ctx, r.Env.Client, r.Env.Mode, settleTimeout)
 	// On a shared server the figure moves with other clients' writes (and
 	// the result says so once); on a private one nothing else writes.
-	if p.memErr == nil && !settled && r.Mode == redisenv.Private {
+	if p.memErr == nil && !settled && r.Env.Mode == redisenv.Private {
 		p.notes = append(p.notes, fmt.Sprintf("used_memory was still moving %s after the previous run's keys were deleted", settleTimeout))
 	}
-	p.stats, p.statsErr = redisenv.ReadCommandStat(ctx, r.Client, "evalsha")
+	p.stats, p.statsErr = redisenv.ReadCommandStat(ctx, r.Env.Client, "evalsha")
 	return p
 }
 
 // finish reads the server after the traffic, with the run's keys still
-// alive, and records the figures in res. After a failed run it only stops
+// alive, and records the figures in run. After a failed run it only stops
 // its sampler: the server may be gone, and half a run's keys say little.
-func (p *probe) finish(ctx context.Context, prefix string, res *RunResult, runErr error) {
+func (p *probe) finish(ctx context.Context, prefix string, run *result.Run, runErr error) {
 	heap, rss := p.self.stop()
 	if runErr != nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, censusTimeout)
 	defer cancel()
-	m := &MemoryFigures{PeakHeapBytes: heap, PeakRSSBytes: rss, Notes: p.notes}
-	res.Memory = m
-	embedded := p.r.Mode == redisenv.Embedded
+	m := &result.Memory{RlbenchPeakHeapBytes: heap, RlbenchPeakRSSBytes: rss, Notes: p.notes}
+	run.Memory = m
+	embedded := p.r.Env.Mode == redisenv.Embedded
 
-	census, censusErr := redisenv.TakeCensus(ctx, p.r.Client, prefix, memorySampleKeys, uint64(p.r.Profile.Seed), func(key string) {
+	census, censusErr := redisenv.TakeCensus(ctx, p.r.Env.Client, prefix, memorySampleKeys, uint64(p.r.Profile.Seed), func(key string) {
 		if isIdentityKey(key, prefix) {
 			m.Identities++
 		}
@@ -145,58 +96,62 @@ func (p *probe) finish(ctx context.Context, prefix string, res *RunResult, runEr
 	var sample redisenv.MemorySample
 	var sampleErr error
 	if censusErr == nil && !embedded {
-		sample, sampleErr = redisenv.SampleMemory(ctx, p.r.Client, prefix, census.Sample)
+		sample, sampleErr = redisenv.SampleMemory(ctx, p.r.Env.Client, prefix, census.Sample)
 	}
 	// The server's memory is read after the census on purpose. When the run
 	// made the server double a hash table, the old table is freed only once
 	// the incremental rehash has moved every bucket; the census looks up
 	// every key, and each lookup moves a bucket, so by now the old table is
 	// gone and not counted as the keys' cost.
+	haveUsedMemory := false
 	if embedded {
 		m.Notes = append(m.Notes, embeddedNote)
 	} else {
-		p.readServer(ctx, res)
+		haveUsedMemory = p.readServer(ctx, run)
 	}
 	if censusErr != nil {
 		m.Notes = append(m.Notes, "key census failed: "+censusErr.Error())
 		return
 	}
 	m.Keys, m.KeysWithoutTTL = census.Keys, census.WithoutTTL
-	if m.HaveUsedMemory && m.Identities > 0 {
-		m.BytesPerIdentity = float64(m.UsedMemoryDelta-m.ClientBuffersDelta) / float64(m.Identities)
+	if haveUsedMemory && m.Identities > 0 {
+		m.BytesPerIdentity = float64(m.UsedMemoryDeltaBytes-m.ClientBuffersDeltaBytes) / float64(m.Identities)
 	}
 	switch {
 	case sampleErr != nil:
 		m.Notes = append(m.Notes, "memory sample failed: "+sampleErr.Error())
 	case !embedded:
-		m.SampledKeys, m.SampledMeanBytes, m.Encodings = sample.Keys, sample.MeanBytes, sample.Encodings
+		m.SampledKeys, m.MemoryUsageSampledBytes, m.Encodings = sample.Keys, sample.MeanBytes, sample.Encodings
 	}
 }
 
-// readServer takes the after-readings of INFO memory and commandstats.
-func (p *probe) readServer(ctx context.Context, res *RunResult) {
-	m := res.Memory
-	shared := p.r.Mode != redisenv.Private
-	after, err := redisenv.ReadMemory(ctx, p.r.Client, p.r.Mode)
+// readServer takes the after-readings of INFO memory and commandstats. It
+// reports whether the server gave used_memory both before and after.
+func (p *probe) readServer(ctx context.Context, run *result.Run) (haveUsedMemory bool) {
+	m := run.Memory
+	shared := p.r.Env.Mode != redisenv.Private
+	after, err := redisenv.ReadMemory(ctx, p.r.Env.Client, p.r.Env.Mode)
 	if p.memErr == nil && err == nil {
-		m.HaveUsedMemory = true
-		m.UsedMemoryDelta = after.UsedMemory - p.before.UsedMemory
-		m.ClientBuffersDelta = after.ClientBuffers - p.before.ClientBuffers
+		haveUsedMemory = true
+		m.UsedMemoryDeltaBytes = after.UsedMemory - p.before.UsedMemory
+		m.ClientBuffersDeltaBytes = after.ClientBuffers - p.before.ClientBuffers
 		if shared {
 			m.Notes = append(m.Notes, sharedMemoryNote)
 		}
 	} else {
 		m.Notes = append(m.Notes, "no used_memory: "+firstError(p.memErr, err).Error())
 	}
-	stats, err := redisenv.ReadCommandStat(ctx, p.r.Client, "evalsha")
+	stats, err := redisenv.ReadCommandStat(ctx, p.r.Env.Client, "evalsha")
 	if p.statsErr != nil || err != nil {
 		m.Notes = append(m.Notes, "no commandstats: "+firstError(p.statsErr, err).Error())
-		return
+		return haveUsedMemory
 	}
-	res.Server = &ServerFigures{CommandStat: stats.Sub(p.stats), StatsReset: p.reset}
+	d := stats.Sub(p.stats)
+	run.Server = &result.Server{UsecPerCall: d.UsecPerCall(), Calls: d.Calls, Usec: d.Usec, FailedCalls: d.FailedCalls, StatsReset: p.reset}
 	if shared {
-		res.Server.Note = sharedStatsNote
+		run.Server.Note = sharedStatsNote
 	}
+	return haveUsedMemory
 }
 
 func firstError(errs ...error) error {

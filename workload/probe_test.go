@@ -14,6 +14,7 @@ import (
 
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/internal/redistest"
+	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/workload"
 )
 
@@ -30,7 +31,7 @@ func (o plantObserver) RunStarted(p *workload.Progress) {
 	o.rdb.Set(context.Background(), o.runner.KeyPrefix(p.Spec)+"planted", "leak", 0)
 }
 
-func (o plantObserver) RunFinished(*workload.Progress, *workload.RunResult) {}
+func (o plantObserver) RunFinished(*workload.Progress, *result.Run) {}
 
 // TestProbesReportALeakAndNothingElse runs every limiter with a key planted
 // without a TTL under the run prefix, and with other people's keys on the
@@ -58,15 +59,16 @@ func TestProbesReportALeakAndNothingElse(t *testing.T) {
 
 	const identities = 300
 	p := onceEachProfile(t, "once", identities, 8)
-	runner := &workload.Runner{Profile: p, Client: rdb, RunID: runID, Mode: redisenv.Private}
+	runner := &workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}, RunID: runID}
 	runner.Observer = plantObserver{rdb: rdb, runner: runner}
-	runs, err := runner.Run(ctx)
+	runs, err := runsOf(runner.Run(ctx))
 	if err != nil {
 		t.Fatal(err)
 	}
 	commands := monitor.stop()
 
-	for _, r := range runs {
+	for i := range runs {
+		r := &runs[i]
 		m := r.Memory
 		if m == nil {
 			t.Fatalf("%s: no memory figures", r.Algorithm)
@@ -75,8 +77,8 @@ func TestProbesReportALeakAndNothingElse(t *testing.T) {
 			t.Errorf("%s: %d keys (%d without TTL) for %d identities; want the %d limiter keys, all with a TTL, plus the planted one",
 				r.Algorithm, m.Keys, m.KeysWithoutTTL, m.Identities, identities)
 		}
-		if r.Server == nil || r.Server.Calls != r.Counts.Sent {
-			t.Errorf("%s: server figures %+v, want one EVALSHA per request sent (%d)", r.Algorithm, r.Server, r.Counts.Sent)
+		if r.Server == nil || r.Server.Calls != r.Requests.Sent {
+			t.Errorf("%s: server figures %+v, want one EVALSHA per request sent (%d)", r.Algorithm, r.Server, r.Requests.Sent)
 		}
 	}
 	for k, v := range foreign {
@@ -164,7 +166,7 @@ func TestSlidingLogEncodingJump(t *testing.T) {
 		t.Skipf("zset-max-listpack-entries is %q on this server, not the default 128", v)
 	}
 	const identities = 60
-	measure := func(limit int) *workload.MemoryFigures {
+	measure := func(limit int) *result.Memory {
 		t.Helper()
 		// Round robin with a few requests more than the limit each: every
 		// log ends up holding exactly limit entries.
@@ -179,19 +181,19 @@ scenarios:
     identities: %d
     requests: %d
 `, limit, identities, identities*(limit+3)))
-		runs, err := (&workload.Runner{Profile: p, Client: rdb, Mode: redisenv.Private}).Run(ctx)
+		runs, err := runsOf((&workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}}).Run(ctx))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m := runs[0].Memory; m != nil && m.HaveUsedMemory {
+		if m := runs[0].Memory; m != nil && m.UsedMemoryDeltaBytes != 0 {
 			return m
 		}
 		t.Fatalf("limit %d: no memory figures: %+v", limit, runs[0].Memory)
 		return nil
 	}
 	small, large := measure(128), measure(129)
-	t.Logf("limit 128: %.0f B/identity (MEMORY USAGE %.0f B), encodings %v", small.BytesPerIdentity, small.SampledMeanBytes, small.Encodings)
-	t.Logf("limit 129: %.0f B/identity (MEMORY USAGE %.0f B), encodings %v", large.BytesPerIdentity, large.SampledMeanBytes, large.Encodings)
+	t.Logf("limit 128: %.0f B/identity (MEMORY USAGE %.0f B), encodings %v", small.BytesPerIdentity, small.MemoryUsageSampledBytes, small.Encodings)
+	t.Logf("limit 129: %.0f B/identity (MEMORY USAGE %.0f B), encodings %v", large.BytesPerIdentity, large.MemoryUsageSampledBytes, large.Encodings)
 	if small.Encodings["listpack"] != identities || len(small.Encodings) != 1 {
 		t.Errorf("limit 128: encodings %v, want listpack for all %d logs", small.Encodings, identities)
 	}
@@ -203,8 +205,8 @@ scenarios:
 	if large.BytesPerIdentity < 1.5*small.BytesPerIdentity {
 		t.Errorf("no jump: %.0f B/identity at limit 129 vs %.0f at 128", large.BytesPerIdentity, small.BytesPerIdentity)
 	}
-	if large.SampledMeanBytes < 1.5*small.SampledMeanBytes {
-		t.Errorf("no jump in MEMORY USAGE: %.0f B at limit 129 vs %.0f at 128", large.SampledMeanBytes, small.SampledMeanBytes)
+	if large.MemoryUsageSampledBytes < 1.5*small.MemoryUsageSampledBytes {
+		t.Errorf("no jump in MEMORY USAGE: %.0f B at limit 129 vs %.0f at 128", large.MemoryUsageSampledBytes, small.MemoryUsageSampledBytes)
 	}
 }
 
@@ -218,7 +220,7 @@ func TestProbesOnTheEmbeddedServer(t *testing.T) {
 	t.Cleanup(func() { _ = rdb.Close() })
 	p := onceEachProfile(t, "once", 50, 4)
 	p.Algorithms = []string{"token_bucket"}
-	runs, err := (&workload.Runner{Profile: p, Client: rdb, Mode: redisenv.Embedded}).Run(context.Background())
+	runs, err := runsOf((&workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb, Mode: redisenv.Embedded}}).Run(context.Background()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +228,7 @@ func TestProbesOnTheEmbeddedServer(t *testing.T) {
 	if mem == nil || mem.Keys != 50 || mem.Identities != 50 || mem.KeysWithoutTTL != 0 {
 		t.Fatalf("memory %+v, want 50 keys of 50 identities, all with a TTL", mem)
 	}
-	if mem.HaveUsedMemory || mem.BytesPerIdentity != 0 || mem.SampledKeys != 0 || runs[0].Server != nil {
+	if mem.UsedMemoryDeltaBytes != 0 || mem.BytesPerIdentity != 0 || mem.SampledKeys != 0 || runs[0].Server != nil {
 		t.Errorf("figures the embedded server cannot give: %+v, server %+v", mem, runs[0].Server)
 	}
 	if len(mem.Notes) == 0 || !strings.Contains(mem.Notes[0], "embedded server") {

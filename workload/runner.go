@@ -10,42 +10,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/profile"
+	"github.com/rlbench/rlbench/result"
 )
-
-// RunSpec is one run of a plan: one algorithm in one scenario.
-type RunSpec struct {
-	Scenario  Scenario
-	Algorithm string
-	// Repetition counts from 0 when the plan repeats each run.
-	Repetition int
-}
-
-// Plan lists the runs of the profile: scenario by scenario, each algorithm in
-// turn, so runs that are compared side by side are also run close in time.
-func (p *Profile) Plan() []RunSpec {
-	var out []RunSpec
-	for _, s := range p.Scenarios {
-		for _, a := range p.Algorithms {
-			out = append(out, RunSpec{Scenario: s, Algorithm: a})
-		}
-	}
-	return out
-}
-
-// Client is what a run needs from go-redis: the scripts, plus PING, SCAN and
-// UNLINK for pool warm-up and cleanup. *redis.Client satisfies it.
-type Client interface {
-	algorithms.Redis
-	redis.Cmdable
-}
 
 // Progress describes the run in flight, for progress bars.
 type Progress struct {
-	Spec  RunSpec
+	Spec  profile.RunSpec
 	Index int
 	Total int
 	// Started is when measuring began; Duration is the planned length.
@@ -68,7 +41,7 @@ func (p *Progress) Done() int64 {
 // progress bar from it). A nil Observer is fine.
 type Observer interface {
 	RunStarted(p *Progress)
-	RunFinished(p *Progress, r *RunResult)
+	RunFinished(p *Progress, r *result.Run)
 }
 
 // ErrInterrupted ends a run that was stopped (Ctrl-C); what was measured is
@@ -88,10 +61,15 @@ func (e *AbortError) Error() string {
 // DefaultAbortAfter is how long a run tolerates only errors before giving up.
 const DefaultAbortAfter = 10 * time.Second
 
-// Runner executes a profile's plan against one Redis.
+// Runner executes a profile's plan against one Redis and reports what it
+// measured as the result contract.
 type Runner struct {
-	Profile *Profile
-	Client  Client
+	Profile *profile.Profile
+	// Env is the Redis under test: its client, and where it came from (the
+	// probes reset its statistics only on a Private server, note that
+	// other clients move the figures of any other, and read no server
+	// figures from an Embedded one).
+	Env *redisenv.Env
 	// RunID names this invocation; every key lives under rlbench:<RunID>:.
 	RunID string
 	// Clock defaults to the wall clock.
@@ -107,31 +85,14 @@ type Runner struct {
 	// noisy figures can be reported as medians with their spread. Zero or
 	// one means once.
 	Repeat int
+	// ShareCPUs leaves one CPU to a Redis on this machine while the runs
+	// last (when the clock can tune the process): a generator competing
+	// with the server for cores measures its own contention.
+	ShareCPUs bool
 	// NewLimiter builds each run's limiter by name; nil means
 	// algorithms.New. It lets a caller run, and audit, a limiter of its
 	// own under a registered name.
 	NewLimiter func(name string, rdb algorithms.Redis, p algorithms.Policy) (algorithms.Limiter, error)
-	// Mode says where the Redis came from: the probes reset its statistics
-	// only on a Private server, note that other clients move the figures of
-	// any other, and read no server figures from an Embedded one. Empty
-	// counts as External.
-	Mode redisenv.Mode
-}
-
-// plan is the profile's plan with each run repeated: scenario by scenario,
-// repetition by repetition, each algorithm in turn, so repetitions of one
-// algorithm are spread over time rather than run back to back.
-func (r *Runner) plan() []RunSpec {
-	reps := max(r.Repeat, 1)
-	var out []RunSpec
-	for _, s := range r.Profile.Scenarios {
-		for k := 0; k < reps; k++ {
-			for _, a := range r.Profile.Algorithms {
-				out = append(out, RunSpec{Scenario: s, Algorithm: a, Repetition: k})
-			}
-		}
-	}
-	return out
 }
 
 // NewRunID returns a short random run id.
@@ -146,7 +107,7 @@ func (r *Runner) RunPrefix() string { return redisenv.KeyPrefixRoot + r.RunID + 
 
 // KeyPrefix is the prefix of one run's keys:
 // rlbench:<run-id>:<algorithm>:<scenario>:.
-func (r *Runner) KeyPrefix(spec RunSpec) string {
+func (r *Runner) KeyPrefix(spec profile.RunSpec) string {
 	scenario := spec.Scenario.Name
 	if r.Repeat > 1 {
 		scenario += fmt.Sprintf("~r%d", spec.Repetition+1)
@@ -154,12 +115,15 @@ func (r *Runner) KeyPrefix(spec RunSpec) string {
 	return r.RunPrefix() + spec.Algorithm + ":" + scenario + ":"
 }
 
-// Run executes every run of the plan in order and returns what each
-// measured. When ctx ends, the run in flight stops issuing, waits for calls
-// in flight, and is returned marked incomplete with ErrInterrupted; later
-// runs are skipped. When Redis stops answering, the run is aborted the same
-// way with an *AbortError.
-func (r *Runner) Run(ctx context.Context) ([]*RunResult, error) {
+// Run executes every run of the plan in order and returns the result: the
+// profile and the server it ran on, and each run's figures, repetitions
+// folded into one run each. Only the tool's own description, the
+// thresholds and the verdict are left to the caller. When ctx ends, the
+// run in flight stops issuing, waits for calls in flight, and is kept
+// marked incomplete, the result is marked incomplete and the error is
+// ErrInterrupted; later runs are skipped. When Redis stops answering, the
+// run is aborted the same way with an *AbortError.
+func (r *Runner) Run(ctx context.Context) (*result.Result, error) {
 	if r.Clock == nil {
 		r.Clock = RealClock{}
 	}
@@ -169,37 +133,56 @@ func (r *Runner) Run(ctx context.Context) ([]*RunResult, error) {
 	if r.AbortAfter <= 0 {
 		r.AbortAfter = DefaultAbortAfter
 	}
-	plan := r.plan()
-	var results []*RunResult
+	res := &result.Result{
+		Schema:     result.Schema,
+		Profile:    profileInfo(r.Profile),
+		Redis:      redisInfo(r.Env),
+		RunID:      r.RunID,
+		StartedAt:  time.Now().UTC(),
+		Thresholds: []result.ThresholdResult{},
+	}
+	if t, ok := r.Clock.(ProcessTuner); ok && r.ShareCPUs && r.Env.Mode != redisenv.Embedded && r.Env.OnThisMachine() {
+		defer t.ShareCPUs()()
+	}
+	res.Host = hostInfo()
+	runs, err := r.runPlan(ctx)
+	res.Runs = result.MergeRepetitions(runs)
+	res.FinishedAt = time.Now().UTC()
+	res.Complete = err == nil
+	switch {
+	case errors.Is(err, ErrInterrupted):
+		res.IncompleteReason = "interrupted (Ctrl-C)"
+	case err != nil:
+		res.IncompleteReason = err.Error()
+	}
+	return res, err
+}
+
+func (r *Runner) runPlan(ctx context.Context) ([]result.Run, error) {
+	plan := r.Profile.Plan(r.Repeat)
+	var runs []result.Run
 	for i, spec := range plan {
 		if ctx.Err() != nil {
-			return results, ErrInterrupted
+			return runs, ErrInterrupted
 		}
-		res, err := r.runOne(ctx, i, len(plan), spec)
-		if res != nil {
-			results = append(results, res)
+		run, err := r.runOne(ctx, i, len(plan), spec)
+		if run != nil {
+			runs = append(runs, *run)
 		}
 		if err != nil {
-			return results, err
+			return runs, err
 		}
 	}
-	return results, nil
+	return runs, nil
 }
 
-func (r *Runner) concurrency(s Scenario) int {
-	if s.Concurrency > 0 {
-		return s.Concurrency
-	}
-	return r.Profile.Concurrency
-}
-
-func (r *Runner) runOne(ctx context.Context, index, total int, spec RunSpec) (*RunResult, error) {
+func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunSpec) (*result.Run, error) {
 	p := r.Profile
 	newLimiter := r.NewLimiter
 	if newLimiter == nil {
 		newLimiter = algorithms.New
 	}
-	lim, err := newLimiter(spec.Algorithm, r.Client, p.Policy)
+	lim, err := newLimiter(spec.Algorithm, r.Env.Client, p.Policy)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +191,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec RunSpec) (*R
 	if err := lim.Load(setup); err != nil {
 		return nil, err
 	}
-	conc := r.concurrency(spec.Scenario)
+	conc := p.RunConcurrency(spec.Scenario)
 	r.warmPool(setup, conc)
 
 	prefix := r.KeyPrefix(spec)
@@ -217,7 +200,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec RunSpec) (*R
 		warm.Scenario.Duration = p.Warmup
 		warm.Scenario.Requests = 0
 		warmPrefix := strings.TrimSuffix(prefix, ":") + "~warmup:"
-		r.drive(ctx, lim, warm, warmPrefix, newRecorder(r.Clock.Now()))
+		r.runSchedule(ctx, lim, warm, warmPrefix, newRecorder(r.Clock.Now()))
 		r.cleanup(warmPrefix)
 		if ctx.Err() != nil {
 			return nil, ErrInterrupted
@@ -228,84 +211,72 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec RunSpec) (*R
 	reloadsBefore := lim.NoScriptReloads()
 	rec := newRecorder(r.Clock.Now())
 	rec.audit = newAuditor(lim, spec.Scenario.Identities, p.Audit, p.Seed)
-	res := &RunResult{
-		Algorithm:       spec.Algorithm,
-		Repetition:      spec.Repetition,
-		Scenario:        spec.Scenario,
-		Policy:          p.Policy,
-		KeyPrefix:       prefix,
-		Identities:      spec.Scenario.Identities,
-		Concurrency:     conc,
-		Started:         rec.start,
-		TargetPerSecond: spec.Scenario.Rate.TargetPerSecond(p.Policy, spec.Scenario.Identities),
-	}
-	prog := &Progress{Spec: spec, Index: index, Total: total, Started: rec.start, Duration: spec.Scenario.Duration, rec: rec}
-	if res.TargetPerSecond > 0 {
-		prog.Planned = int64(res.TargetPerSecond * spec.Scenario.Duration.Seconds())
-		if spec.Scenario.Requests > 0 && spec.Scenario.Requests < prog.Planned {
-			prog.Planned = spec.Scenario.Requests
-		}
-	} else if spec.Scenario.Requests > 0 {
-		prog.Planned = spec.Scenario.Requests
-	}
+	run := newRun(p, spec, prefix, conc)
+	prog := &Progress{Spec: spec, Index: index, Total: total, Started: rec.start, Duration: spec.Scenario.Duration,
+		Planned: p.PlannedRequests(spec.Scenario), rec: rec}
 	if r.Observer != nil {
 		r.Observer.RunStarted(prog)
 	}
 
-	out, runErr := r.drive(ctx, lim, spec, prefix, rec)
-	rec.fill(res)
-	res.Elapsed = out.elapsed
-	res.Counts.Unsent = out.unsent
-	res.Counts.NoScriptReloads = lim.NoScriptReloads() - reloadsBefore
-	res.Audit = rec.audit.result()
-	res.ClockOffset = out.clock
-	if runErr != nil {
-		res.Incomplete = true
-		res.Note = runErr.Error()
+	out, runErr := r.runSchedule(ctx, lim, spec, prefix, rec)
+	rec.fill(run)
+	run.ElapsedS = out.elapsed.Seconds()
+	if out.elapsed > 0 {
+		run.Rate.AchievedPerS = float64(run.Requests.Sent) / out.elapsed.Seconds()
 	}
-	probe.finish(ctx, prefix, res, runErr)
+	run.Requests.Unsent = out.unsent
+	run.Requests.NoScriptReloads = lim.NoScriptReloads() - reloadsBefore
+	run.Audit = rec.audit.result()
+	if out.clock != nil {
+		run.ClockOffset = out.clock.contract()
+	}
+	if runErr != nil {
+		run.Incomplete = true
+		run.Note = runErr.Error()
+	}
+	probe.finish(ctx, prefix, run, runErr)
 	if !r.KeepKeys {
 		r.cleanup(prefix)
 	}
 	if r.Observer != nil {
-		r.Observer.RunFinished(prog, res)
+		r.Observer.RunFinished(prog, run)
 	}
-	return res, runErr
+	return run, runErr
 }
 
-// drive runs one scenario's traffic against lim under prefix, watching for a
-// Redis that has stopped answering.
-func (r *Runner) drive(ctx context.Context, lim algorithms.Limiter, spec RunSpec, prefix string, rec *recorder) (issued, error) {
+// runSchedule runs one scenario's traffic against lim under prefix,
+// watching for a Redis that has stopped answering.
+func (r *Runner) runSchedule(ctx context.Context, lim algorithms.Limiter, spec profile.RunSpec, prefix string, rec *recorder) (scheduleEnd, error) {
 	s := spec.Scenario
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	d := &drive{
+	d := &scheduler{
 		limiter:     lim,
 		prefix:      prefix,
 		clock:       r.Clock,
 		rec:         rec,
-		concurrency: r.concurrency(s),
+		concurrency: r.Profile.RunConcurrency(s),
 		callCtx:     context.WithoutCancel(ctx),
 	}
 	d.lastSuccess.Store(rec.start.UnixNano())
 	stopWatch := r.watch(runCtx, d, cancel)
 	defer stopWatch()
 
-	picker, err := s.picker(r.Profile.Seed)
+	picker, err := newPicker(s, r.Profile.Seed)
 	if err != nil {
-		return issued{}, err
+		return scheduleEnd{}, err
 	}
-	var out issued
+	var out scheduleEnd
 	switch {
-	case s.Shape == ShapeBoundary:
-		if out, err = r.driveBoundary(runCtx, d, s); err != nil {
+	case s.Shape == profile.ShapeBoundary:
+		if out, err = r.scheduleBoundary(runCtx, d, s); err != nil {
 			return out, err
 		}
 	case s.Rate.Max:
-		out = d.closed(runCtx, Shared(picker), s.Duration, s.Requests)
+		out = d.closedLoop(runCtx, Shared(picker), s.Duration, s.Requests)
 	default:
 		target := s.Rate.TargetPerSecond(r.Profile.Policy, s.Identities)
-		out = d.open(runCtx, NewPacer(s.Arrival, target, r.Profile.Seed), picker, s.Duration, s.Requests)
+		out = d.openLoop(runCtx, NewPacer(s.Arrival, target, r.Profile.Seed), picker, s.Duration, s.Requests)
 	}
 	if out.interrupted {
 		var abort *AbortError
@@ -320,7 +291,7 @@ func (r *Runner) drive(ctx context.Context, lim algorithms.Limiter, spec RunSpec
 // watch aborts the run (through cancel) when calls have only failed for
 // AbortAfter: a Redis that went away should end the run in seconds, not at
 // the end of its schedule.
-func (r *Runner) watch(ctx context.Context, d *drive, cancel context.CancelCauseFunc) (stop func()) {
+func (r *Runner) watch(ctx context.Context, d *scheduler, cancel context.CancelCauseFunc) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -351,7 +322,7 @@ func (r *Runner) warmPool(ctx context.Context, n int) {
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
 		wg.Add(1)
-		go func() { defer wg.Done(); _ = r.Client.Ping(ctx).Err() }()
+		go func() { defer wg.Done(); _ = r.Env.Client.Ping(ctx).Err() }()
 	}
 	wg.Wait()
 }
@@ -360,5 +331,5 @@ func (r *Runner) warmPool(ctx context.Context, n int) {
 func (r *Runner) cleanup(prefix string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, _ = redisenv.DeletePrefix(ctx, r.Client, prefix)
+	_, _ = redisenv.DeletePrefix(ctx, r.Env.Client, prefix)
 }

@@ -12,25 +12,27 @@ import (
 
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/internal/redistest"
+	"github.com/rlbench/rlbench/profile"
+	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/workload"
 )
 
-func mustProfile(t *testing.T, yaml string) *workload.Profile {
+func mustProfile(t *testing.T, yaml string) *profile.Profile {
 	t.Helper()
-	p, err := workload.ParseProfile("test.yaml", []byte(yaml))
+	p, err := profile.Parse("test.yaml", []byte(yaml))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return p
 }
 
-func checkCounts(t *testing.T, r *workload.RunResult) {
+func checkCounts(t *testing.T, r *result.Run) {
 	t.Helper()
-	c := r.Counts
+	c := r.Requests
 	if c.Sent != c.Allowed+c.Denied+c.Errors {
-		t.Errorf("%s/%s: sent %d != allowed %d + denied %d + errors %d", r.Algorithm, r.Scenario.Name, c.Sent, c.Allowed, c.Denied, c.Errors)
+		t.Errorf("%s/%s: sent %d != allowed %d + denied %d + errors %d", r.Algorithm, r.Scenario, c.Sent, c.Allowed, c.Denied, c.Errors)
 	}
-	if got := r.Corrected.All.TotalCount(); got != c.Sent {
+	if got := r.LatencyUs.Count; got != c.Sent {
 		t.Errorf("%s: histogram holds %d of %d requests", r.Algorithm, got, c.Sent)
 	}
 }
@@ -69,37 +71,38 @@ scenarios:
     identities: 4
     requests: 300
 `)
-	runner := &workload.Runner{Profile: p, Client: rdb}
-	runs, err := runner.Run(ctx)
+	runner := &workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb}}
+	runs, err := runsOf(runner.Run(ctx))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(runs) != 8 {
 		t.Fatalf("%d runs, want 2 scenarios x 4 algorithms", len(runs))
 	}
-	for _, r := range runs {
+	for i := range runs {
+		r := &runs[i]
 		checkCounts(t, r)
-		if r.Counts.Errors != 0 {
-			t.Errorf("%s/%s: %d errors: %v", r.Algorithm, r.Scenario.Name, r.Counts.Errors, r.Errors)
+		if r.Requests.Errors != 0 {
+			t.Errorf("%s/%s: %d errors: %v", r.Algorithm, r.Scenario, r.Requests.Errors, r.Errors)
 		}
 		// Nothing refills within the run (a bucket regains one request per 3s
 		// of a 1m window; the run lasts 500ms plus any slip): every identity gets
 		// exactly its 20.
 		want := int64(20 * r.Identities)
-		if r.Counts.Allowed != want {
-			t.Errorf("%s/%s: allowed %d, want %d", r.Algorithm, r.Scenario.Name, r.Counts.Allowed, want)
+		if r.Requests.Allowed != want {
+			t.Errorf("%s/%s: allowed %d, want %d", r.Algorithm, r.Scenario, r.Requests.Allowed, want)
 		}
-		switch r.Scenario.Name {
+		switch r.Scenario {
 		case "open":
-			if r.Counts.Sent != 200 {
-				t.Errorf("%s/open: sent %d, want 400/s x 0.5s = 200", r.Algorithm, r.Counts.Sent)
+			if r.Requests.Sent != 200 {
+				t.Errorf("%s/open: sent %d, want 400/s x 0.5s = 200", r.Algorithm, r.Requests.Sent)
 			}
-			if r.TargetPerSecond != 400 {
-				t.Errorf("target %v", r.TargetPerSecond)
+			if r.Rate.TargetPerS != 400 {
+				t.Errorf("target %v", r.Rate.TargetPerS)
 			}
 		case "closed":
-			if r.Counts.Sent != 300 {
-				t.Errorf("%s/closed: sent %d, want 300", r.Algorithm, r.Counts.Sent)
+			if r.Requests.Sent != 300 {
+				t.Errorf("%s/closed: sent %d, want 300", r.Algorithm, r.Requests.Sent)
 			}
 		}
 	}
@@ -135,20 +138,20 @@ scenarios:
 			rdb.ScriptFlush(ctx)
 		}
 	}()
-	runs, err := (&workload.Runner{Profile: p, Client: rdb}).Run(ctx)
+	runs, err := runsOf((&workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb}}).Run(ctx))
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := runs[0]
+	r := &runs[0]
 	checkCounts(t, r)
-	if r.Counts.NoScriptReloads == 0 {
+	if r.Requests.NoScriptReloads == 0 {
 		t.Errorf("no NOSCRIPT reload counted after SCRIPT FLUSH")
 	}
-	if r.Counts.Errors != 0 {
-		t.Errorf("%d errors: %v", r.Counts.Errors, r.Errors)
+	if r.Requests.Errors != 0 {
+		t.Errorf("%d errors: %v", r.Requests.Errors, r.Errors)
 	}
-	if r.Counts.Sent != 3000 {
-		t.Errorf("sent %d, want 3000", r.Counts.Sent)
+	if r.Requests.Sent != 3000 {
+		t.Errorf("sent %d, want 3000", r.Requests.Sent)
 	}
 }
 
@@ -168,9 +171,9 @@ scenarios:
 `)
 	ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
 	defer cancel()
-	runner := &workload.Runner{Profile: p, Client: rdb}
+	runner := &workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb}}
 	start := time.Now()
-	runs, err := runner.Run(ctx)
+	runs, err := runsOf(runner.Run(ctx))
 	if !errors.Is(err, workload.ErrInterrupted) {
 		t.Fatalf("error %v, want ErrInterrupted", err)
 	}
@@ -180,9 +183,9 @@ scenarios:
 	if len(runs) != 1 || !runs[0].Incomplete {
 		t.Fatalf("want the one run in flight, marked incomplete; got %d runs", len(runs))
 	}
-	checkCounts(t, runs[0])
-	if runs[0].Counts.Sent < 100 {
-		t.Errorf("only %d requests measured before the interrupt", runs[0].Counts.Sent)
+	checkCounts(t, &runs[0])
+	if runs[0].Requests.Sent < 100 {
+		t.Errorf("only %d requests measured before the interrupt", runs[0].Requests.Sent)
 	}
 	if n := countKeys(t, rdb, runner.RunPrefix()+"*"); n != 0 {
 		t.Errorf("%d keys left behind after the interrupt", n)
@@ -211,7 +214,7 @@ scenarios:
 `)
 	go func() { time.Sleep(500 * time.Millisecond); _ = srv.Stop() }()
 	start := time.Now()
-	runs, err := (&workload.Runner{Profile: p, Client: rdb, AbortAfter: time.Second}).Run(ctx)
+	runs, err := runsOf((&workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb}, AbortAfter: time.Second}).Run(ctx))
 	var abort *workload.AbortError
 	if !errors.As(err, &abort) {
 		t.Fatalf("error %v, want an AbortError", err)
@@ -219,10 +222,10 @@ scenarios:
 	if time.Since(start) > 10*time.Second {
 		t.Errorf("abort took %s", time.Since(start))
 	}
-	if len(runs) != 1 || !runs[0].Incomplete || runs[0].Counts.Allowed == 0 || runs[0].Counts.Errors == 0 {
+	if len(runs) != 1 || !runs[0].Incomplete || runs[0].Requests.Allowed == 0 || runs[0].Requests.Errors == 0 {
 		t.Fatalf("want one incomplete run with decisions and errors, got %+v", runs)
 	}
-	checkCounts(t, runs[0])
+	checkCounts(t, &runs[0])
 }
 
 // TestUnreachableRedisFailsFast: an address nobody listens on fails in
@@ -240,4 +243,12 @@ func TestUnreachableRedisFailsFast(t *testing.T) {
 	if want := fmt.Sprintf("redis at %s unreachable", addr); !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not name the address", err)
 	}
+}
+
+// runsOf is the runs of a result, for tests that look at runs one by one.
+func runsOf(res *result.Result, err error) ([]result.Run, error) {
+	if res == nil {
+		return nil, err
+	}
+	return res.Runs, err
 }

@@ -16,9 +16,9 @@ type job struct {
 	due      time.Time
 }
 
-// drive sends one run's requests to a limiter from many goroutines and
-// records every outcome.
-type drive struct {
+// scheduler sends one run's requests to a limiter from many goroutines, on
+// the schedule of the run's shape, and records every outcome.
+type scheduler struct {
 	limiter     algorithms.Limiter
 	prefix      string
 	clock       Clock
@@ -31,13 +31,10 @@ type drive struct {
 
 	lastSuccess atomic.Int64 // unix nanos of the latest decision
 	lastError   atomic.Int64 // unix nanos of the latest error
-	// handed counts the requests a boundary schedule has sent itself or
-	// handed to workers.
-	handed atomic.Int64
 }
 
-// issued says how a schedule ended.
-type issued struct {
+// scheduleEnd says how a schedule ended.
+type scheduleEnd struct {
 	// elapsed is the window the achieved rate is measured over.
 	elapsed time.Duration
 	// unsent requests were due before the end but never sent.
@@ -46,7 +43,7 @@ type issued struct {
 	interrupted bool
 	// clock is the local-to-server clock alignment the schedule used, if
 	// it placed requests in server time.
-	clock *ClockOffset
+	clock *clockOffset
 }
 
 // worker is one goroutine's state: its shard, a reusable key buffer and a
@@ -57,14 +54,14 @@ type worker struct {
 	out outcome
 }
 
-func (d *drive) newWorker(id int) *worker {
+func (d *scheduler) newWorker(id int) *worker {
 	buf := make([]byte, len(d.prefix), len(d.prefix)+24)
 	copy(buf, d.prefix)
 	return &worker{id: id, buf: buf}
 }
 
 // call sends one request for identity and records it.
-func (d *drive) call(w *worker, identity uint64, due time.Time) {
+func (d *scheduler) call(w *worker, identity uint64, due time.Time) {
 	key := string(strconv.AppendUint(w.buf[:len(d.prefix)], identity, 10))
 	o := &w.out
 	o.identity, o.due = identity, due
@@ -80,39 +77,39 @@ func (d *drive) call(w *worker, identity uint64, due time.Time) {
 	}
 }
 
-// open runs an open-loop schedule: each request is handed to a free worker
+// openLoop runs an open-loop schedule: each request is handed to a free worker
 // at its due time, whatever happened to earlier ones, and its latency counts
 // from the due time. When every worker is busy the hand-off waits, the
 // request goes out late, and the lateness is recorded rather than hidden.
-func (d *drive) open(ctx context.Context, pacer Pacer, picker IdentityPicker, duration time.Duration, maxRequests int64) issued {
+func (d *scheduler) openLoop(ctx context.Context, pacer Pacer, picker IdentityPicker, duration time.Duration, maxRequests int64) scheduleEnd {
 	jobs, wait := d.startWorkers()
 	defer wait()
 	defer close(jobs)
 
-	defer pinForPacing()()
+	defer tuneForPacing(d.clock)()
 	start := d.rec.start
 	for n := uint64(0); ; n++ {
 		if maxRequests > 0 && int64(n) >= maxRequests {
-			return issued{elapsed: min(pacer.Due(n), duration)}
+			return scheduleEnd{elapsed: min(pacer.Due(n), duration)}
 		}
 		due := pacer.Due(n)
 		if due >= duration {
-			return issued{elapsed: duration}
+			return scheduleEnd{elapsed: duration}
 		}
 		if wait := due - d.clock.Now().Sub(start); wait > 0 {
 			if d.clock.Sleep(ctx, wait) != nil {
-				return issued{elapsed: d.clock.Now().Sub(start), interrupted: true}
+				return scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}
 			}
 		}
 		if d.clock.Now().Sub(start) >= duration+deadlineGrace {
 			// The deadline passed while the generator was behind: what was
 			// due but never sent is counted, not silently dropped.
-			return issued{elapsed: duration, unsent: countDue(pacer, n, duration, maxRequests)}
+			return scheduleEnd{elapsed: duration, unsent: countDue(pacer, n, duration, maxRequests)}
 		}
 		select {
 		case jobs <- job{identity: picker.Pick(n), due: start.Add(due)}:
 		case <-ctx.Done():
-			return issued{elapsed: d.clock.Now().Sub(start), interrupted: true}
+			return scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}
 		}
 	}
 }
@@ -120,7 +117,7 @@ func (d *drive) open(ctx context.Context, pacer Pacer, picker IdentityPicker, du
 // startWorkers starts the workers that send the jobs handed to them. The
 // caller closes jobs when the schedule ends, then calls wait for the calls
 // in flight.
-func (d *drive) startWorkers() (jobs chan job, wait func()) {
+func (d *scheduler) startWorkers() (jobs chan job, wait func()) {
 	jobs = make(chan job)
 	var wg sync.WaitGroup
 	for i := 0; i < d.concurrency; i++ {
@@ -148,10 +145,10 @@ func countDue(p Pacer, n uint64, duration time.Duration, maxRequests int64) int6
 	return c
 }
 
-// closed runs a closed loop: every worker sends its next request as soon as
+// closedLoop runs a closed loop: every worker sends its next request as soon as
 // the previous one is answered, until the duration or the request count is
 // reached. Latency is measured from the send, as nothing is scheduled.
-func (d *drive) closed(ctx context.Context, picker IdentityPicker, duration time.Duration, maxRequests int64) issued {
+func (d *scheduler) closedLoop(ctx context.Context, picker IdentityPicker, duration time.Duration, maxRequests int64) scheduleEnd {
 	start := d.rec.start
 	deadline := start.Add(duration)
 	var next atomic.Uint64
@@ -174,5 +171,5 @@ func (d *drive) closed(ctx context.Context, picker IdentityPicker, duration time
 		}(d.newWorker(i))
 	}
 	wg.Wait()
-	return issued{elapsed: d.clock.Now().Sub(start), interrupted: ctx.Err() != nil}
+	return scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: ctx.Err() != nil}
 }

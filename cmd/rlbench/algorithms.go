@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -8,14 +9,15 @@ import (
 	"github.com/rlbench/rlbench/algorithms"
 )
 
-// algorithmsCmd lists the limiters, their parameters and their semantics.
-func algorithmsCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("algorithms", stderr, "rlbench algorithms")
-	if err := parseFlags(fs, args); err != nil {
+// algorithmsCommand lists the limiters.
+func algorithmsCommand() command {
+	return command{name: "algorithms", run: listAlgorithms}
+}
+
+// listAlgorithms lists the limiters, their parameters and their semantics.
+func listAlgorithms(_ context.Context, args []string, stdout, _ io.Writer) error {
+	if err := wantArgs("algorithms", args, 0, "no arguments"); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usageErrorf("algorithms takes no arguments")
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tPARAMS\tSTATE\tSEMANTICS")

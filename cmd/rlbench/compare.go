@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -9,31 +11,39 @@ import (
 	"github.com/rlbench/rlbench/report"
 )
 
-// compareCmd compares a current result with a baseline, metric by metric,
-// and fails (exit 1) on a regression.
-func compareCmd(args []string, stdout, stderr io.Writer) error {
+// compareCommand compares a current result with a baseline, metric by
+// metric, and fails (exit 1) on a regression.
+func compareCommand() command {
 	tol := report.DefaultTolerances
 	var format string
-	fs := newFlagSet("compare", stderr, "rlbench compare [flags] BASELINE.json CURRENT.json")
-	fs.StringVar(&format, "format", "text", "output `format`: text, markdown (for a pull request or $GITHUB_STEP_SUMMARY) or json")
-	fs.Var(percentFlag{&tol.P50}, "p50", "how much latency p50 may grow (e.g. 15%)")
-	fs.Var(percentFlag{&tol.P99}, "p99", "how much latency p99 may grow (e.g. 25%)")
-	fs.Var(percentFlag{&tol.UsecPerCall}, "server", "how much the server time per call may grow (e.g. 25%)")
-	fs.Var(percentFlag{&tol.BytesPerIdentity}, "bytes", "how much memory per identity may grow (e.g. 5%)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
+	return command{
+		name:  "compare",
+		usage: "[flags] BASELINE.json CURRENT.json",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&format, "format", "text", "output `format`: text, markdown (for a pull request or $GITHUB_STEP_SUMMARY) or json")
+			fs.Var(percentFlag{&tol.P50}, "p50", "how much latency p50 may grow (e.g. 15%)")
+			fs.Var(percentFlag{&tol.P99}, "p99", "how much latency p99 may grow (e.g. 25%)")
+			fs.Var(percentFlag{&tol.UsecPerCall}, "server", "how much the server time per call may grow (e.g. 25%)")
+			fs.Var(percentFlag{&tol.BytesPerIdentity}, "bytes", "how much memory per identity may grow (e.g. 5%)")
+		},
+		run: func(_ context.Context, args []string, stdout, _ io.Writer) error {
+			if err := wantArgs("compare", args, 2, "BASELINE.json and CURRENT.json"); err != nil {
+				return err
+			}
+			if format != "text" && format != "markdown" && format != "json" {
+				return usageErrorf("-format %q: want text, markdown or json", format)
+			}
+			return compareResults(args[0], args[1], tol, format, stdout)
+		},
 	}
-	if fs.NArg() != 2 {
-		return usageErrorf("compare needs BASELINE.json and CURRENT.json (got %d arguments)", fs.NArg())
-	}
-	if format != "text" && format != "markdown" && format != "json" {
-		return usageErrorf("-format %q: want text, markdown or json", format)
-	}
-	base, err := readResult(fs.Arg(0))
+}
+
+func compareResults(basePath, curPath string, tol report.Tolerances, format string, stdout io.Writer) error {
+	base, err := readResult(basePath)
 	if err != nil {
 		return err
 	}
-	cur, err := readResult(fs.Arg(1))
+	cur, err := readResult(curPath)
 	if err != nil {
 		return err
 	}
@@ -42,7 +52,7 @@ func compareCmd(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if c.Regressed {
-		return &failedError{msg: "comparison: regression against " + fs.Arg(0)}
+		return &failedError{msg: "comparison: regression against " + basePath}
 	}
 	return nil
 }

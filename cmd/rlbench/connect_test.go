@@ -22,7 +22,7 @@ import (
 
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/internal/redistest"
-	"github.com/rlbench/rlbench/report"
+	"github.com/rlbench/rlbench/result"
 )
 
 // externalProfile is a tiny run against the Redis the redis section names.
@@ -61,7 +61,7 @@ func TestACLUserWithPasswordFromTheEnvironment(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	matches, _ := filepath.Glob(filepath.Join(out, "ext-*", "result.json"))
-	res, err := report.ReadFile(matches[0])
+	res, err := result.ReadFile(matches[0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rlbench/rlbench/workload"
+	"github.com/rlbench/rlbench/profile"
 )
 
 // Exit codes, as DESIGN.md fixes them.
@@ -42,8 +42,8 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stderr, "rlbench: "+err.Error())
 	var usage *usageError
-	var perrs workload.ProfileErrors
-	var perr *workload.ProfileError
+	var perrs profile.Errors
+	var perr *profile.Error
 	var failed *failedError
 	switch {
 	case errors.As(err, &failed):
@@ -53,26 +53,4 @@ func exitCode(err error, stderr io.Writer) int {
 	default:
 		return exitRuntime
 	}
-}
-
-// newFlagSet returns a flag set that reports errors instead of exiting.
-func newFlagSet(name string, stderr io.Writer, usageLine string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: %s\n\nFlags:\n", usageLine)
-		fs.PrintDefaults()
-	}
-	return fs
-}
-
-// parseFlags parses args, turning a flag error into a usage error.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return &usageError{msg: err.Error()}
-	}
-	return nil
 }

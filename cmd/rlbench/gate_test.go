@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/rlbench/rlbench/internal/redistest"
-	"github.com/rlbench/rlbench/report"
+	"github.com/rlbench/rlbench/result"
 )
 
 // TestImpossibleThresholdExits1 runs a short profile whose latency threshold
@@ -32,11 +32,11 @@ func TestImpossibleThresholdExits1(t *testing.T) {
 		t.Errorf("failures should come before the verdict:\n%s", stdout)
 	}
 	matches, _ := filepath.Glob(filepath.Join(out, "tiny-*", "result.json"))
-	res, err := report.ReadFile(matches[0])
+	res, err := result.ReadFile(matches[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verdict != report.Fail || len(res.Thresholds) != 5 {
+	if res.Verdict != result.Fail || len(res.Thresholds) != 5 {
 		t.Fatalf("verdict %s with %d threshold results, want fail with 4 + 1", res.Verdict, len(res.Thresholds))
 	}
 	if first := res.Thresholds[0]; first.OK || first.Run != "fixed_window/steady" || first.Value < 1 {
@@ -72,20 +72,20 @@ func TestThresholdProfileErrors(t *testing.T) {
 	}
 }
 
-func writeResult(t *testing.T, r *report.Result) string {
+func writeResult(t *testing.T, r *result.Result) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "result.json")
-	if err := report.WriteFile(path, r); err != nil {
+	if err := result.WriteFile(path, r); err != nil {
 		t.Fatal(err)
 	}
 	return path
 }
 
-func gateResult(p99 int64, overshoot int64) *report.Result {
-	return &report.Result{
-		Schema: report.Schema, Verdict: report.Pass, Complete: true, Thresholds: []report.ThresholdResult{},
-		Runs: []report.Run{{Algorithm: "fixed_window", Scenario: "steady",
-			LatencyUs: report.Latency{P50: 100, P99: p99}, Audit: &report.Audit{Overshoot: overshoot}}},
+func gateResult(p99 int64, overshoot int64) *result.Result {
+	return &result.Result{
+		Schema: result.Schema, Verdict: result.Pass, Complete: true, Thresholds: []result.ThresholdResult{},
+		Runs: []result.Run{{Algorithm: "fixed_window", Scenario: "steady",
+			LatencyUs: result.Latency{P50: 100, P99: p99}, Audit: &result.Audit{Overshoot: overshoot}}},
 	}
 }
 
@@ -124,7 +124,7 @@ func TestRepeatRecordsMediansAndSpread(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	matches, _ := filepath.Glob(filepath.Join(out, "tiny-*", "result.json"))
-	res, err := report.ReadFile(matches[0])
+	res, err := result.ReadFile(matches[0])
 	if err != nil {
 		t.Fatal(err)
 	}

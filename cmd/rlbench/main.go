@@ -13,17 +13,11 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/rlbench/rlbench/internal/redisenv"
 )
 
-type discardLogger struct{}
-
-func (discardLogger) Printf(context.Context, string, ...any) {}
-
 func main() {
-	// Failed calls are counted in the result; go-redis's own log lines
-	// would only garble the progress display.
-	redis.SetLogger(discardLogger{})
+	redisenv.QuietClientLogs()
 	ctx, stop := interruptContext(os.Stderr)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
@@ -71,7 +65,7 @@ Exit codes: 0 pass, 1 a threshold or comparison failed, 2 bad usage or
 invalid profile, 3 runtime failure (Redis unreachable, run aborted or
 interrupted; a partial result is still written).
 
-Run 'rlbench COMMAND -h' for a command's flags.
+Run 'rlbench help COMMAND' (or 'rlbench COMMAND -h') for a command's flags.
 `
 
 // run is the whole program; main only maps its result to an exit code, so
@@ -82,23 +76,34 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	var err error
-	switch args[0] {
-	case "run":
-		err = runCmd(ctx, args[1:], stdout, stderr)
-	case "report":
-		err = reportCmd(args[1:], stdout, stderr)
-	case "validate":
-		err = validateCmd(args[1:], stdout, stderr)
-	case "compare":
-		err = compareCmd(args[1:], stdout, stderr)
-	case "algorithms":
-		err = algorithmsCmd(args[1:], stdout, stderr)
-	case "version", "--version", "-version":
-		fmt.Fprintln(stdout, "rlbench", version())
-	case "help", "-h", "-help", "--help":
+	switch name := args[0]; name {
+	case "--version", "-version":
+		err = versionCommand().execute(ctx, nil, stdout, stderr)
+	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
+	case "help":
+		err = help(args[1:], stdout)
 	default:
-		err = usageErrorf("unknown command %q\n\n%s", args[0], usage)
+		c, ok := lookup(name)
+		if !ok {
+			err = usageErrorf("unknown command %q\n\n%s", name, usage)
+			break
+		}
+		err = c.execute(ctx, args[1:], stdout, stderr)
 	}
 	return exitCode(err, stderr)
+}
+
+// help prints the overview, or with a command's name that command's help.
+func help(args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	c, ok := lookup(args[0])
+	if !ok {
+		return usageErrorf("unknown command %q\n\n%s", args[0], usage)
+	}
+	c.printHelp(stdout, nil)
+	return nil
 }

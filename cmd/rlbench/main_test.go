@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/rlbench/rlbench/internal/redistest"
-	"github.com/rlbench/rlbench/report"
+	"github.com/rlbench/rlbench/report/html"
+	"github.com/rlbench/rlbench/result"
 )
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -34,7 +35,7 @@ func writeProfile(t *testing.T, body string) string {
 // the summary.
 // runAndRead runs a profile on a private redis-server and returns the
 // result, the summary, and the directory the run wrote.
-func runAndRead(t *testing.T, name, body string) (*report.Result, string, string) {
+func runAndRead(t *testing.T, name, body string) (*result.Result, string, string) {
 	t.Helper()
 	redistest.ServerPath(t)
 	out := t.TempDir()
@@ -46,7 +47,7 @@ func runAndRead(t *testing.T, name, body string) (*report.Result, string, string
 	if len(matches) != 1 {
 		t.Fatalf("result files: %v", matches)
 	}
-	res, err := report.ReadFile(matches[0])
+	res, err := result.ReadFile(matches[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ scenarios:
 // redis-server and reads the result back through the contract.
 func TestRunWritesAResultThatParsesBack(t *testing.T) {
 	res, stdout, dir := runAndRead(t, "tiny", tinyProfile)
-	if res.Redis.Mode != "private" || !res.Complete || res.Verdict != report.Pass || len(res.Runs) != 4 {
+	if res.Redis.Mode != "private" || !res.Complete || res.Verdict != result.Pass || len(res.Runs) != 4 {
 		t.Errorf("result: mode %s complete %v verdict %s runs %d", res.Redis.Mode, res.Complete, res.Verdict, len(res.Runs))
 	}
 	for _, r := range res.Runs {
@@ -75,7 +76,7 @@ func TestRunWritesAResultThatParsesBack(t *testing.T) {
 			t.Errorf("%s: run is missing figures: %+v", r.Key(), r.Requests)
 		}
 	}
-	for _, name := range []string{report.HTMLFile, "latency-steady.png", "hgrm/leaky_bucket-steady.hgrm"} {
+	for _, name := range []string{html.HTMLFile, "latency-steady.png", "hgrm/leaky_bucket-steady.hgrm"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Errorf("the run wrote no %s beside the result: %v", name, err)
 		}

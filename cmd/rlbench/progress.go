@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/rlbench/rlbench/report"
+	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/workload"
 )
 
@@ -77,7 +78,7 @@ func (p *progress) RunStarted(pr *workload.Progress) {
 }
 
 // RunFinished implements workload.Observer.
-func (p *progress) RunFinished(pr *workload.Progress, r *workload.RunResult) {
+func (p *progress) RunFinished(pr *workload.Progress, r *result.Run) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.stop != nil {
@@ -85,13 +86,13 @@ func (p *progress) RunFinished(pr *workload.Progress, r *workload.RunResult) {
 		<-p.done
 		p.stop = nil
 	}
-	lat := workload.Summarize(r.Corrected.All)
 	state := ""
 	if r.Incomplete {
 		state = " (incomplete)"
 	}
+	q := r.Requests
 	fmt.Fprintf(p.w, "[%d/%d] %s/%s%s: sent %d, allowed %d, denied %d, errors %d, %.0f/s, p99 %s\n",
-		pr.Index+1, pr.Total, r.Algorithm, r.Scenario.Name, state,
-		r.Counts.Sent, r.Counts.Allowed, r.Counts.Denied, r.Counts.Errors, r.AchievedPerSecond(),
-		report.FormatMicros(lat.P99))
+		pr.Index+1, pr.Total, r.Algorithm, r.Scenario, state,
+		q.Sent, q.Allowed, q.Denied, q.Errors, r.Rate.AchievedPerS,
+		report.FormatMicros(r.LatencyUs.P99))
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -9,42 +11,52 @@ import (
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/report"
+	"github.com/rlbench/rlbench/report/html"
+	"github.com/rlbench/rlbench/result"
 )
 
-// reportCmd re-renders the plots, the .hgrm files and report.html from a
-// result.json alone: no Redis is needed. With --format text or benchfmt it
-// prints the summary, or Go benchmark lines for benchstat, instead.
-func reportCmd(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("report", stderr, "rlbench report [-o DIR] [--format html|text|benchfmt] RESULT.json")
-	outDir := fs.String("o", "", "write into `DIR` (default: the result's own directory)")
-	format := fs.String("format", "html", "`html` (plots, .hgrm files, report.html), text (the summary) or benchfmt (lines for benchstat)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
+// reportCommand re-renders the plots, the .hgrm files and report.html from
+// a result.json alone: no Redis is needed. With --format text or benchfmt
+// it prints the summary, or Go benchmark lines for benchstat, instead.
+func reportCommand() command {
+	var outDir, format string
+	return command{
+		name:  "report",
+		usage: "[-o DIR] [--format html|text|benchfmt] RESULT.json",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&outDir, "o", "", "write into `DIR` (default: the result's own directory)")
+			fs.StringVar(&format, "format", "html", "`html` (plots, .hgrm files, report.html), text (the summary) or benchfmt (lines for benchstat)")
+		},
+		run: func(_ context.Context, args []string, stdout, _ io.Writer) error {
+			if format != "html" && format != "text" && format != "benchfmt" {
+				return usageErrorf("-format %q: want html, text or benchfmt", format)
+			}
+			if err := wantArgs("report", args, 1, "exactly one result.json"); err != nil {
+				return err
+			}
+			return writeReport(args[0], outDir, format, stdout)
+		},
 	}
-	if *format != "html" && *format != "text" && *format != "benchfmt" {
-		return usageErrorf("-format %q: want html, text or benchfmt", *format)
-	}
-	if fs.NArg() != 1 {
-		return usageErrorf("report needs exactly one result.json (got %d arguments)", fs.NArg())
-	}
-	path := fs.Arg(0)
+}
+
+func writeReport(path, outDir, format string, stdout io.Writer) error {
 	res, err := readResult(path)
 	if err != nil {
 		return err
 	}
-	switch *format {
+	switch format {
 	case "text":
 		return report.WriteSummary(stdout, res)
 	case "benchfmt":
 		return report.WriteBenchfmt(stdout, res)
 	}
-	dir := *outDir
+	dir := outDir
 	if dir == "" {
 		dir = filepath.Dir(path)
 	}
 	written, err := renderReport(dir, res)
 	if err != nil {
-		var bad *report.HistogramError
+		var bad *result.HistogramError
 		if errors.As(err, &bad) {
 			return usageErrorf("%s: %v", path, err)
 		}
@@ -65,8 +77,8 @@ func reportCmd(args []string, stdout, stderr io.Writer) error {
 
 // readResult reads a result file; a missing, malformed or truncated one is
 // bad input (exit 2), with report.Decode's account of what is wrong.
-func readResult(path string) (*report.Result, error) {
-	res, err := report.ReadFile(path)
+func readResult(path string) (*result.Result, error) {
+	res, err := result.ReadFile(path)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -79,10 +91,10 @@ func readResult(path string) (*report.Result, error) {
 
 // renderReport writes the plots, .hgrm files and report.html into dir,
 // with each algorithm's semantics from the registry.
-func renderReport(dir string, res *report.Result) ([]string, error) {
+func renderReport(dir string, res *result.Result) ([]string, error) {
 	semantics := map[string]string{}
 	for _, a := range algorithms.List() {
 		semantics[a.Name] = a.Semantics
 	}
-	return report.Render(dir, res, report.RenderOptions{Semantics: semantics})
+	return html.Render(dir, res, html.RenderOptions{Semantics: semantics})
 }

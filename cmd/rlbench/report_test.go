@@ -7,14 +7,15 @@ import (
 	"testing"
 
 	"github.com/rlbench/rlbench/internal/redistest"
-	"github.com/rlbench/rlbench/report"
+	"github.com/rlbench/rlbench/internal/resulttest"
+	"github.com/rlbench/rlbench/report/html"
 )
 
 // fixtureResult copies the report package's complete result fixture into a
 // directory of its own and returns its path.
 func fixtureResult(t *testing.T) string {
 	t.Helper()
-	data, err := os.ReadFile("../../report/testdata/result.json")
+	data, err := os.ReadFile(resulttest.FixtureFile())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func TestReportRendersFromTheResultAlone(t *testing.T) {
 		if code != exitOK {
 			t.Fatalf("%s: exit %d: %s", tc.why, code, stderr)
 		}
-		if !strings.Contains(stdout, filepath.Join(tc.dir, report.HTMLFile)) {
+		if !strings.Contains(stdout, filepath.Join(tc.dir, html.HTMLFile)) {
 			t.Errorf("%s: output does not name the page: %s", tc.why, stdout)
 		}
 		pngs, _ := filepath.Glob(filepath.Join(tc.dir, "*.png"))
@@ -50,7 +51,7 @@ func TestReportRendersFromTheResultAlone(t *testing.T) {
 		if len(pngs) != 11 || len(hgrms) != 24 {
 			t.Errorf("%s: %d plots and %d .hgrm files, want 11 and 24", tc.why, len(pngs), len(hgrms))
 		}
-		page, err := os.ReadFile(filepath.Join(tc.dir, report.HTMLFile))
+		page, err := os.ReadFile(filepath.Join(tc.dir, html.HTMLFile))
 		if err != nil || !strings.Contains(string(page), "Counts requests in a window that opens") {
 			t.Errorf("%s: page missing or without the registry's semantics (%v)", tc.why, err)
 		}
@@ -84,7 +85,7 @@ func TestReportOnBadInputExits2(t *testing.T) {
 		{"malformed: not JSON at all", []string{"report", write("schema: rlbench\n")}, "invalid JSON at line 1"},
 		{"empty file", []string{"report", write("")}, "empty file"},
 		{"another file format", []string{"report", write(`{"runs": []}`)}, `no "schema" field`},
-		{"a histogram that does not decode", []string{"report", write(damagedHDR)}, "fixed_window/boundary: latency_hdr is not an HdrHistogram"},
+		{"a histogram that does not decode", []string{"report", write(damagedHDR)}, "fixed_window/steady: latency_hdr is not an HdrHistogram"},
 		{"missing file", []string{"report", "/nonexistent/result.json"}, "/nonexistent/result.json: no such file"},
 		{"no result named", []string{"report"}, "exactly one result.json"},
 		{"two results named", []string{"report", "a.json", "b.json"}, "exactly one result.json"},

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +12,9 @@ import (
 	"time"
 
 	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/report"
+	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/workload"
 )
 
@@ -26,12 +29,24 @@ type runOptions struct {
 	repeat     int
 }
 
-// runCmd runs a profile: it gets a Redis, drives every run of the plan,
-// writes result.json (also when interrupted or aborted, marked incomplete)
-// and prints the summary.
-func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// runCommand runs a profile.
+func runCommand() command {
 	var o runOptions
-	fs := newFlagSet("run", stderr, "rlbench run [flags] PROFILE")
+	return command{
+		name:  "run",
+		usage: "[flags] PROFILE",
+		flags: o.declare,
+		run: func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+			if err := wantArgs("run", args, 1, "exactly one profile file"); err != nil {
+				return err
+			}
+			return runProfile(ctx, args[0], o, stdout, stderr)
+		},
+	}
+}
+
+// declare declares the flags of `rlbench run`.
+func (o *runOptions) declare(fs *flag.FlagSet) {
 	fs.StringVar(&o.redisAddr, "redis", "", "use the Redis at `ADDR` (host:port or redis:// URL) instead of the profile's or a private one")
 	fs.StringVar(&o.outDir, "out", "results", "write results under `DIR`")
 	fs.BoolVar(&o.keepKeys, "keep-keys", false, "leave the run's keys in Redis for inspection")
@@ -39,16 +54,16 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&o.noEmbedded, "no-embedded", false, "fail instead of using the embedded server when redis-server is missing")
 	fs.BoolVar(&o.noReport, "no-report", false, "write only result.json: no plots, .hgrm files or report.html")
 	fs.IntVar(&o.repeat, "repeat", 1, "run each scenario `N` times and report the median of each latency figure with its spread")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() != 1 {
-		return usageErrorf("run needs exactly one profile file (got %d arguments)", fs.NArg())
-	}
+}
+
+// runProfile runs a profile: it gets a Redis, drives every run of the plan,
+// writes result.json (also when interrupted or aborted, marked incomplete)
+// and prints the summary.
+func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, stderr io.Writer) error {
 	if o.repeat < 1 || o.repeat > 100 {
 		return usageErrorf("-repeat %d: want 1 to 100", o.repeat)
 	}
-	prof, thresholds, err := loadProfile(fs.Arg(0))
+	prof, err := profile.Load(profilePath)
 	if err != nil {
 		return err
 	}
@@ -68,24 +83,23 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if env.Note != "" {
 		fmt.Fprintln(stderr, "rlbench: "+env.Note)
 	}
-	redisenv.ShareCPUs(env)
 
 	runner := &workload.Runner{
-		Profile:  prof,
-		Client:   env.Client,
-		RunID:    workload.NewRunID(),
-		KeepKeys: o.keepKeys,
-		Observer: newProgress(stderr, o.quiet),
-		Repeat:   o.repeat,
-		Mode:     env.Mode,
+		Profile:   prof,
+		Env:       env,
+		RunID:     workload.NewRunID(),
+		KeepKeys:  o.keepKeys,
+		Observer:  newProgress(stderr, o.quiet),
+		Repeat:    o.repeat,
+		ShareCPUs: true,
 	}
-	started := time.Now().UTC()
-	runs, runErr := runner.Run(ctx)
-	res := buildResult(prof, env, runner.RunID, started, runs, runErr, thresholds)
+	res, runErr := runner.Run(ctx)
+	res.Tool = result.Tool{Name: "rlbench", Version: version(), GoVersion: runtime.Version()}
+	report.Judge(res, prof.Thresholds)
 
-	dir := filepath.Join(o.outDir, fmt.Sprintf("%s-%s", prof.Name, started.Format("20060102T150405Z")))
+	dir := filepath.Join(o.outDir, fmt.Sprintf("%s-%s", prof.Name, res.StartedAt.Format("20060102T150405Z")))
 	path := filepath.Join(dir, "result.json")
-	writeErr := report.WriteFile(path, res)
+	writeErr := result.WriteFile(path, res)
 	cleanupErr := cleanup(env, runner, o.keepKeys)
 
 	if err := report.WriteSummary(stdout, res); err != nil {
@@ -118,7 +132,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if reportErr != nil {
 		return reportErr
 	}
-	if res.Verdict != report.Pass {
+	if res.Verdict != result.Pass {
 		return &failedError{msg: "verdict: fail"}
 	}
 	return nil
@@ -127,9 +141,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // redisOptions resolves which Redis to use: --redis, else the profile's
 // redis section, else a private server. The password comes only from the
 // environment variable the profile names.
-func redisOptions(p *workload.Profile, o runOptions) (redisenv.Options, error) {
+func redisOptions(p *profile.Profile, o runOptions) (redisenv.Options, error) {
 	ropts := redisenv.Options{
-		PoolSize:   maxConcurrency(p) + 4,
+		PoolSize:   p.MaxConcurrency() + 4,
 		Timeout:    p.Timeout,
 		NoEmbedded: o.noEmbedded,
 	}
@@ -154,14 +168,6 @@ func redisOptions(p *workload.Profile, o runOptions) (redisenv.Options, error) {
 	return ropts, nil
 }
 
-func maxConcurrency(p *workload.Profile) int {
-	n := p.Concurrency
-	for _, s := range p.Scenarios {
-		n = max(n, s.Concurrency)
-	}
-	return n
-}
-
 // cleanup removes every key of the invocation unless they are to be kept.
 // It runs after Ctrl-C too, on a context of its own.
 func cleanup(env *redisenv.Env, runner *workload.Runner, keep bool) error {
@@ -174,8 +180,4 @@ func cleanup(env *redisenv.Env, runner *workload.Runner, keep bool) error {
 		return fmt.Errorf("removing this run's keys (%s*): %w", runner.RunPrefix(), err)
 	}
 	return nil
-}
-
-func hostInfo() report.HostInfo {
-	return report.HostInfo{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0)}
 }

@@ -1,6 +1,25 @@
 package main
 
-import "runtime/debug"
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime/debug"
+)
+
+// versionCommand prints the version.
+func versionCommand() command {
+	return command{
+		name: "version",
+		run: func(_ context.Context, args []string, stdout, _ io.Writer) error {
+			if err := wantArgs("version", args, 0, "no arguments"); err != nil {
+				return err
+			}
+			_, err := fmt.Fprintln(stdout, "rlbench", version())
+			return err
+		},
+	}
+}
 
 // buildVersion is set at link time (-ldflags "-X main.buildVersion=v1.2.3").
 var buildVersion = ""

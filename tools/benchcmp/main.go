@@ -21,10 +21,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/workload"
 )
 
@@ -73,7 +72,6 @@ func run(rounds int, span time.Duration, clients, identities int) error {
 		return err
 	}
 	defer env.Close()
-	procs := redisenv.ShareCPUs(env)
 
 	// A limit no run reaches, so both tools run the same allowed path.
 	policy := algorithms.Policy{Limit: 1_000_000, Window: time.Minute}
@@ -81,8 +79,8 @@ func run(rounds int, span time.Duration, clients, identities int) error {
 	if err := lim.Load(ctx); err != nil {
 		return err
 	}
-	fmt.Printf("redis %s on %s; fixed_window via EVALSHA, %d clients, %d keys, %s per measurement, rlbench GOMAXPROCS %d of %d CPUs\n",
-		env.Version, srv.Addr, clients, identities, span, procs, runtime.NumCPU())
+	fmt.Printf("redis %s on %s; fixed_window via EVALSHA, %d clients, %d keys, %s per measurement, %d CPUs\n",
+		env.Version, srv.Addr, clients, identities, span, runtime.NumCPU())
 
 	var ours, theirs, ratios []float64
 	for i := 0; i < rounds; i++ {
@@ -90,12 +88,12 @@ func run(rounds int, span time.Duration, clients, identities int) error {
 		if err != nil {
 			return err
 		}
-		r, err := rlbenchClosedLoop(ctx, env.Client, policy, clients, identities, span)
+		r, procs, err := rlbenchClosedLoop(ctx, env, policy, clients, identities, span)
 		if err != nil {
 			return err
 		}
 		ours, theirs, ratios = append(ours, r), append(theirs, b), append(ratios, r/b)
-		fmt.Printf("round %d: rlbench %8.0f/s  redis-benchmark %8.0f/s  ratio %.3f\n", i+1, r, b, r/b)
+		fmt.Printf("round %d: rlbench %8.0f/s (GOMAXPROCS %d)  redis-benchmark %8.0f/s  ratio %.3f\n", i+1, r, procs, b, r/b)
 		if err := env.Client.FlushDB(ctx).Err(); err != nil { // our own private server
 			return err
 		}
@@ -106,17 +104,18 @@ func run(rounds int, span time.Duration, clients, identities int) error {
 }
 
 // rlbenchClosedLoop measures rlbench's own request path: the runner, the
-// recorder and the limiter binding, closed loop.
-func rlbenchClosedLoop(ctx context.Context, rdb *redis.Client, p algorithms.Policy, clients, identities int, span time.Duration) (float64, error) {
-	prof := &workload.Profile{
+// recorder and the limiter binding, closed loop, as `rlbench run` runs it.
+// It returns the rate and the GOMAXPROCS the run had.
+func rlbenchClosedLoop(ctx context.Context, env *redisenv.Env, p algorithms.Policy, clients, identities int, span time.Duration) (float64, int, error) {
+	prof := &profile.Profile{
 		Name:        "benchcmp",
 		Policy:      p,
 		Algorithms:  []string{algorithms.FixedWindowName},
 		Concurrency: clients,
 		Seed:        1,
 		Timeout:     2 * time.Second,
-		Scenarios: []workload.Scenario{{
-			Name: "closed", Shape: workload.ShapeSteady, Rate: workload.Rate{Max: true},
+		Scenarios: []profile.Scenario{{
+			Name: "closed", Shape: profile.ShapeSteady, Rate: profile.Rate{Max: true},
 			Identities: identities, Duration: span,
 		}},
 	}
@@ -125,14 +124,15 @@ func rlbenchClosedLoop(ctx context.Context, rdb *redis.Client, p algorithms.Poli
 			defer pprof.StopCPUProfile()
 		}
 	}
-	runs, err := (&workload.Runner{Profile: prof, Client: rdb, KeepKeys: true}).Run(ctx)
+	res, err := (&workload.Runner{Profile: prof, Env: env, KeepKeys: true, ShareCPUs: true}).Run(ctx)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	if e := runs[0].Counts.Errors; e > 0 {
-		return 0, fmt.Errorf("rlbench saw %d errors: %v", e, runs[0].Errors)
+	run := res.Runs[0]
+	if e := run.Requests.Errors; e > 0 {
+		return 0, 0, fmt.Errorf("rlbench saw %d errors: %v", e, run.Errors)
 	}
-	return runs[0].AchievedPerSecond(), nil
+	return run.Rate.AchievedPerS, res.Host.GOMAXPROCS, nil
 }
 
 // redisBenchmark runs redis-benchmark for about span and returns its

@@ -1,0 +1,22 @@
+// Package algorithms holds rate limiters that live in Redis, each usable
+// on its own as a library: fixed window, sliding-window log, token bucket,
+// leaky bucket, and a deliberately wrong counter that audits must catch.
+//
+// A Policy ("Limit requests per Window, with an optional Burst") is the one
+// sentence every limiter interprets. Each limiter is one embedded Lua
+// script (a .lua file whose header states its KEYS, ARGV and reply), loaded
+// with SCRIPT LOAD and called with EVALSHA; it reads, decides and updates in
+// one execution, takes its time from Redis TIME, gives every key a TTL, and
+// replies {allowed, remaining, retry_after_ms, server_now_us}, parsed into a
+// Decision. Being denied is a Decision, not an error.
+//
+// Every limiter that can be audited (Auditable) also gives an exact
+// reference Model, a pure-Go replay of its script, and its Bound: the most
+// it may admit to one identity within any interval. The package depends on
+// go-redis only, through the narrow Redis interface, so a single client, a
+// ring or a cluster client all work.
+//
+//	lim, _ := algorithms.New("sliding_log", rdb, algorithms.Policy{Limit: 100, Window: time.Minute})
+//	_ = lim.Load(ctx)
+//	d, err := lim.Allow(ctx, "user:42")
+package algorithms

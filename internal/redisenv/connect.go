@@ -1,0 +1,80 @@
+package redisenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// connect opens the client with fidelity-first settings and reads what the
+// result needs to know about the server. It fails within a few seconds, naming
+// the address, when the server cannot be reached.
+func (e *Env) connect(ctx context.Context, ropts *redis.Options, o Options) error {
+	ropts.DialTimeout = o.timeout()
+	ropts.ReadTimeout = o.timeout()
+	ropts.WriteTimeout = o.timeout()
+	ropts.ContextTimeoutEnabled = true
+	// A retry would hide a failure and fold two calls into one latency; a
+	// dial retried five times would make an unreachable server take five
+	// dial timeouts to report.
+	ropts.MaxRetries = -1
+	ropts.DialerRetries = 1
+	ropts.DisableIdentity = true
+	ropts.Protocol = 2
+	if o.PoolSize > 0 {
+		ropts.PoolSize = o.PoolSize
+	}
+	if ropts.TLSConfig == nil {
+		ropts.Dialer = plainDialer(ropts.DialTimeout)
+	}
+	e.Client = redis.NewClient(ropts)
+
+	pctx, cancel := context.WithTimeout(ctx, o.timeout()+time.Second)
+	defer cancel()
+	if err := e.Client.Ping(pctx).Err(); err != nil {
+		_ = e.Client.Close()
+		e.Client = nil
+		// A server that answered (a wrong password, an unknown user) is
+		// reachable; say what it said rather than blame the network.
+		var refused redis.Error
+		if errors.As(err, &refused) {
+			return fmt.Errorf("redis at %s refused the connection: %w", e.Addr, err)
+		}
+		return fmt.Errorf("redis at %s unreachable: %w", e.Addr, err)
+	}
+	if e.Mode == Embedded {
+		// The embedded server answers INFO for few sections; it has no
+		// version or eviction policy worth recording.
+		return nil
+	}
+	fields := map[string]string{}
+	for _, section := range []string{"server", "memory"} {
+		info, err := e.Client.Info(pctx, section).Result()
+		if err != nil {
+			return fmt.Errorf("redis at %s: INFO %s: %w", e.Addr, section, err)
+		}
+		for k, v := range ParseInfo(info) {
+			fields[k] = v
+		}
+	}
+	e.Version = fields["redis_version"]
+	e.MaxmemoryPolicy = fields["maxmemory_policy"]
+	{
+		if err := CheckVersion(e.Version); err != nil {
+			return fmt.Errorf("redis at %s: %w", e.Addr, err)
+		}
+	}
+	return nil
+}
+
+// QuietClientLogs stops go-redis from logging: rlbench counts failed calls
+// in its result, and the client's own log lines would only garble the
+// progress display.
+func QuietClientLogs() { redis.SetLogger(discardLogger{}) }
+
+type discardLogger struct{}
+
+func (discardLogger) Printf(context.Context, string, ...any) {}

@@ -1,0 +1,121 @@
+package redisenv
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Options say which Redis to use and how to talk to it.
+type Options struct {
+	// Addr is host:port, or a redis:// or rediss:// URL. Empty means start a
+	// private server.
+	Addr string
+	// Username is the ACL user; empty means the default user.
+	Username string
+	// Password is the resolved secret (never from a profile file).
+	Password string
+	// DB is the database number.
+	DB int
+	// TLS turns on TLS; TLSCAFile adds a CA to trust; TLSInsecure skips
+	// certificate verification (test servers only).
+	TLS         bool
+	TLSCAFile   string
+	TLSInsecure bool
+	// PoolSize is the number of connections the client may hold; size it to
+	// the concurrency.
+	PoolSize int
+	// Timeout bounds each dial, read and write. Zero means 2s.
+	Timeout time.Duration
+	// ServerPath is the redis-server binary to start for a private server.
+	// Empty means look it up on PATH.
+	ServerPath string
+	// NoEmbedded refuses the embedded fallback when no redis-server exists.
+	NoEmbedded bool
+}
+
+func (o Options) timeout() time.Duration {
+	if o.Timeout > 0 {
+		return o.Timeout
+	}
+	return 2 * time.Second
+}
+
+func openExternal(ctx context.Context, o Options) (*Env, error) {
+	ropts, addr, err := clientOptions(o)
+	if err != nil {
+		return nil, err
+	}
+	env := &Env{Mode: External, Addr: addr}
+	if err := env.connect(ctx, ropts, o); err != nil {
+		return nil, err
+	}
+	return env, nil
+}
+
+// clientOptions builds go-redis options from o, accepting host:port or a
+// redis:// / rediss:// URL, and returns the address without credentials.
+func clientOptions(o Options) (*redis.Options, string, error) {
+	ropts := &redis.Options{Addr: o.Addr}
+	if strings.Contains(o.Addr, "://") {
+		u, err := url.Parse(o.Addr)
+		if err != nil {
+			return nil, "", fmt.Errorf("redis address %q: %w", redactURL(o.Addr), err)
+		}
+		if _, ok := u.User.Password(); ok {
+			return nil, "", fmt.Errorf("redis address %s carries a password; pass it through the environment variable named by redis.password_env instead", redactURL(o.Addr))
+		}
+		parsed, err := redis.ParseURL(o.Addr)
+		if err != nil {
+			return nil, "", fmt.Errorf("redis address %q: %w", redactURL(o.Addr), err)
+		}
+		ropts = parsed
+	} else if _, _, err := net.SplitHostPort(o.Addr); err != nil {
+		return nil, "", fmt.Errorf("redis address %q is not host:port or a redis:// URL", o.Addr)
+	}
+	if o.Username != "" {
+		ropts.Username = o.Username
+	}
+	if o.Password != "" {
+		ropts.Password = o.Password
+	}
+	if o.DB != 0 {
+		ropts.DB = o.DB
+	}
+	if o.TLS && ropts.TLSConfig == nil {
+		host, _, _ := net.SplitHostPort(ropts.Addr)
+		ropts.TLSConfig = &tls.Config{ServerName: host, MinVersion: tls.VersionTLS12}
+	}
+	if ropts.TLSConfig != nil {
+		ropts.TLSConfig.InsecureSkipVerify = o.TLSInsecure //nolint:gosec // opt-in for test servers
+		if o.TLSCAFile != "" {
+			pem, err := os.ReadFile(o.TLSCAFile)
+			if err != nil {
+				return nil, "", fmt.Errorf("redis TLS CA file: %w", err)
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(pem) {
+				return nil, "", fmt.Errorf("redis TLS CA file %s holds no PEM certificate", o.TLSCAFile)
+			}
+			ropts.TLSConfig.RootCAs = pool
+		}
+	}
+	return ropts, ropts.Addr, nil
+}
+
+// redactURL hides the password of a URL so it never reaches a message.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
+}

@@ -1,0 +1,197 @@
+package profile
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/suggest"
+)
+
+var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "scenarios", "thresholds"}
+var policyFields = []string{"limit", "window", "burst"}
+var redisFields = []string{"addr", "username", "password_env", "db", "tls", "tls_ca_file", "tls_insecure"}
+
+var (
+	namePattern    = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+	envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+// Load reads and validates the profile at path. Every problem, including
+// a file that cannot be read, is reported as Errors.
+func Load(path string) (*Profile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		msg := err.Error()
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			msg = pe.Err.Error()
+		}
+		return nil, Errors{{File: path, Msg: msg}}
+	}
+	return Parse(path, data)
+}
+
+// Parse validates a profile held in data; file names it in errors.
+// All problems are reported at once, as Errors.
+func Parse(file string, data []byte) (*Profile, error) {
+	d := &decoder{file: file}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			d.errorf(0, "", "the profile is empty")
+			return nil, d.errs
+		}
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		msg = yamlLine.ReplaceAllString(msg, "")
+		d.errorf(yamlErrorLine(err), "", "invalid YAML: %s", strings.TrimLeft(msg, ": "))
+		return nil, d.errs
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		d.errorf(extra.Line, "", "the file holds more than one YAML document")
+	}
+	sum := sha256.Sum256(data)
+	p := &Profile{
+		Path:        file,
+		Name:        strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)),
+		Hash:        hex.EncodeToString(sum[:]),
+		Concurrency: DefaultConcurrency,
+		Seed:        DefaultSeed,
+		Timeout:     DefaultTimeout,
+	}
+	root := doc.Content[0]
+	top := d.mapping(root, "", profileFields...)
+	top.str("name", &p.Name)
+	if !namePattern.MatchString(p.Name) {
+		top.errorf("name", "%q must be 1-64 letters, digits, '.', '_' or '-'", p.Name)
+	}
+	var policyOK bool
+	p.Policy, policyOK = parsePolicy(d, top)
+	p.Algorithms = parseAlgorithms(top)
+	top.intField("concurrency", &p.Concurrency, 1)
+	top.duration("warmup", &p.Warmup, 0)
+	top.integer("seed", &p.Seed, 0)
+	top.duration("timeout", &p.Timeout, time.Millisecond)
+	if top.has("redis") {
+		p.Redis = parseRedis(d, top)
+	}
+	p.Audit = parseAudit(d, top)
+	var pol *algorithms.Policy
+	if policyOK {
+		pol = &p.Policy
+	}
+	before := len(d.errs)
+	p.Scenarios = parseScenarios(d, top, pol)
+	// Whether a threshold selects any run is checked against the plan, so
+	// only when the scenarios and algorithms hold.
+	var plan []RunSpec
+	if len(d.errs) == before && policyOK {
+		plan = p.Plan(1)
+	}
+	p.Thresholds = parseThresholds(top, plan, p)
+	if len(d.errs) > 0 {
+		return nil, d.errs
+	}
+	return p, nil
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+):?`)
+
+// yamlErrorLine digs the line number out of a YAML syntax error.
+func yamlErrorLine(err error) int {
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	return 0
+}
+
+// parsePolicy reads the policy; ok says it is whole and valid, so that
+// what depends on it can be checked.
+func parsePolicy(d *decoder, top *yamlMap) (p algorithms.Policy, ok bool) {
+	if !top.has("policy") {
+		top.errorf("policy", "missing: give limit and window, e.g. {limit: 100, window: 1m}")
+		return p, false
+	}
+	f := d.mapping(top.values["policy"], "policy", policyFields...)
+	before := len(d.errs)
+	if !f.has("limit") {
+		f.errorf("limit", "missing")
+	}
+	if !f.has("window") {
+		f.errorf("window", "missing")
+	}
+	f.integer("limit", &p.Limit, 1)
+	f.duration("window", &p.Window, time.Millisecond)
+	f.integer("burst", &p.Burst, 1)
+	if len(d.errs) > before {
+		return p, false
+	}
+	if p.Window%time.Millisecond != 0 {
+		f.errorf("window", "%s is not a whole number of milliseconds", p.Window)
+	} else if err := p.Validate(); err != nil {
+		d.errorf(top.lineOf("policy"), "policy", "%v", err)
+	}
+	return p, len(d.errs) == before
+}
+
+func parseAlgorithms(top *yamlMap) []string {
+	if !top.has("algorithms") {
+		return algorithms.Default()
+	}
+	var names []string
+	items := top.sequence("algorithms")
+	for i, n := range items {
+		field := fmt.Sprintf("algorithms[%d]", i)
+		switch {
+		case n.Kind != yaml.ScalarNode:
+			top.d.errorf(n.Line, field, "want an algorithm name, got %s", describe(n))
+		case !algorithms.Known(n.Value):
+			hint := ""
+			if c := suggest.Closest(n.Value, algorithms.Names(), 3); c != "" {
+				hint = fmt.Sprintf("did you mean %q? ", c)
+			}
+			top.d.errorf(n.Line, field, "unknown algorithm %q (%sknown: %s)", n.Value, hint, strings.Join(algorithms.Names(), ", "))
+		case slices.Contains(names, n.Value):
+			top.d.errorf(n.Line, field, "%q is listed twice", n.Value)
+		default:
+			names = append(names, n.Value)
+		}
+	}
+	if top.has("algorithms") && len(items) == 0 {
+		top.errorf("algorithms", "the list is empty; leave the field out to run all of %s", strings.Join(algorithms.Default(), ", "))
+	}
+	return names
+}
+
+func parseRedis(d *decoder, top *yamlMap) *RedisSpec {
+	f := d.mapping(top.values["redis"], "redis", redisFields...)
+	r := &RedisSpec{}
+	f.str("addr", &r.Addr)
+	f.str("username", &r.Username)
+	f.str("password_env", &r.PasswordEnv)
+	f.intField("db", &r.DB, 0)
+	f.boolean("tls", &r.TLS)
+	f.str("tls_ca_file", &r.TLSCAFile)
+	f.boolean("tls_insecure", &r.TLSInsecure)
+	if r.PasswordEnv != "" && !envNamePattern.MatchString(r.PasswordEnv) {
+		f.errorf("password_env", "%q is not an environment variable name (the password itself never goes in a profile)", r.PasswordEnv)
+	}
+	return r
+}

@@ -1,0 +1,183 @@
+package profile
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rlbench/rlbench/algorithms"
+)
+
+const goodProfile = `name: demo
+policy:
+  limit: 100
+  window: 1s
+  burst: 150
+algorithms: [fixed_window, sliding_log]
+concurrency: 8
+warmup: 500ms
+seed: 9
+timeout: 1s
+redis:
+  addr: 127.0.0.1:6379
+  username: bench
+  password_env: BENCH_REDIS_PASSWORD
+  db: 3
+scenarios:
+  - name: steady
+    shape: steady
+    rate: 2x
+    arrival: poisson
+    identities: 20
+    duration: 3s
+  - name: sat
+    shape: steady
+    rate: max
+    requests: 5000
+`
+
+func TestParseProfileGood(t *testing.T) {
+	p, err := Parse("profiles/demo.yaml", []byte(goodProfile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := algorithms.Policy{Limit: 100, Window: time.Second, Burst: 150}
+	if p.Policy != want {
+		t.Errorf("policy %+v, want %+v", p.Policy, want)
+	}
+	if p.Name != "demo" || p.Concurrency != 8 || p.Warmup != 500*time.Millisecond || p.Seed != 9 || p.Timeout != time.Second {
+		t.Errorf("top-level fields wrong: %+v", p)
+	}
+	if strings.Join(p.Algorithms, ",") != "fixed_window,sliding_log" {
+		t.Errorf("algorithms %v", p.Algorithms)
+	}
+	if p.Redis == nil || p.Redis.Addr != "127.0.0.1:6379" || p.Redis.DB != 3 || p.Redis.PasswordEnv != "BENCH_REDIS_PASSWORD" {
+		t.Errorf("redis %+v", p.Redis)
+	}
+	if len(p.Scenarios) != 2 {
+		t.Fatalf("%d scenarios", len(p.Scenarios))
+	}
+	s := p.Scenarios[0]
+	if s.Rate.Multiple != 2 || s.Arrival != Poisson || s.Identities != 20 || s.Duration != 3*time.Second || s.Line != 17 {
+		t.Errorf("scenario 0: %+v", s)
+	}
+	if got := s.Rate.TargetPerSecond(p.Policy, s.Identities); got != 4000 {
+		t.Errorf("2x of 100/s over 20 identities = %v/s, want 4000", got)
+	}
+	if sat := p.Scenarios[1]; !sat.Rate.Max || sat.Requests != 5000 || sat.Duration != time.Hour {
+		t.Errorf("scenario 1: %+v", sat)
+	}
+	if len(p.Plan(1)) != 4 {
+		t.Errorf("plan has %d runs, want 2 scenarios x 2 algorithms", len(p.Plan(1)))
+	}
+	if len(p.Hash) != 64 {
+		t.Errorf("hash %q", p.Hash)
+	}
+}
+
+func TestParseProfileDefaults(t *testing.T) {
+	p, err := Parse("dir/min.yaml", []byte("policy: {limit: 5, window: 250ms}\nscenarios:\n  - shape: steady\n    rate: 10/s\n    duration: 1s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != "min" || p.Concurrency != DefaultConcurrency || p.Seed != DefaultSeed || p.Timeout != DefaultTimeout {
+		t.Errorf("defaults not applied: %+v", p)
+	}
+	if strings.Join(p.Algorithms, ",") != strings.Join(algorithms.Default(), ",") {
+		t.Errorf("algorithms %v, want the default four", p.Algorithms)
+	}
+	if s := p.Scenarios[0]; s.Name != "steady" || s.Arrival != Uniform || s.Identities != DefaultIdentities {
+		t.Errorf("scenario defaults: %+v", s)
+	}
+}
+
+// TestParseProfileErrors: every bad input names file, line and field.
+func TestParseProfileErrors(t *testing.T) {
+	const head = "policy:\n  limit: 100\n  window: 1s\n"
+	const scen = "scenarios:\n  - name: s\n    shape: steady\n    rate: 2x\n    duration: 1s\n"
+	for _, tc := range []struct {
+		why  string
+		yaml string
+		want string
+	}{
+		{"unknown top-level field, with a hint",
+			head + "concurrence: 4\n" + scen,
+			`x.yaml:4: concurrence: unknown field (did you mean "concurrency"? known:`},
+		{"unknown scenario field",
+			head + scen + "    burst_size: 3\n",
+			`x.yaml:9: scenarios[0].burst_size: unknown field`},
+		{"the issue's example: a rate that is not a rate",
+			head + "scenarios:\n  - name: s\n    shape: steady\n    rate: fast\n    duration: 1s\n",
+			`x.yaml:7: scenarios[0].rate: "fast" is not a rate like 500/s, 2x or max`},
+		{"wrong type: a list where a number goes",
+			"policy:\n  limit: [1, 2]\n  window: 1s\n" + scen,
+			`x.yaml:2: policy.limit: want a single value, got a list`},
+		{"wrong type: text where a number goes",
+			"policy:\n  limit: lots\n  window: 1s\n" + scen,
+			`x.yaml:2: policy.limit: "lots" is not a whole number`},
+		{"negative limit",
+			"policy:\n  limit: -5\n  window: 1s\n" + scen,
+			`x.yaml:2: policy.limit: must be at least 1, got -5`},
+		{"a window that is not a duration",
+			"policy:\n  limit: 5\n  window: 60\n" + scen,
+			`x.yaml:3: policy.window: "60" is not a duration like 10s, 250ms or 1m`},
+		{"a window Redis expiries cannot express",
+			"policy:\n  limit: 5\n  window: 1500us\n" + scen,
+			`x.yaml:3: policy.window: 1.5ms is not a whole number of milliseconds`},
+		{"unknown algorithm",
+			head + "algorithms: [fixed_window, token_bukket]\n" + scen,
+			`x.yaml:4: algorithms[1]: unknown algorithm "token_bukket" (did you mean "token_bucket"?`},
+		{"unknown shape",
+			head + "scenarios:\n  - shape: ramp\n    rate: 2x\n",
+			`x.yaml:5: scenarios[0].shape: unknown shape "ramp" (known: steady, boundary, cardinality)`},
+		{"missing policy",
+			scen,
+			`x.yaml:1: policy: missing`},
+		{"missing duration and requests",
+			head + "scenarios:\n  - shape: steady\n    rate: 2x\n",
+			`x.yaml:5: scenarios[0].duration: missing`},
+		{"two scenarios with one name",
+			head + scen + "  - name: s\n    shape: steady\n    rate: max\n    duration: 1s\n",
+			`x.yaml:9: scenarios[1].name: "s" is already the name of scenarios[0]`},
+		{"YAML syntax error",
+			"policy:\n  limit: 5\n window: 1s\n",
+			`x.yaml:2: invalid YAML: did not find expected key`},
+		{"password in place of the variable name",
+			head + "redis:\n  password_env: hunter2!\n" + scen,
+			`x.yaml:5: redis.password_env: "hunter2!" is not an environment variable name`},
+		{"bucket state too large to stay exact",
+			"policy:\n  limit: 1\n  window: 24h\n  burst: 1000000\n" + scen,
+			`x.yaml:1: policy: capacity 1000000 x window 24h0m0s is too large`},
+		{"empty file",
+			"",
+			`x.yaml: the profile is empty`},
+	} {
+		wantProfileError(t, tc.why, tc.yaml, tc.want)
+	}
+}
+
+func TestParseRate(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Rate
+		err  bool
+	}{
+		{"500/s", Rate{PerSecond: 500}, false},
+		{"30000/m", Rate{PerSecond: 500}, false}, // per minute
+		{"2/ms", Rate{PerSecond: 2000}, false},   // per millisecond
+		{"2x", Rate{Multiple: 2}, false},         // relative to the policy
+		{"0.5x", Rate{Multiple: 0.5}, false},     // under the limit
+		{"max", Rate{Max: true}, false},          // closed loop
+		{"fast", Rate{}, true},                   // not a rate
+		{"500", Rate{}, true},                    // no unit: ambiguous
+		{"-5/s", Rate{}, true},                   // negative
+		{"0x", Rate{}, true},                     // zero offers nothing
+		{"500/fortnight", Rate{}, true},          // unknown unit
+		{"100000000/s", Rate{}, true},            // beyond any generator
+	} {
+		got, err := ParseRate(tc.in)
+		if (err != nil) != tc.err || (!tc.err && got != tc.want) {
+			t.Errorf("ParseRate(%q) = %+v, %v", tc.in, got, err)
+		}
+	}
+}

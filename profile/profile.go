@@ -1,0 +1,87 @@
+// Package profile is rlbench's profile language: the types a profile
+// describes (a policy, the limiters, the scenarios, the Redis to use, the
+// thresholds), their strict decoding from YAML with errors that name the
+// file, the line and the field, and the plan of runs a profile stands for.
+// It is the only package that reads YAML.
+package profile
+
+import (
+	"time"
+
+	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/result"
+)
+
+// Defaults for fields a profile leaves out.
+const (
+	DefaultConcurrency = 64
+	DefaultIdentities  = 10
+	DefaultSeed        = 1
+	DefaultTimeout     = 2 * time.Second
+	// DefaultAuditIdentities is how many identities a run audits in full.
+	DefaultAuditIdentities = 10_000
+)
+
+// Profile is a parsed, validated profile file.
+type Profile struct {
+	// Path is the file the profile came from.
+	Path string
+	// Name names the profile in results; defaults to the file's base name.
+	Name string
+	// Hash is the SHA-256 of the file, so a result says exactly which
+	// profile produced it.
+	Hash string
+	// Policy is the one policy every algorithm interprets.
+	Policy algorithms.Policy
+	// Algorithms are the limiters to run, in order.
+	Algorithms []string
+	// Concurrency is how many goroutines issue requests (and the size of the
+	// connection pool), unless a scenario says otherwise.
+	Concurrency int
+	// Warmup is run before each measured run, on keys of its own, and not
+	// measured.
+	Warmup time.Duration
+	// Seed makes identity choice and Poisson arrivals repeatable.
+	Seed int64
+	// Timeout bounds every Redis call.
+	Timeout time.Duration
+	// Redis is the server to use; nil means a private one.
+	Redis *RedisSpec
+	// Audit bounds the per-identity audit.
+	Audit AuditSpec
+	// Scenarios are the traffic shapes, in order.
+	Scenarios []Scenario
+	// Thresholds are the pass/fail rules, each checked against the result
+	// contract's fields and against this profile's plan: every one reads a
+	// field that exists and selects at least one run.
+	Thresholds []*result.Threshold
+}
+
+// RedisSpec is the profile's redis section. The password never appears in a
+// profile: PasswordEnv names the environment variable that holds it.
+type RedisSpec struct {
+	Addr        string
+	Username    string
+	PasswordEnv string
+	DB          int
+	TLS         bool
+	TLSCAFile   string
+	TLSInsecure bool
+}
+
+// AuditSpec is the profile's audit section.
+type AuditSpec struct {
+	// Identities is the most identities of one run whose every decision is
+	// kept and replayed; beyond it a sample of that size is drawn with the
+	// profile's seed. Zero turns the per-identity audit off.
+	Identities int
+}
+
+// ScenarioNames lists the scenarios' names, in order.
+func (p *Profile) ScenarioNames() []string {
+	names := make([]string, len(p.Scenarios))
+	for i, s := range p.Scenarios {
+		names[i] = s.Name
+	}
+	return names
+}

@@ -1,0 +1,147 @@
+package profile
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rlbench/rlbench/algorithms"
+	"gopkg.in/yaml.v3"
+)
+
+// scenarioFields lists, per shape, the fields a scenario of that shape takes.
+var scenarioFields = map[Shape][]string{
+	ShapeSteady:      {"name", "shape", "rate", "arrival", "identities", "duration", "requests", "concurrency"},
+	ShapeBoundary:    boundaryFields,
+	ShapeCardinality: cardinalityFields,
+}
+
+// parseScenarios reads the scenarios list; pol is the profile's policy, or
+// nil when it is wrong (what depends on it is then not checked).
+func parseScenarios(d *decoder, top *yamlMap, pol *algorithms.Policy) []Scenario {
+	items := top.sequence("scenarios")
+	if len(items) == 0 {
+		top.errorf("scenarios", "missing: give at least one scenario")
+		return nil
+	}
+	var out []Scenario
+	seen := map[string]int{}
+	for i, n := range items {
+		path := fmt.Sprintf("scenarios[%d]", i)
+		s, sizes, ok := parseScenario(d, n, path, pol)
+		if !ok {
+			continue
+		}
+		for _, s := range s.splitSizes(sizes) {
+			if first, dup := seen[s.Name]; dup {
+				d.errorf(s.Line, path+".name", "%q is already the name of scenarios[%d]; give each scenario its own name", s.Name, first)
+				continue
+			}
+			seen[s.Name] = i
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// parseScenario reads one scenario; sizes is the list of identities it
+// gives, when it gives several.
+func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy) (s Scenario, sizes []int, ok bool) {
+	s = Scenario{Line: n.Line, Arrival: Uniform, Identities: DefaultIdentities}
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n.Line, path, "want a mapping of fields, got %s", describe(n))
+		return s, nil, false
+	}
+	// Read the shape first: it decides which other fields are allowed.
+	var shape string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "shape" {
+			shape = n.Content[i+1].Value
+		}
+	}
+	known, valid := scenarioFields[Shape(shape)]
+	if !valid {
+		line := n.Line
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == "shape" {
+				line = n.Content[i].Line
+			}
+		}
+		if shape == "" {
+			d.errorf(line, path+".shape", "missing (known: %s)", strings.Join(shapeNames(), ", "))
+		} else {
+			d.errorf(line, path+".shape", "unknown shape %q (known: %s)", shape, strings.Join(shapeNames(), ", "))
+		}
+		return s, nil, false
+	}
+	s.Shape = Shape(shape)
+	f := d.mapping(n, path, known...)
+	before := len(d.errs)
+	s.Name = shape
+	f.str("name", &s.Name)
+	if !namePattern.MatchString(s.Name) {
+		f.errorf("name", "%q must be 1-64 letters, digits, '.', '_' or '-'", s.Name)
+	}
+	f.intField("concurrency", &s.Concurrency, 1)
+	switch s.Shape {
+	case ShapeSteady:
+		parseSteady(f, &s)
+	case ShapeBoundary:
+		parseBoundary(f, &s, pol)
+	case ShapeCardinality:
+		sizes = parseCardinality(f, &s)
+	}
+	return s, sizes, len(d.errs) == before
+}
+
+func shapeNames() []string {
+	names := make([]string, len(Shapes))
+	for i, s := range Shapes {
+		names[i] = string(s)
+	}
+	return names
+}
+
+func parseSteady(f *yamlMap, s *Scenario) {
+	parseLoad(f, s)
+	f.intField("identities", &s.Identities, 1)
+	parseBounds(f, s)
+}
+
+// parseLoad reads the offered load: rate, and arrival for an open loop.
+func parseLoad(f *yamlMap, s *Scenario) {
+	if n := f.scalar("rate"); n != nil {
+		r, err := ParseRate(n.Value)
+		if err != nil {
+			f.errorf("rate", "%v", err)
+		}
+		s.Rate = r
+	} else if !f.has("rate") {
+		f.errorf("rate", "missing: give a rate like 500/s, 2x (twice what the policy admits) or max (closed loop)")
+	}
+	if n := f.scalar("arrival"); n != nil {
+		switch Arrival(n.Value) {
+		case Uniform, Poisson:
+			s.Arrival = Arrival(n.Value)
+		default:
+			f.errorf("arrival", "%q is not uniform or poisson", n.Value)
+		}
+	}
+	if s.Rate.Max && f.has("arrival") {
+		f.errorf("arrival", "has no meaning with rate: max (closed loop)")
+	}
+}
+
+// parseBounds reads how long a scenario runs: a duration, a number of
+// requests, or both.
+func parseBounds(f *yamlMap, s *Scenario) {
+	f.duration("duration", &s.Duration, time.Millisecond)
+	f.integer("requests", &s.Requests, 1)
+	if !f.has("duration") && !f.has("requests") {
+		f.errorf("duration", "missing: give a duration like 10s, or a number of requests")
+	}
+	if s.Duration == 0 && s.Requests > 0 {
+		// A count alone still needs an upper bound in time.
+		s.Duration = time.Hour
+	}
+}

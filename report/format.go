@@ -1,0 +1,175 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/rlbench/rlbench/result"
+)
+
+// Every number a person reads in a summary, a table, a plot or the page is
+// formatted here, so that one figure looks the same wherever it appears.
+
+// FormatPolicy renders a policy as people say it: "100 per 1s, burst 150".
+func FormatPolicy(p result.PolicyInfo) string {
+	s := fmt.Sprintf("%d per %s", p.Limit, FormatMillis(p.WindowMs))
+	if p.Burst > 0 && p.Burst != p.Limit {
+		s += fmt.Sprintf(", burst %d", p.Burst)
+	}
+	return s
+}
+
+// FormatMillis renders a window in milliseconds as people write it (1s, 250ms, 1m).
+func FormatMillis(ms int64) string {
+	switch {
+	case ms%60_000 == 0:
+		return fmt.Sprintf("%dm", ms/60_000)
+	case ms%1000 == 0:
+		return fmt.Sprintf("%ds", ms/1000)
+	default:
+		return fmt.Sprintf("%dms", ms)
+	}
+}
+
+// FormatMicros renders a latency in microseconds with a unit that keeps three
+// significant figures: 87us, 1.24ms, 2.00s.
+func FormatMicros(us int64) string {
+	switch {
+	case us < 1000:
+		return fmt.Sprintf("%dus", us)
+	case us < 1_000_000:
+		return trimFloat(float64(us)/1000) + "ms"
+	default:
+		return trimFloat(float64(us)/1e6) + "s"
+	}
+}
+
+// trimFloat prints f to three significant figures (for f below 1000).
+func trimFloat(f float64) string {
+	switch {
+	case f >= 100:
+		return fmt.Sprintf("%.0f", f)
+	case f >= 10:
+		return fmt.Sprintf("%.1f", f)
+	default:
+		return fmt.Sprintf("%.2f", f)
+	}
+}
+
+// FormatRate renders a rate per second: whole numbers from 100 up, one
+// decimal below.
+func FormatRate(perS float64) string {
+	if perS >= 100 {
+		return strings.TrimSuffix(fmt.Sprintf("%.0f", perS), ".0")
+	}
+	return fmt.Sprintf("%.1f", perS)
+}
+
+// FormatBytes renders a size in bytes with a binary unit: 512 B, 37.2 MiB.
+func FormatBytes(b uint64) string {
+	if b == 0 {
+		return "-"
+	}
+	return FormatSize(float64(b))
+}
+
+// FormatSize renders a size in bytes, which may be fractional or negative
+// (a per-identity figure): 87.5 B, 117 B, 1.50 KiB, 58.0 MiB.
+func FormatSize(v float64) string {
+	const unit = 1024
+	if math.Abs(v) < unit {
+		if math.Abs(v) >= 100 || v == math.Trunc(v) {
+			return fmt.Sprintf("%.0f B", v)
+		}
+		return fmt.Sprintf("%.1f B", v)
+	}
+	v, suffix := v/unit, "KiB"
+	for _, s := range []string{"MiB", "GiB", "TiB"} {
+		if math.Abs(v) < unit {
+			break
+		}
+		v, suffix = v/unit, s
+	}
+	sign := ""
+	if v < 0 {
+		sign, v = "-", -v
+	}
+	return sign + trimFloat(v) + " " + suffix
+}
+
+// FormatCountShort renders a count briefly: 950, 10k, 1.5M.
+func FormatCountShort(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprint(n)
+	case n < 1_000_000:
+		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.1f", float64(n)/1000), "0"), ".") + "k"
+	default:
+		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.1f", float64(n)/1e6), "0"), ".") + "M"
+	}
+}
+
+// optBytes renders a per-key or per-identity size, "-" when not measured.
+func optBytes(b float64) string {
+	if b == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", b)
+}
+
+// FormatCount groups thousands with commas: 177,436.
+func FormatCount(n int64) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// benchNumber prints a benchmark figure: whole numbers as such, others to
+// four significant digits.
+func benchNumber(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.4g", v)
+}
+
+// FormatTick prints a tick value to six significant digits without
+// trailing zeros: 0.7 (not 0.7000000000000001), 2, 1500.
+func FormatTick(v float64) string {
+	if v == 0 {
+		return "0"
+	}
+	scale := math.Pow(10, 6-math.Ceil(math.Log10(math.Abs(v))))
+	return strconv.FormatFloat(math.Round(v*scale)/scale, 'f', -1, 64)
+}
+
+// FormatFieldValue renders a value of the field at jsonPath with its unit:
+// latencies as 1.24ms, sizes as 117B or 1.5KiB, other numbers plainly.
+func FormatFieldValue(jsonPath string, v float64) string {
+	dim, err := result.FieldDimension(jsonPath)
+	if err != nil {
+		return strconv.FormatFloat(v, 'g', 6, 64)
+	}
+	switch dim {
+	case result.Micros:
+		return FormatMicros(int64(math.Round(v)))
+	case result.Seconds:
+		return FormatMicros(int64(math.Round(v * 1e6)))
+	case result.Bytes:
+		return FormatSize(v)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}

@@ -1,0 +1,32 @@
+package report
+
+import "testing"
+
+func TestFormatMicros(t *testing.T) {
+	for us, want := range map[int64]string{0: "0us", 87: "87us", 999: "999us", 1000: "1.00ms", 1240: "1.24ms", 12400: "12.4ms", 124000: "124ms", 2_000_000: "2.00s"} {
+		if got := FormatMicros(us); got != want {
+			t.Errorf("FormatMicros(%d) = %q, want %q", us, got, want)
+		}
+	}
+}
+
+func TestFormatSize(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{
+		{117, "117 B"},                 // a whole per-identity figure
+		{87.5, "87.5 B"},               // small and fractional: one decimal
+		{138.23, "138 B"},              // three digits are enough
+		{1536, "1.50 KiB"},             // past 1 KiB
+		{58 * 1024 * 1024, "58.0 MiB"}, // an RSS
+		{-3460.8, "-3.38 KiB"},         // a noisy delta can be negative
+	} {
+		if got := FormatSize(tc.v); got != tc.want {
+			t.Errorf("FormatSize(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+	if FormatBytes(0) != "-" {
+		t.Errorf("FormatBytes(0) = %q, want -", FormatBytes(0))
+	}
+}

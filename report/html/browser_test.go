@@ -1,0 +1,192 @@
+package html
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"image/png"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	"github.com/rlbench/rlbench/internal/resulttest"
+)
+
+var screenshotCopy = flag.String("screenshot", "", "also save the browser test's screenshot of the report to `FILE`")
+
+// TestReportInABrowser opens the fixture's report.html from disk in headless
+// Chromium with the page's network access turned off, and checks that every
+// image decoded and that the page asked for nothing but itself and its
+// embedded images. A page that refers to anything outside itself fails.
+// It saves a full-page screenshot in the test's temporary directory (and
+// to -screenshot FILE when given) for a person to look at.
+//
+// Without Chromium the test is skipped, unless RLBENCH_REQUIRE_BROWSER=1
+// (set by CI), which makes a missing browser a failure.
+func TestReportInABrowser(t *testing.T) {
+	browser := findChromium(t)
+	dir := t.TempDir()
+	if _, err := Render(dir, resulttest.Fixture(t), testSemantics); err != nil {
+		t.Fatal(err)
+	}
+	// A control page with one image from the network: the checks below
+	// must catch it, or they could not catch anything.
+	leaky := filepath.Join(dir, "leaky.html")
+	if err := os.WriteFile(leaky, []byte(`<!DOCTYPE html><p>control</p><img src="http://127.0.0.1:9/x.png" alt="x">`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx := newBrowser(t, browser)
+	got := loadPage(t, ctx, filepath.Join(dir, HTMLFile))
+	if len(got.images) != 11 {
+		t.Errorf("page shows %d images, want the 11 plots of the fixture", len(got.images))
+	}
+	for _, img := range got.images {
+		if !img.Complete || img.NaturalWidth != PlotWidthPx || img.NaturalHeight != PlotHeightPx {
+			t.Errorf("image %q did not decode: complete %v, natural size %dx%d", img.Alt, img.Complete, img.NaturalWidth, img.NaturalHeight)
+		}
+	}
+	for _, u := range got.outside {
+		t.Errorf("page requested %s", u)
+	}
+	shot := filepath.Join(dir, "report-screenshot.png")
+	if err := os.WriteFile(shot, got.screenshot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := png.DecodeConfig(bytes.NewReader(got.screenshot)); err != nil || cfg.Width == 0 || cfg.Height < 2000 {
+		t.Errorf("screenshot: %v, %dx%d: the page did not lay out", err, cfg.Width, cfg.Height)
+	}
+	if *screenshotCopy != "" {
+		if err := os.WriteFile(*screenshotCopy, got.screenshot, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	t.Logf("screenshot: %s", shot)
+
+	control := loadPage(t, ctx, leaky)
+	if len(control.outside) == 0 {
+		t.Error("the control page's network image went unnoticed: the request check sees nothing")
+	}
+	if len(control.images) != 1 || control.images[0].NaturalWidth != 0 {
+		t.Errorf("the control page's network image loaded (%+v) although the network is off", control.images)
+	}
+}
+
+// findChromium returns the browser to run, or skips the test when there is
+// none and CI does not require one.
+func findChromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	if os.Getenv("RLBENCH_REQUIRE_BROWSER") == "1" {
+		t.Fatal("no chromium on PATH and RLBENCH_REQUIRE_BROWSER=1 (install the Debian package chromium)")
+	}
+	t.Skip("no chromium on PATH (install the Debian package chromium, or set RLBENCH_REQUIRE_BROWSER=1 to fail instead)")
+	return ""
+}
+
+// newBrowser starts headless Chromium with everything that would reach
+// for the network on its own turned off, and a profile of its own.
+func newBrowser(t *testing.T, path string) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox, // CI runs as root, where Chromium refuses its sandbox
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	)
+	t.Cleanup(cancelAlloc)
+	return allocCtx
+}
+
+// imageState is what the page says about one <img>.
+type imageState struct {
+	Alt           string `json:"alt"`
+	Complete      bool   `json:"complete"`
+	NaturalWidth  int    `json:"naturalWidth"`
+	NaturalHeight int    `json:"naturalHeight"`
+}
+
+type pageLoad struct {
+	images []imageState
+	// outside lists every request for something other than the page
+	// itself or an embedded data: URI.
+	outside    []string
+	screenshot []byte
+}
+
+// loadPage opens the file in a new tab with the network offline, waits
+// until the document and all its images are done, and reports the images,
+// the requests that left the page, and a full-page screenshot.
+func loadPage(t *testing.T, parent context.Context, file string) pageLoad {
+	t.Helper()
+	self := (&url.URL{Scheme: "file", Path: file}).String()
+	var mu sync.Mutex
+	var res pageLoad
+	ctx, cancel := chromedp.NewContext(parent, chromedp.WithListener(func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			u := e.Request.URL
+			if u != self && !strings.HasPrefix(u, "data:") {
+				mu.Lock()
+				res.outside = append(res.outside, u)
+				mu.Unlock()
+			}
+		}
+	}))
+	defer cancel()
+	offline := network.EmulateNetworkConditionsByRuleParams{
+		MatchedNetworkConditions: []*network.Conditions{{Offline: true, DownloadThroughput: -1, UploadThroughput: -1}},
+	}
+	if err := chromedp.Do(ctx,
+		func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+			if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+				return chromedp.Void{}, err
+			}
+			_, err := chromedp.Call(ctx, network.EmulateNetworkConditionsByRule, offline)
+			return chromedp.Void{}, err
+		},
+		chromedp.Navigate(self),
+	); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](
+		`document.readyState === "complete" && Array.from(document.images).every(i => i.complete)`,
+		chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		t.Fatalf("%s: waiting for the page: %v", file, err)
+	}
+	images, err := chromedp.Run(ctx, chromedp.Evaluate[[]imageState](
+		`Array.from(document.images).map(i => ({alt: i.alt, complete: i.complete, naturalWidth: i.naturalWidth, naturalHeight: i.naturalHeight}))`))
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("%s: screenshot: %v", file, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	res.images, res.screenshot = images, shot
+	return res
+}

@@ -1,0 +1,277 @@
+package html
+
+import (
+	"embed"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"github.com/rlbench/rlbench/report"
+	"github.com/rlbench/rlbench/result"
+)
+
+//go:embed templates/report.html
+var templateFS embed.FS
+
+var pageTemplate = template.Must(template.New("report.html").ParseFS(templateFS, "templates/report.html"))
+
+// RenderOptions carry what the result itself does not say.
+type RenderOptions struct {
+	// Semantics maps an algorithm name to one line on how it reads the
+	// policy; the page opens each algorithm's paragraph with it.
+	Semantics map[string]string
+}
+
+// WriteHTML writes the self-contained report page for r: the verdict
+// first, then the environment, thresholds, one table and the plots per
+// scenario, the plots across scenarios, and a paragraph per algorithm.
+// figs are embedded as data: URIs, so the page needs no other file and
+// makes no request. Every string from the result is escaped.
+func WriteHTML(w io.Writer, r *result.Result, figs []Figure, opts RenderOptions) error {
+	return pageTemplate.Execute(w, newPage(r, figs, opts))
+}
+
+// page is what the template shows, every figure already formatted.
+type page struct {
+	Title      string
+	Pass       bool
+	Verdict    string
+	Reasons    []string
+	Notes      []string
+	Env        []field
+	Thresholds []thresholdRow
+	Scenarios  []scenarioSection
+	Across     []figureView
+	Algorithms []algorithmSection
+	HGRMNote   string
+}
+
+type field struct{ Name, Value string }
+
+type thresholdRow struct {
+	Expression, Run, Value, Against, Note string
+	OK                                    bool
+}
+
+type scenarioSection struct {
+	Name      string
+	Anchor    string
+	Describe  string
+	HasAudit  bool
+	HasMemory bool
+	Rows      []tableRow
+	Figures   []figureView
+}
+
+// tableRow is one run: the terminal summary's columns, then audit and
+// memory columns; a cell the run has no figure for holds a dash.
+type tableRow struct {
+	Algorithm, Color                             string
+	Incomplete                                   bool
+	Sent, Allowed, Denied, Errors, Rate, Target  string
+	P50, P99, P999, Max                          string
+	Expected, Mismatches, MaxWindow, Overshoot   string
+	PolicyExcess, BytesPerIdentity, KeysNoTTL    string
+	BadErrors, BadMismatch, BadOvershoot, BadTTL bool
+	WarnExcess                                   bool
+}
+
+type figureView struct {
+	Title, NoData string
+	Src           template.URL
+	Width, Height int
+}
+
+type algorithmSection struct {
+	Name, Color, Semantics string
+	Findings               []finding
+}
+
+const dash = "—"
+
+func newPage(r *result.Result, figs []Figure, opts RenderOptions) page {
+	v := newView(r)
+	p := page{
+		Title:   "rlbench report: " + r.Profile.Name,
+		Pass:    r.Verdict == result.Pass,
+		Verdict: strings.ToUpper(r.Verdict),
+		Notes:   report.Notes(r),
+		Env:     environment(r),
+	}
+	failed := 0
+	for _, th := range r.Thresholds {
+		if !th.OK {
+			failed++
+		}
+		row := thresholdRow{Expression: th.Expression, Run: th.Run, OK: th.OK, Note: th.Note}
+		if th.Note == "" {
+			field := result.FieldOf(th.Expression)
+			row.Value, row.Against = report.FormatFieldValue(field, th.Value), report.FormatFieldValue(field, th.Against)
+		}
+		p.Thresholds = append(p.Thresholds, row)
+	}
+	if failed > 0 {
+		p.Reasons = append(p.Reasons, fmt.Sprintf("%d of %d thresholds failed.", failed, len(r.Thresholds)))
+	}
+	if !r.Complete {
+		p.Reasons = append(p.Reasons, "The invocation did not complete: "+r.IncompleteReason+".")
+	}
+	if len(r.Thresholds) == 0 {
+		p.Reasons = append(p.Reasons, "The profile sets no thresholds.")
+	}
+	byScenario := map[string][]figureView{}
+	for _, f := range figs {
+		fv := figureView{Title: f.Title, NoData: f.NoData, Src: dataURI(f.PNG), Width: PlotWidthPx, Height: PlotHeightPx}
+		if f.Scenario == "" {
+			p.Across = append(p.Across, fv)
+		} else {
+			byScenario[f.Scenario] = append(byScenario[f.Scenario], fv)
+		}
+	}
+	for _, s := range v.scenarios {
+		p.Scenarios = append(p.Scenarios, scenarioView(v, s, byScenario[s]))
+	}
+	for _, a := range v.algorithms {
+		sem := opts.Semantics[a]
+		if sem == "" {
+			sem = "This version of rlbench has no description of this algorithm."
+		}
+		p.Algorithms = append(p.Algorithms, algorithmSection{
+			Name: a, Color: hexColor(v.colors.color(a)), Semantics: sentence(sem), Findings: findings(v, a),
+		})
+	}
+	if len(r.Runs) > 0 {
+		p.HGRMNote = "Each run's latency distribution is also written beside this page as hgrm/<algorithm>-<scenario>.hgrm " +
+			"(and .uncorrected.hgrm), in milliseconds, for the HdrHistogram plotter."
+	}
+	return p
+}
+
+// dataURI embeds a PNG in the page. It is typed as a URL because
+// html/template would otherwise refuse a data: URI; the bytes are our own
+// rendering, never text from the result.
+func dataURI(png []byte) template.URL {
+	return template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(png))
+}
+
+func environment(r *result.Result) []field {
+	mode := r.Redis.Mode
+	switch mode {
+	case "private":
+		mode = "private (started by rlbench for this run)"
+	case "embedded":
+		mode = "embedded (in-process, not Redis: latency and memory are not Redis figures)"
+	}
+	redis := fmt.Sprintf("%s, %s at %s", r.Redis.Version, mode, r.Redis.Addr)
+	if r.Redis.MaxmemoryPolicy != "" {
+		redis += ", maxmemory-policy " + r.Redis.MaxmemoryPolicy
+	}
+	profile := r.Profile.Name
+	if r.Profile.Path != "" {
+		profile += " (" + r.Profile.Path + ")"
+	}
+	when := r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")
+	if !r.FinishedAt.IsZero() && r.FinishedAt.After(r.StartedAt) {
+		when += fmt.Sprintf(", %s", r.FinishedAt.Sub(r.StartedAt).Round(1e9))
+	}
+	return []field{
+		{"Redis", redis},
+		{"Host", fmt.Sprintf("%s/%s, %d CPUs, GOMAXPROCS %d", r.Host.OS, r.Host.Arch, r.Host.CPUs, r.Host.GOMAXPROCS)},
+		{"Go", r.Tool.GoVersion},
+		{"rlbench", r.Tool.Version},
+		{"Profile", profile},
+		{"Profile SHA-256", r.Profile.SHA256},
+		{"Seed", fmt.Sprint(r.Profile.Seed)},
+		{"Policy", report.FormatPolicy(r.Profile.Policy)},
+		{"Concurrency", fmt.Sprintf("%d goroutines, warmup %gs", r.Profile.Concurrency, r.Profile.WarmupS)},
+		{"Run", fmt.Sprintf("%s, id %s", when, r.RunID)},
+	}
+}
+
+func scenarioView(v *view, s string, figs []figureView) scenarioSection {
+	sec := scenarioSection{Name: s, Anchor: "scenario-" + v.slugs[s], Figures: figs}
+	runs := v.scenarioRuns(s)
+	if len(runs) > 0 {
+		sec.Describe = describeScenario(runs[0])
+	}
+	for _, run := range runs {
+		sec.HasAudit = sec.HasAudit || run.Audit != nil
+		sec.HasMemory = sec.HasMemory || run.Memory != nil
+	}
+	for _, run := range runs {
+		sec.Rows = append(sec.Rows, newTableRow(v, run))
+	}
+	return sec
+}
+
+func describeScenario(run *result.Run) string {
+	parts := []string{"shape " + run.Shape}
+	if run.Params.Rate != "" {
+		rate := "rate " + run.Params.Rate
+		if run.Params.Arrival != "" {
+			rate += " (" + run.Params.Arrival + ")"
+		}
+		parts = append(parts, rate)
+	}
+	parts = append(parts, fmt.Sprintf("%s identities", report.FormatCount(int64(run.Identities))))
+	if run.Params.DurationS > 0 {
+		parts = append(parts, fmt.Sprintf("%gs", run.Params.DurationS))
+	}
+	if run.Params.Requests > 0 {
+		parts = append(parts, fmt.Sprintf("%s requests", report.FormatCount(run.Params.Requests)))
+	}
+	if run.Params.Concurrency > 0 {
+		parts = append(parts, fmt.Sprintf("concurrency %d", run.Params.Concurrency))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func newTableRow(v *view, run *result.Run) tableRow {
+	q := run.Requests
+	row := tableRow{
+		Algorithm: run.Algorithm, Color: hexColor(v.colors.color(run.Algorithm)), Incomplete: run.Incomplete,
+		Sent: report.FormatCount(q.Sent), Allowed: report.FormatCount(q.Allowed), Denied: report.FormatCount(q.Denied), Errors: report.FormatCount(q.Errors),
+		Rate: report.FormatRate(run.Rate.AchievedPerS), Target: "max",
+		P50: report.FormatMicros(run.LatencyUs.P50), P99: report.FormatMicros(run.LatencyUs.P99),
+		P999: report.FormatMicros(run.LatencyUs.P999), Max: report.FormatMicros(run.LatencyUs.Max),
+		Expected: dash, Mismatches: dash, MaxWindow: dash, Overshoot: dash, PolicyExcess: dash,
+		BytesPerIdentity: dash, KeysNoTTL: dash,
+		BadErrors: q.Errors > 0,
+	}
+	if run.Rate.TargetPerS > 0 {
+		row.Target = report.FormatRate(run.Rate.TargetPerS)
+	}
+	if a := run.Audit; a != nil {
+		row.Expected = report.FormatCount(a.ExpectedAllowed)
+		row.Mismatches = report.FormatCount(a.ModelMismatches)
+		row.MaxWindow = fmt.Sprintf("%s / %s", report.FormatCount(a.MaxWindowAdmitted), report.FormatCount(a.BoundWindow))
+		row.Overshoot = report.FormatCount(a.Overshoot)
+		row.PolicyExcess = report.FormatCount(a.PolicyExcess)
+		row.BadMismatch = a.ModelMismatches > 0
+		row.BadOvershoot = a.Overshoot > 0
+		row.WarnExcess = a.PolicyExcess > 0
+	}
+	if m := run.Memory; m != nil {
+		if b, ok := m.PerIdentity(); ok {
+			row.BytesPerIdentity = fmt.Sprintf("%.0f B", b)
+		}
+		row.KeysNoTTL = report.FormatCount(m.KeysWithoutTTL)
+		row.BadTTL = m.KeysWithoutTTL > 0
+	}
+	return row
+}
+
+// sentence capitalises s and ends it with a full stop.
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}

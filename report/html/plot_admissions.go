@@ -1,0 +1,139 @@
+package html
+
+import (
+	"fmt"
+
+	"github.com/rlbench/rlbench/report"
+	"github.com/rlbench/rlbench/result"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// admissionsOverTime draws one tile per algorithm: allowed requests per
+// second as a solid area in the algorithm's colour, denied ones stacked
+// above as a lighter band, and the policy's limit for all the scenario's
+// identities as a dashed line. Tiles share their axes so they compare.
+func admissionsOverTime(v *view, scenario string) (drawing, error) {
+	runs := v.scenarioRuns(scenario)
+	title := "Admissions over time — scenario " + scenario
+	xMax, yMax := 1.0, 0.0
+	seconds := 0
+	for _, run := range runs {
+		seconds += len(run.Series)
+		for _, s := range run.Series {
+			xMax = max(xMax, float64(s.TS+1))
+			yMax = max(yMax, float64(s.Allowed+s.Denied))
+		}
+		yMax = max(yMax, aggregateLimit(v.r, run))
+	}
+	if seconds == 0 {
+		p := newPlot(title, seriesAxis, "requests/s")
+		return markNoData(p, "no per-second series in this scenario"), nil
+	}
+	var tiles []*plot.Plot
+	for i, run := range runs {
+		p := newPlot(run.Algorithm, seriesAxis, "requests/s")
+		col := v.colors.color(run.Algorithm)
+		p.Title.TextStyle.Color = col
+		p.Title.TextStyle.Font.Size = vg.Points(12)
+		if len(run.Series) == 0 {
+			markNoData(p, "no per-second series")
+			tiles = append(tiles, p)
+			continue
+		}
+		allowed, total := stepAreas(run.Series)
+		denied, err := plotter.NewPolygon(band(allowed, total))
+		if err != nil {
+			return nil, err
+		}
+		denied.Color = tint(col, 0.75)
+		denied.LineStyle.Width = 0
+		area, err := plotter.NewPolygon(band(floor(allowed), allowed))
+		if err != nil {
+			return nil, err
+		}
+		area.Color = tint(col, 0.25)
+		area.LineStyle.Width = 0
+		edge, err := line(allowed, col, vg.Points(1.5))
+		if err != nil {
+			return nil, err
+		}
+		p.Add(denied, area, edge)
+		if i == 0 {
+			p.Legend.Add("allowed", swatch{fill: tint(col, 0.25), outline: col})
+			p.Legend.Add("denied", swatch{fill: tint(col, 0.75)})
+		}
+		if lim := aggregateLimit(v.r, run); lim > 0 {
+			l := horizontal(lim, limitColor, true)
+			p.Add(l)
+			if i == 0 {
+				p.Legend.Add(fmt.Sprintf("policy limit %s/s (%d per %s x %d identities)",
+					report.FormatRate(lim), runLimit(v.r, run), report.FormatMillis(runWindowMs(v.r, run)), run.Identities), l)
+			}
+		}
+		p.X.Min, p.X.Max = 0, xMax
+		padTop(p, yMax, 0.3)
+		tiles = append(tiles, p)
+	}
+	return grid{title: title, plots: gridOf(tiles, 2)}, nil
+}
+
+// stepAreas turns a per-second series into step outlines of the allowed
+// count and of allowed + denied: each second is a flat segment from t to
+// t+1, as the counts are per whole second.
+func stepAreas(series []result.Second) (allowed, total plotter.XYs) {
+	for _, s := range series {
+		t := float64(s.TS)
+		a, d := float64(s.Allowed), float64(s.Allowed+s.Denied)
+		allowed = append(allowed, plotter.XY{X: t, Y: a}, plotter.XY{X: t + 1, Y: a})
+		total = append(total, plotter.XY{X: t, Y: d}, plotter.XY{X: t + 1, Y: d})
+	}
+	return allowed, total
+}
+
+// band is the closed outline between a lower and an upper curve over the
+// same x values.
+func band(lower, upper plotter.XYs) plotter.XYs {
+	out := make(plotter.XYs, 0, len(lower)+len(upper))
+	out = append(out, upper...)
+	for i := len(lower) - 1; i >= 0; i-- {
+		out = append(out, lower[i])
+	}
+	return out
+}
+
+// floor is the x axis under a curve.
+func floor(xys plotter.XYs) plotter.XYs {
+	out := make(plotter.XYs, len(xys))
+	for i, p := range xys {
+		out[i] = plotter.XY{X: p.X}
+	}
+	return out
+}
+
+// aggregateLimit is what the policy admits per second over all of the
+// run's identities: limit per window, times identities.
+func aggregateLimit(r *result.Result, run *result.Run) float64 {
+	limit, windowMs := runLimit(r, run), runWindowMs(r, run)
+	if limit <= 0 || windowMs <= 0 || run.Identities <= 0 {
+		return 0
+	}
+	return float64(limit) * float64(run.Identities) * 1000 / float64(windowMs)
+}
+
+// runLimit and runWindowMs are the run's policy, or the profile's when the
+// run does not carry it.
+func runLimit(r *result.Result, run *result.Run) int64 {
+	if run.Params.Limit > 0 {
+		return run.Params.Limit
+	}
+	return r.Profile.Policy.Limit
+}
+
+func runWindowMs(r *result.Result, run *result.Run) int64 {
+	if run.Params.WindowMs > 0 {
+		return run.Params.WindowMs
+	}
+	return r.Profile.Policy.WindowMs
+}

@@ -1,0 +1,66 @@
+package html
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/rlbench/rlbench/report"
+	"github.com/rlbench/rlbench/result"
+	"gonum.org/v1/plot/vg"
+)
+
+// admittedVsBound draws, per scenario, one bar per algorithm for the most
+// requests one identity had admitted within any window-long interval, in
+// front of a lighter box up to the algorithm's own bound for that
+// interval, with the policy limit as a dashed line across. A fixed
+// window's 2x reads at a glance: its bar reaches twice the line, and still
+// stays inside its own box.
+func admittedVsBound(v *view) (drawing, error) {
+	p := newPlot("Most admitted in one window vs policy limit and own bound", "scenario", "requests of one identity in one window")
+	groups := v.scenariosWith(func(run *result.Run) bool { return run.Audit != nil })
+	if len(groups) == 0 {
+		msg := "this result has no audit figures"
+		if len(v.r.Runs) == 0 {
+			msg = "this result has no runs"
+		}
+		return markNoData(p, msg), nil
+	}
+	layout := newBarLayout(len(groups), len(v.algorithms))
+	top := float64(v.r.Profile.Policy.Limit)
+	for i, alg := range v.algorithms {
+		admitted := make([]float64, len(groups))
+		bound := make([]float64, len(groups))
+		texts := make([]string, len(groups))
+		for g, s := range groups {
+			run := v.run(alg, s)
+			if run == nil || run.Audit == nil {
+				continue
+			}
+			admitted[g] = float64(run.Audit.MaxWindowAdmitted)
+			bound[g] = float64(run.Audit.BoundWindow)
+			texts[g] = strconv.FormatInt(run.Audit.MaxWindowAdmitted, 10)
+			top = max(top, admitted[g], bound[g])
+		}
+		col := v.colors.color(alg)
+		if err := layout.bars(p, i, bound, 0.9, tint(col, 0.8), col); err != nil {
+			return nil, err
+		}
+		if err := layout.bars(p, i, admitted, 0.5, col, nil); err != nil {
+			return nil, err
+		}
+		if err := layout.labels(p, i, admitted, texts); err != nil {
+			return nil, err
+		}
+		p.Legend.Add(alg, swatch{fill: col})
+	}
+	p.Legend.Add("light box: the algorithm's own bound for one window", swatch{fill: tint(inkColor, 0.8), outline: inkColor})
+	if pol := v.r.Profile.Policy; pol.Limit > 0 {
+		limit := horizontal(float64(pol.Limit), limitColor, true)
+		limit.Width = vg.Points(1.5)
+		p.Add(limit)
+		p.Legend.Add(fmt.Sprintf("policy limit: %s", report.FormatPolicy(pol)), limit)
+	}
+	nominalGroups(p, groups)
+	padTop(p, top, 0.35)
+	return p, nil
+}

@@ -1,0 +1,48 @@
+package html
+
+import (
+	"fmt"
+
+	"github.com/rlbench/rlbench/result"
+)
+
+// memoryPerIdentity draws, per scenario, one bar per algorithm for the
+// Redis memory one identity's state cost (used_memory delta over the
+// identities holding a key).
+func memoryPerIdentity(v *view) (drawing, error) {
+	p := newPlot("Redis memory per identity", "scenario", "bytes per identity (used_memory delta / identities)")
+	groups := v.scenariosWith(func(run *result.Run) bool { _, ok := run.Memory.PerIdentity(); return ok })
+	if len(groups) == 0 {
+		return markNoData(p, fmt.Sprintf("no run had %d identities holding a key, too few for memory per identity", result.MinIdentitiesForBytes)), nil
+	}
+	layout := newBarLayout(len(groups), len(v.algorithms))
+	top := 0.0
+	for i, alg := range v.algorithms {
+		values := make([]float64, len(groups))
+		texts := make([]string, len(groups))
+		for g, s := range groups {
+			run := v.run(alg, s)
+			if run == nil {
+				continue
+			}
+			b, ok := run.Memory.PerIdentity()
+			if !ok {
+				continue
+			}
+			values[g] = max(b, 0)
+			texts[g] = fmt.Sprintf("%.0f B", b)
+			top = max(top, values[g])
+		}
+		col := v.colors.color(alg)
+		if err := layout.bars(p, i, values, 0.8, col, nil); err != nil {
+			return nil, err
+		}
+		if err := layout.labels(p, i, values, texts); err != nil {
+			return nil, err
+		}
+		p.Legend.Add(alg, swatch{fill: col})
+	}
+	nominalGroups(p, groups)
+	padTop(p, top, 0.3)
+	return p, nil
+}

@@ -1,0 +1,200 @@
+package html
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"image/png"
+
+	"github.com/rlbench/rlbench/result"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+)
+
+// Size of every plot, in pixels. 16:9 at 96 DPI reads well on a screen
+// and embedded in the HTML page at its natural width.
+const (
+	PlotWidthPx  = 960
+	PlotHeightPx = 540
+	plotDPI      = 96
+)
+
+// Figure is one rendered plot.
+type Figure struct {
+	// File is the name the PNG is written under, e.g. latency-steady.png.
+	File string
+	// Title says what the plot shows; the HTML page uses it as caption and
+	// alternative text.
+	Title string
+	// Scenario is the scenario the plot belongs to; empty for a plot that
+	// spans every scenario.
+	Scenario string
+	// PNG is the encoded image, PlotWidthPx x PlotHeightPx.
+	PNG []byte
+	// NoData says why the plot is empty, when it is: it then shows only
+	// a "no data" mark.
+	NoData string
+}
+
+// drawing is anything that can draw itself on a canvas: a *plot.Plot or a
+// grid of them.
+type drawing interface{ Draw(draw.Canvas) }
+
+// scenarioPlot builds one plot of one scenario.
+type scenarioPlot struct {
+	file  string
+	title string
+	build func(v *view, scenario string) (drawing, error)
+}
+
+// scenarioPlots are drawn once per scenario, in this order.
+var scenarioPlots = []scenarioPlot{
+	{"latency", "Latency by percentile", latencySpectrum},
+	{"admissions", "Admissions over time", admissionsOverTime},
+	{"throughput", "Throughput and p99 over time", throughputOverTime},
+}
+
+// acrossPlots span every scenario, in this order; include says whether
+// the result has anything for them.
+var acrossPlots = []struct {
+	file, title string
+	include     func(*view) bool
+	build       func(*view) (drawing, error)
+}{
+	{"admitted-vs-bound.png", "Most admitted in one window vs the policy limit and each algorithm's own bound",
+		func(*view) bool { return true }, admittedVsBound},
+	{"memory.png", "Redis memory per identity", (*view).hasMemory, memoryPerIdentity},
+	{"memory-vs-identities.png", "Redis memory per identity as identities grow", (*view).hasMemoryCurve, memoryCurve},
+}
+
+// Plots renders every plot the result supports: for each scenario the
+// latency percentile spectrum, admissions over time, and throughput and
+// p99 over time; then, across scenarios, admitted vs bound, memory per
+// identity when the result has memory figures, and memory per identity
+// against identities when a scenario measured several sizes. A result without runs still
+// gets the admitted-vs-bound plot, marked "no data".
+func Plots(r *result.Result) ([]Figure, error) {
+	v := newView(r)
+	var figs []Figure
+	for _, s := range v.scenarios {
+		for _, sp := range scenarioPlots {
+			d, err := sp.build(v, s)
+			if err != nil {
+				return nil, fmt.Errorf("%s plot of scenario %s: %w", sp.file, s, err)
+			}
+			fig, err := renderFigure(d, sp.file+"-"+v.slugs[s]+".png", fmt.Sprintf("%s — scenario %s", sp.title, s))
+			if err != nil {
+				return nil, err
+			}
+			fig.Scenario = s
+			figs = append(figs, fig)
+		}
+	}
+	for _, ap := range acrossPlots {
+		if !ap.include(v) {
+			continue
+		}
+		d, err := ap.build(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ap.file, err)
+		}
+		fig, err := renderFigure(d, ap.file, ap.title)
+		if err != nil {
+			return nil, err
+		}
+		figs = append(figs, fig)
+	}
+	return figs, nil
+}
+
+func renderFigure(d drawing, file, title string) (Figure, error) {
+	data, err := renderPNG(d)
+	if err != nil {
+		return Figure{}, fmt.Errorf("%s: %w", file, err)
+	}
+	fig := Figure{File: file, Title: title, PNG: data}
+	if nd, ok := d.(noData); ok {
+		fig.NoData = nd.reason
+	}
+	return fig, nil
+}
+
+// renderPNG draws d on a white PlotWidthPx x PlotHeightPx canvas and
+// encodes it. gonum/plot panics on some degenerate inputs; such a panic
+// becomes an error naming the figure rather than a crash.
+func renderPNG(d drawing) (data []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("drawing failed: %v", p)
+		}
+	}()
+	w := vg.Length(PlotWidthPx) * vg.Inch / plotDPI
+	h := vg.Length(PlotHeightPx) * vg.Inch / plotDPI
+	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(plotDPI), vgimg.UseBackgroundColor(color.White))
+	d.Draw(draw.New(c))
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, c.Image()); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// grid draws plots as aligned tiles under one title; nil cells stay empty.
+type grid struct {
+	title string
+	plots [][]*plot.Plot
+}
+
+// Draw implements drawing.
+func (g grid) Draw(dc draw.Canvas) {
+	titleStyle := draw.TextStyle{
+		Color:   color.Black,
+		Font:    font.From(plotFont, 14),
+		XAlign:  draw.XCenter,
+		YAlign:  draw.YTop,
+		Handler: plot.DefaultTextHandler,
+	}
+	top := dc.Max.Y - vg.Points(6)
+	dc.FillText(titleStyle, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: top}, g.title)
+	body := dc
+	body.Max.Y = top - titleStyle.Height(g.title) - vg.Points(6)
+	rows := len(g.plots)
+	cols := 0
+	for _, row := range g.plots {
+		cols = max(cols, len(row))
+	}
+	tiles := draw.Tiles{
+		Rows: rows, Cols: cols,
+		PadX: vg.Points(18), PadY: vg.Points(10),
+		PadLeft: vg.Points(4), PadRight: vg.Points(12), PadBottom: vg.Points(4),
+	}
+	cells := plot.Align(g.plots, tiles, body)
+	for j, row := range g.plots {
+		for i, p := range row {
+			if p != nil {
+				p.Draw(cells[j][i])
+			}
+		}
+	}
+}
+
+// gridOf lays n plots out in rows of at most cols, padding the last row
+// with nil cells so every row has the same length.
+func gridOf(plots []*plot.Plot, cols int) [][]*plot.Plot {
+	if len(plots) < cols {
+		cols = max(len(plots), 1)
+	}
+	var rows [][]*plot.Plot
+	for i := 0; i < len(plots); i += cols {
+		row := make([]*plot.Plot, cols)
+		copy(row, plots[i:min(i+cols, len(plots))])
+		rows = append(rows, row)
+	}
+	if len(rows) == 0 {
+		rows = [][]*plot.Plot{{nil}}
+	}
+	return rows
+}

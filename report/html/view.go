@@ -1,0 +1,131 @@
+package html
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rlbench/rlbench/result"
+)
+
+// view indexes a result for rendering: its scenarios and algorithms in
+// report order, each run by algorithm and scenario, and one colour per
+// algorithm shared by every plot and the HTML page.
+type view struct {
+	r          *result.Result
+	scenarios  []string
+	algorithms []string
+	runs       map[runKey]*result.Run
+	colors     palette
+	slugs      map[string]string
+}
+
+type runKey struct{ algorithm, scenario string }
+
+// newView orders scenarios as they first appear in the runs, and
+// algorithms as the profile lists them, then any others as they appear.
+func newView(r *result.Result) *view {
+	v := &view{r: r, runs: map[runKey]*result.Run{}, slugs: map[string]string{}}
+	seenAlg := map[string]bool{}
+	seenScenario := map[string]bool{}
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		v.runs[runKey{run.Algorithm, run.Scenario}] = run
+		if !seenScenario[run.Scenario] {
+			seenScenario[run.Scenario] = true
+			v.scenarios = append(v.scenarios, run.Scenario)
+		}
+	}
+	for _, a := range r.Profile.Algorithms {
+		if !seenAlg[a] && v.hasAlgorithm(a) {
+			seenAlg[a] = true
+			v.algorithms = append(v.algorithms, a)
+		}
+	}
+	for i := range r.Runs {
+		if a := r.Runs[i].Algorithm; !seenAlg[a] {
+			seenAlg[a] = true
+			v.algorithms = append(v.algorithms, a)
+		}
+	}
+	// The profile's list comes first so an algorithm keeps its colour even
+	// when an interrupted invocation never ran it.
+	v.colors = newPalette(append(append([]string{}, r.Profile.Algorithms...), v.algorithms...))
+	used := map[string]bool{}
+	for _, s := range v.scenarios {
+		slug := fileSlug(s)
+		for n := 2; used[slug]; n++ {
+			slug = fmt.Sprintf("%s-%d", fileSlug(s), n)
+		}
+		used[slug] = true
+		v.slugs[s] = slug
+	}
+	return v
+}
+
+func (v *view) hasAlgorithm(alg string) bool {
+	for i := range v.r.Runs {
+		if v.r.Runs[i].Algorithm == alg {
+			return true
+		}
+	}
+	return false
+}
+
+// run is the run of alg in scenario, or nil.
+func (v *view) run(alg, scenario string) *result.Run { return v.runs[runKey{alg, scenario}] }
+
+// scenarioRuns are the runs of one scenario in algorithm order.
+func (v *view) scenarioRuns(scenario string) []*result.Run {
+	var out []*result.Run
+	for _, a := range v.algorithms {
+		if run := v.run(a, scenario); run != nil {
+			out = append(out, run)
+		}
+	}
+	return out
+}
+
+// scenariosWith lists, in order, the scenarios where at least one run
+// has what has asks for.
+func (v *view) scenariosWith(has func(*result.Run) bool) []string {
+	var out []string
+	for _, s := range v.scenarios {
+		for _, run := range v.scenarioRuns(s) {
+			if has(run) {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// hasMemory reports whether any run carries memory figures.
+func (v *view) hasMemory() bool {
+	for i := range v.r.Runs {
+		if v.r.Runs[i].Memory != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// fileSlug turns a scenario name into a file-name part: letters, digits,
+// dot, dash and underscore pass, anything else becomes an underscore.
+func fileSlug(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '_':
+			b.WriteRune(c)
+		case c == '.' && b.Len() > 0:
+			b.WriteRune(c)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	if b.Len() == 0 {
+		return "_"
+	}
+	return b.String()
+}

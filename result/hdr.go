@@ -1,0 +1,122 @@
+package result
+
+import (
+	"encoding/base64"
+	"fmt"
+	"io"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Latency histograms span 1 us to 60 s at 3 significant digits: the range
+// and precision every run records with, so that histograms of different
+// runs and segments merge exactly.
+const (
+	HistLowestMicros  = 1
+	HistHighestMicros = 60_000_000
+	HistDigits        = 3
+)
+
+// NewHistogram returns an empty latency histogram with the contract's range
+// and precision, in microseconds.
+func NewHistogram() *hdrhistogram.Histogram {
+	return hdrhistogram.New(HistLowestMicros, HistHighestMicros, HistDigits)
+}
+
+// Digest is the usual digest of h, in microseconds; a nil or empty
+// histogram gives zeros.
+func Digest(h *hdrhistogram.Histogram) Latency {
+	if h == nil || h.TotalCount() == 0 {
+		return Latency{}
+	}
+	return Latency{
+		Count: h.TotalCount(),
+		P50:   h.ValueAtQuantile(50),
+		P90:   h.ValueAtQuantile(90),
+		P99:   h.ValueAtQuantile(99),
+		P999:  h.ValueAtQuantile(99.9),
+		Max:   h.Max(),
+		Mean:  h.Mean(),
+	}
+}
+
+// EncodeHistogram returns h in the HdrHistogram V2 compressed base64 form, so
+// results can be merged and re-plotted by any HdrHistogram tool. A nil
+// histogram encodes as "".
+func EncodeHistogram(h *hdrhistogram.Histogram) (string, error) {
+	if h == nil {
+		return "", nil
+	}
+	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return "", err
+	}
+	// Encode already returns base64 text; check rather than assume.
+	if _, err := base64.StdEncoding.DecodeString(string(b)); err != nil {
+		return base64.StdEncoding.EncodeToString(b), nil
+	}
+	return string(b), nil
+}
+
+// Histogram is a run's decoded latency histogram, in microseconds. It lets
+// a reader of a result draw percentiles without depending on the codec.
+type Histogram struct{ h *hdrhistogram.Histogram }
+
+// Count is the number of values recorded.
+func (h *Histogram) Count() int64 { return h.h.TotalCount() }
+
+// Max is the largest value recorded.
+func (h *Histogram) Max() int64 { return h.h.Max() }
+
+// AtPercentiles returns the value at each percentile (0 to 100).
+func (h *Histogram) AtPercentiles(percentiles []float64) []int64 {
+	return h.h.ValueAtPercentilesSlice(percentiles)
+}
+
+// WritePercentiles writes the distribution in HdrHistogram's .hgrm
+// percentile format, ticksPerHalfDistance lines per halving of the tail,
+// values divided by scale (1000 prints milliseconds).
+func (h *Histogram) WritePercentiles(w io.Writer, ticksPerHalfDistance int32, scale float64) error {
+	_, err := h.h.PercentilesPrint(w, ticksPerHalfDistance, scale)
+	return err
+}
+
+// HistogramError is a latency histogram in a result that does not decode:
+// the result is damaged, not the machine that reads it.
+type HistogramError struct {
+	// Run is the run's algorithm/scenario; Field the JSON field.
+	Run, Field string
+	Err        error
+}
+
+func (e *HistogramError) Error() string {
+	return fmt.Sprintf("runs %s: %s is not an HdrHistogram V2 base64 encoding: %v", e.Run, e.Field, e.Err)
+}
+
+func (e *HistogramError) Unwrap() error { return e.Err }
+
+// Histograms decodes the run's corrected and uncorrected latency
+// histograms. An empty field gives a nil histogram; a field that does not
+// decode is a *HistogramError.
+func (r *Run) Histograms() (corrected, uncorrected *Histogram, err error) {
+	corrected, err = decodeHistogram(r, "latency_hdr", r.LatencyHDR)
+	if err != nil {
+		return nil, nil, err
+	}
+	uncorrected, err = decodeHistogram(r, "latency_uncorrected_hdr", r.LatencyUncorrectedHDR)
+	if err != nil {
+		return nil, nil, err
+	}
+	return corrected, uncorrected, nil
+}
+
+func decodeHistogram(run *Run, field, s string) (*Histogram, error) {
+	if s == "" {
+		return nil, nil
+	}
+	h, err := hdrhistogram.Decode([]byte(s))
+	if err != nil {
+		return nil, &HistogramError{Run: run.Key(), Field: field, Err: err}
+	}
+	return &Histogram{h: h}, nil
+}

@@ -1,0 +1,63 @@
+package result
+
+// Memory is what the run's keys cost in Redis, read after the traffic with
+// the keys still alive, and what rlbench itself used. Identities counts the
+// identities that hold a key; Keys and KeysWithoutTTL come from a full SCAN
+// of the run prefix with PTTL (a key without a TTL never expires: a leak,
+// and a failed run); UsedMemoryDeltaBytes is INFO memory used_memory after
+// the run minus before; BytesPerIdentity is (UsedMemoryDeltaBytes -
+// ClientBuffersDeltaBytes) / Identities; MemoryUsageSampledBytes is the
+// mean MEMORY USAGE (SAMPLES 0) over SampledKeys keys drawn uniformly from
+// the run's.
+type Memory struct {
+	Identities              int64   `json:"identities"`
+	Keys                    int64   `json:"keys"`
+	UsedMemoryDeltaBytes    int64   `json:"used_memory_delta_bytes"`
+	BytesPerIdentity        float64 `json:"bytes_per_identity"`
+	MemoryUsageSampledBytes float64 `json:"memory_usage_sampled_bytes"`
+	KeysWithoutTTL          int64   `json:"keys_without_ttl"`
+
+	// ClientBuffersDeltaBytes is the change in mem_clients_normal over the
+	// run: the buffers of rlbench's own connections, left out of
+	// BytesPerIdentity.
+	ClientBuffersDeltaBytes int64 `json:"client_buffers_delta_bytes"`
+	SampledKeys             int   `json:"sampled_keys"`
+	// Encodings counts the OBJECT ENCODING answers in the sample.
+	Encodings map[string]int64 `json:"encodings,omitempty"`
+	// RlbenchPeakHeapBytes and RlbenchPeakRSSBytes are rlbench's own Go
+	// heap and resident set at their highest during the run.
+	RlbenchPeakHeapBytes uint64 `json:"rlbench_peak_heap_bytes"`
+	RlbenchPeakRSSBytes  uint64 `json:"rlbench_peak_rss_bytes"`
+	// Notes say what a reader of these figures must know.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// MinIdentitiesForBytes is the fewest identities holding a key for which
+// memory per identity means something: below it, allocator noise of a few
+// kilobytes outweighs the keys themselves (and can even make it negative).
+const MinIdentitiesForBytes = 1000
+
+// PerIdentity is BytesPerIdentity when at least MinIdentitiesForBytes
+// identities held a key; otherwise false, and the figure is not shown,
+// plotted or compared.
+func (m *Memory) PerIdentity() (float64, bool) {
+	if m == nil || m.Identities < MinIdentitiesForBytes {
+		return 0, false
+	}
+	return m.BytesPerIdentity, true
+}
+
+// Server is the server-side cost of the limiter's script, from INFO
+// commandstats (cmdstat_evalsha) before and after the run.
+type Server struct {
+	UsecPerCall float64 `json:"usec_per_call"`
+	Calls       int64   `json:"calls"`
+
+	// Usec is the server time of those calls, in microseconds.
+	Usec        int64 `json:"usec"`
+	FailedCalls int64 `json:"failed_calls"`
+	// StatsReset says CONFIG RESETSTAT ran before the run (only ever on a
+	// server rlbench started).
+	StatsReset bool   `json:"stats_reset"`
+	Note       string `json:"note,omitempty"`
+}

@@ -1,0 +1,131 @@
+package result
+
+import "slices"
+
+// Repeats records the repetitions of a repeated run.
+type Repeats struct {
+	Count int `json:"count"`
+	// Values maps a field's JSON path (e.g. "latency_us.p99") to its value in
+	// each repetition, in run order.
+	Values map[string][]float64 `json:"values"`
+}
+
+// Spread is the smallest and largest value of path over the repetitions.
+func (r *Repeats) Spread(path string) (lo, hi float64, ok bool) {
+	if r == nil || len(r.Values[path]) == 0 {
+		return 0, 0, false
+	}
+	vs := r.Values[path]
+	lo, hi = vs[0], vs[0]
+	for _, v := range vs[1:] {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return lo, hi, true
+}
+
+// medianFields are the figures a repeated run reports as the median over its
+// repetitions (and whose spread Repeats keeps): the ones that move with
+// machine noise.
+var medianFields = []string{
+	"latency_us.p50", "latency_us.p90", "latency_us.p99", "latency_us.p999", "latency_us.max", "latency_us.mean",
+	"latency_uncorrected_us.p50", "latency_uncorrected_us.p90", "latency_uncorrected_us.p99",
+	"latency_uncorrected_us.p999", "latency_uncorrected_us.max", "latency_uncorrected_us.mean",
+	"rate.achieved_per_s", "server.usec_per_call", "memory.bytes_per_identity", "memory.memory_usage_sampled_bytes",
+}
+
+// worstFields are correctness figures: a repeated run reports the worst
+// repetition, because one bad repetition is a real finding, not noise.
+var worstFields = []string{
+	"audit.overshoot", "audit.policy_excess", "audit.model_mismatches", "audit.violations",
+	"audit.max_window_admitted", "memory.keys_without_ttl",
+}
+
+// MergeRepetitions folds the repetitions of every algorithm/scenario in
+// runs into one run each (see MergeRepeats), in the order the runs first
+// appear.
+func MergeRepetitions(runs []Run) []Run {
+	var order []string
+	groups := map[string][]Run{}
+	for _, run := range runs {
+		k := run.Key()
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], run)
+	}
+	out := make([]Run, 0, len(order))
+	for _, k := range order {
+		out = append(out, MergeRepeats(groups[k]))
+	}
+	return out
+}
+
+// MergeRepeats folds the repetitions of one algorithm/scenario into one Run:
+// noisy figures (latency, rate, server cost, memory per identity) are the
+// median over the repetitions, correctness figures the worst repetition,
+// request counts the sum; the rest (series, histograms, parameters) come from
+// the median repetition by p99. Repeats keeps every repetition's values.
+func MergeRepeats(reps []Run) Run {
+	if len(reps) == 1 {
+		return reps[0]
+	}
+	byP99 := slices.Clone(reps)
+	slices.SortStableFunc(byP99, func(a, b Run) int { return int(a.LatencyUs.P99 - b.LatencyUs.P99) })
+	out := byP99[len(byP99)/2]
+	if out.Audit != nil {
+		a := *out.Audit
+		out.Audit = &a
+	}
+	if out.Memory != nil {
+		m := *out.Memory
+		out.Memory = &m
+	}
+	if out.Server != nil {
+		s := *out.Server
+		out.Server = &s
+	}
+	out.Repeats = &Repeats{Count: len(reps), Values: map[string][]float64{}}
+	for _, f := range append(slices.Clone(medianFields), worstFields...) {
+		var vs []float64
+		for i := range reps {
+			if v, ok := FieldValue(&reps[i], f); ok {
+				vs = append(vs, v)
+			}
+		}
+		if len(vs) == len(reps) {
+			out.Repeats.Values[f] = vs
+		}
+	}
+	for _, f := range medianFields {
+		if vs, ok := out.Repeats.Values[f]; ok {
+			setField(&out, f, median(vs))
+		}
+	}
+	for _, f := range worstFields {
+		if vs, ok := out.Repeats.Values[f]; ok {
+			setField(&out, f, slices.Max(vs))
+		}
+	}
+	out.Requests = Requests{}
+	out.Incomplete = false
+	for _, r := range reps {
+		out.Requests.Sent += r.Requests.Sent
+		out.Requests.Allowed += r.Requests.Allowed
+		out.Requests.Denied += r.Requests.Denied
+		out.Requests.Errors += r.Requests.Errors
+		out.Requests.Late += r.Requests.Late
+		out.Requests.Unsent += r.Requests.Unsent
+		out.Requests.NoScriptReloads += r.Requests.NoScriptReloads
+		out.Incomplete = out.Incomplete || r.Incomplete
+	}
+	return out
+}
+
+func median(vs []float64) float64 {
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}

@@ -1,0 +1,84 @@
+// Package result is the rlbench.result/v1 contract: the types of
+// result.json, reading and writing them with validation, reading a numeric
+// field by its JSON path, folding repetitions of a run into one, threshold
+// rules over those fields, and the HDR histogram codec. Tools and CI read
+// these fields by name, so their JSON names do not change within a schema
+// version. It imports nothing else of rlbench: the engine produces these
+// types and the reports read them.
+package result
+
+import "time"
+
+// Schema identifies version 1 of the result contract.
+const Schema = "rlbench.result/v1"
+
+// Verdicts.
+const (
+	Pass = "pass"
+	Fail = "fail"
+)
+
+// Result is one rlbench invocation: every run of a profile and the verdict.
+// Tools and CI read these fields; their JSON names are the contract.
+type Result struct {
+	Schema  string      `json:"schema"`
+	Tool    Tool        `json:"tool"`
+	Profile ProfileInfo `json:"profile"`
+	Redis   RedisInfo   `json:"redis"`
+	Host    HostInfo    `json:"host"`
+	// RunID is the id in every key the invocation wrote (rlbench:<run_id>:...).
+	RunID      string    `json:"run_id"`
+	StartedAt  time.Time `json:"started_at"`
+	FinishedAt time.Time `json:"finished_at"`
+	// Complete is false when the invocation was interrupted or aborted;
+	// IncompleteReason then says why, and the runs hold what was measured.
+	Complete         bool              `json:"complete"`
+	IncompleteReason string            `json:"incomplete_reason,omitempty"`
+	Runs             []Run             `json:"runs"`
+	Thresholds       []ThresholdResult `json:"thresholds"`
+	Verdict          string            `json:"verdict"`
+}
+
+// Tool identifies the rlbench build that wrote the result.
+type Tool struct {
+	Name      string `json:"name"`
+	Version   string `json:"version"`
+	GoVersion string `json:"go_version"`
+}
+
+// ProfileInfo says which profile produced the result.
+type ProfileInfo struct {
+	Name        string     `json:"name"`
+	Path        string     `json:"path"`
+	SHA256      string     `json:"sha256"`
+	Seed        int64      `json:"seed"`
+	Policy      PolicyInfo `json:"policy"`
+	Algorithms  []string   `json:"algorithms"`
+	Concurrency int        `json:"concurrency"`
+	WarmupS     float64    `json:"warmup_s"`
+}
+
+// PolicyInfo is the policy every algorithm interpreted.
+type PolicyInfo struct {
+	Limit    int64 `json:"limit"`
+	WindowMs int64 `json:"window_ms"`
+	Burst    int64 `json:"burst"`
+}
+
+// RedisInfo describes the server the runs used. It never holds a password.
+type RedisInfo struct {
+	// Mode is private (started by rlbench), external or embedded (not Redis).
+	Mode            string `json:"mode"`
+	Version         string `json:"version"`
+	Addr            string `json:"addr"`
+	MaxmemoryPolicy string `json:"maxmemory_policy,omitempty"`
+	Note            string `json:"note,omitempty"`
+}
+
+// HostInfo describes the machine the load came from.
+type HostInfo struct {
+	OS         string `json:"os"`
+	Arch       string `json:"arch"`
+	CPUs       int    `json:"cpus"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+}

@@ -1,0 +1,149 @@
+package result
+
+// Run is one algorithm in one scenario.
+type Run struct {
+	Algorithm  string      `json:"algorithm"`
+	Scenario   string      `json:"scenario"`
+	Shape      string      `json:"shape"`
+	Params     Params      `json:"params"`
+	Identities int         `json:"identities"`
+	Requests   Requests    `json:"requests"`
+	Rate       RateFigures `json:"rate"`
+	// ScenarioGroup is the scenario's name as written when it lists several
+	// sizes; its runs (one per size) draw one curve.
+	ScenarioGroup string `json:"scenario_group,omitempty"`
+	// ElapsedS is the issuing window the achieved rate is measured over.
+	ElapsedS float64 `json:"elapsed_s"`
+	// LatencyUs runs from each request's due time (corrected for
+	// coordinated omission); LatencyUncorrectedUs from its actual send.
+	LatencyUs            Latency `json:"latency_us"`
+	LatencyUncorrectedUs Latency `json:"latency_uncorrected_us"`
+	LatencyAllowedUs     Latency `json:"latency_allowed_us"`
+	LatencyDeniedUs      Latency `json:"latency_denied_us"`
+	// LatencyHDR and LatencyUncorrectedHDR are the full histograms
+	// (HdrHistogram V2 compressed, base64), so results can be merged and
+	// re-plotted.
+	LatencyHDR            string `json:"latency_hdr"`
+	LatencyUncorrectedHDR string `json:"latency_uncorrected_hdr"`
+	// MaxLagUs is the furthest behind schedule any request was sent.
+	MaxLagUs int64    `json:"max_lag_us"`
+	Audit    *Audit   `json:"audit,omitempty"`
+	Memory   *Memory  `json:"memory,omitempty"`
+	Server   *Server  `json:"server,omitempty"`
+	Series   []Second `json:"series"`
+	// Repeats is set when the run was repeated (--repeat N): the run's
+	// figures are then medians over the repetitions, and Repeats holds each
+	// repetition's values so a comparison can tell noise from change.
+	Repeats *Repeats `json:"repeats,omitempty"`
+	// Errors lists distinct error messages with their counts.
+	Errors     []ErrorCount `json:"errors,omitempty"`
+	Incomplete bool         `json:"incomplete,omitempty"`
+	Note       string       `json:"note,omitempty"`
+
+	// ClockOffset is how the run aligned the local clock with Redis TIME,
+	// for shapes that schedule in server time.
+	ClockOffset *ClockOffset `json:"clock_offset,omitempty"`
+}
+
+// Params are the scenario parameters the run used.
+type Params struct {
+	Rate        string  `json:"rate"`
+	Arrival     string  `json:"arrival,omitempty"`
+	DurationS   float64 `json:"duration_s"`
+	Requests    int64   `json:"requests,omitempty"`
+	Concurrency int     `json:"concurrency"`
+	Limit       int64   `json:"limit"`
+	WindowMs    int64   `json:"window_ms"`
+	Capacity    int64   `json:"capacity"`
+	KeyPrefix   string  `json:"key_prefix"`
+	// Boundary holds the boundary shape's parameters.
+	Boundary *BoundaryParams `json:"boundary,omitempty"`
+
+	// Distribution, ZipfExponent and Repeats describe how a cardinality
+	// scenario chose identities.
+	Distribution string  `json:"distribution,omitempty"`
+	ZipfExponent float64 `json:"zipf_exponent,omitempty"`
+	Repeats      int64   `json:"repeats,omitempty"`
+}
+
+// Requests tallies a run. Sent = Allowed + Denied + Errors.
+type Requests struct {
+	Sent            int64 `json:"sent"`
+	Allowed         int64 `json:"allowed"`
+	Denied          int64 `json:"denied"`
+	Errors          int64 `json:"errors"`
+	Late            int64 `json:"late"`
+	Unsent          int64 `json:"unsent"`
+	NoScriptReloads int64 `json:"noscript_reloads"`
+}
+
+// RateFigures compare the offered rate with what was sent; target is 0 in
+// closed loop.
+type RateFigures struct {
+	TargetPerS   float64 `json:"target_per_s"`
+	AchievedPerS float64 `json:"achieved_per_s"`
+}
+
+// Latency digests a latency histogram, in microseconds.
+type Latency struct {
+	Count int64   `json:"count"`
+	P50   int64   `json:"p50"`
+	P90   int64   `json:"p90"`
+	P99   int64   `json:"p99"`
+	P999  int64   `json:"p999"`
+	Max   int64   `json:"max"`
+	Mean  float64 `json:"mean"`
+}
+
+// Audit is what checking one run's decisions found: how the limiter's
+// admissions compare with its own bound, with the policy, and with an
+// exact reference model fed the same arrivals at the same server times.
+type Audit struct {
+	// Identities is how many identities were audited in full (those of
+	// the sample that got at least one decision).
+	Identities int64 `json:"identities"`
+	// Sampled says the run had more identities than the audit keeps, so
+	// the figures cover a seeded sample of them.
+	Sampled bool `json:"sampled"`
+	// Decisions and Allowed count the audited identities' decisions and
+	// admissions. Calls that failed carry no decision and are left out.
+	Decisions int64 `json:"decisions"`
+	Allowed   int64 `json:"allowed"`
+	// ExpectedAllowed is how many of those decisions the model admits.
+	ExpectedAllowed int64 `json:"expected_allowed"`
+	// ModelMismatches counts decisions where Redis and the model disagree.
+	ModelMismatches int64 `json:"model_mismatches"`
+	// Overshoot sums over identities how far each one's busiest window
+	// went beyond BoundWindow; Violations counts those identities. A
+	// correct atomic limiter has both at zero.
+	Overshoot int64 `json:"overshoot"`
+	// PolicyExcess is how far the busiest window went beyond the policy's
+	// limit: what the algorithm lets through that the policy's sentence
+	// does not (about the limit for a fixed window hit across its
+	// boundary, zero for a sliding log).
+	PolicyExcess int64 `json:"policy_excess"`
+	// MaxWindowAdmitted is the most admissions of one identity within any
+	// interval shorter than the window; BoundWindow is what the algorithm
+	// promises for such an interval.
+	MaxWindowAdmitted int64 `json:"max_window_admitted"`
+	BoundWindow       int64 `json:"bound_window"`
+	Violations        int64 `json:"violations"`
+}
+
+// Second is one second of a run.
+type Second struct {
+	TS      int   `json:"t_s"`
+	Allowed int64 `json:"allowed"`
+	Denied  int64 `json:"denied"`
+	Errors  int64 `json:"errors"`
+	P99Us   int64 `json:"p99_us"`
+}
+
+// ErrorCount is one distinct error message and how often it occurred.
+type ErrorCount struct {
+	Message string `json:"message"`
+	Count   int64  `json:"count"`
+}
+
+// Key names a run as algorithm/scenario.
+func (r *Run) Key() string { return r.Algorithm + "/" + r.Scenario }

@@ -1,0 +1,82 @@
+package workload
+
+import (
+	"runtime"
+
+	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/profile"
+	"github.com/rlbench/rlbench/result"
+)
+
+// newRun starts the result of one run: what it is and the parameters it
+// ran with. Its figures are filled in as they are measured.
+func newRun(p *profile.Profile, spec profile.RunSpec, prefix string, concurrency int) *result.Run {
+	s := spec.Scenario
+	run := &result.Run{
+		Algorithm:     spec.Algorithm,
+		Scenario:      s.Name,
+		Shape:         string(s.Shape),
+		ScenarioGroup: s.Group,
+		Identities:    s.Identities,
+		Params: result.Params{
+			Rate:        s.Rate.String(),
+			DurationS:   s.Duration.Seconds(),
+			Requests:    s.Requests,
+			Concurrency: concurrency,
+			Limit:       p.Policy.Limit,
+			WindowMs:    p.Policy.WindowMillis(),
+			Capacity:    p.Policy.Capacity(),
+			KeyPrefix:   prefix,
+		},
+		Rate: result.RateFigures{TargetPerS: s.Rate.TargetPerSecond(p.Policy, s.Identities)},
+	}
+	switch {
+	case s.Shape == profile.ShapeBoundary:
+		b := s.Boundary
+		run.Params.Boundary = &result.BoundaryParams{
+			Burst:     b.Burst,
+			OffsetMs:  float64(b.Offset.Microseconds()) / 1000,
+			SpreadMs:  float64(b.Spread.Microseconds()) / 1000,
+			StaggerMs: float64(b.Stagger.Microseconds()) / 1000,
+		}
+	case !s.Rate.Max:
+		run.Params.Arrival = string(s.Arrival)
+	}
+	if s.Shape == profile.ShapeCardinality {
+		run.Params.Distribution = string(s.Distribution)
+		run.Params.ZipfExponent = s.ZipfExponent
+		run.Params.Repeats = s.Repeats
+	}
+	return run
+}
+
+// profileInfo says which profile produced a result.
+func profileInfo(p *profile.Profile) result.ProfileInfo {
+	return result.ProfileInfo{
+		Name:        p.Name,
+		Path:        p.Path,
+		SHA256:      p.Hash,
+		Seed:        p.Seed,
+		Policy:      result.PolicyInfo{Limit: p.Policy.Limit, WindowMs: p.Policy.WindowMillis(), Burst: p.Policy.Capacity()},
+		Algorithms:  p.Algorithms,
+		Concurrency: p.Concurrency,
+		WarmupS:     p.Warmup.Seconds(),
+	}
+}
+
+// redisInfo describes the server the runs used, without credentials.
+func redisInfo(env *redisenv.Env) result.RedisInfo {
+	return result.RedisInfo{
+		Mode:            string(env.Mode),
+		Version:         env.Version,
+		Addr:            env.Addr,
+		MaxmemoryPolicy: env.MaxmemoryPolicy,
+		Note:            env.Note,
+	}
+}
+
+// hostInfo describes the machine the load came from, with the GOMAXPROCS
+// the runs had.
+func hostInfo() result.HostInfo {
+	return result.HostInfo{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0)}
+}
