@@ -31,13 +31,15 @@ var medianFields = []string{
 	"latency_uncorrected_us.p50", "latency_uncorrected_us.p90", "latency_uncorrected_us.p99",
 	"latency_uncorrected_us.p999", "latency_uncorrected_us.max", "latency_uncorrected_us.mean",
 	"rate.achieved_per_s", "server.usec_per_call", "memory.bytes_per_identity", "memory.memory_usage_sampled_bytes",
+	"server.usec_per_call_median", "reference.ping_us.p50", "reference.ping_us.p99", "reference.script_us.p50",
+	"reference.script_us.p99", "reference.usec_per_call", "relative.latency_p50", "relative.latency_p99", "relative.server_cost",
 }
 
 // worstFields are correctness figures: a repeated run reports the worst
 // repetition, because one bad repetition is a real finding, not noise.
 var worstFields = []string{
 	"audit.overshoot", "audit.policy_excess", "audit.model_mismatches", "audit.violations",
-	"audit.max_window_admitted", "memory.keys_without_ttl",
+	"audit.max_window_admitted", "memory.keys_without_ttl", "eviction.evicted_keys", "eviction.expired_keys",
 }
 
 // MergeRepetitions folds the repetitions of every algorithm/scenario in
@@ -72,17 +74,13 @@ func MergeRepeats(reps []Run) Run {
 	byP99 := slices.Clone(reps)
 	slices.SortStableFunc(byP99, func(a, b Run) int { return int(a.LatencyUs.P99 - b.LatencyUs.P99) })
 	out := byP99[len(byP99)/2]
-	if out.Audit != nil {
-		a := *out.Audit
-		out.Audit = &a
-	}
-	if out.Memory != nil {
-		m := *out.Memory
-		out.Memory = &m
-	}
-	if out.Server != nil {
-		s := *out.Server
-		out.Server = &s
+	out.Audit, out.Memory, out.Server = clonePointer(out.Audit), clonePointer(out.Memory), clonePointer(out.Server)
+	out.Reference, out.Relative = clonePointer(out.Reference), clonePointer(out.Relative)
+	out.Eviction = clonePointer(out.Eviction)
+	for _, r := range reps {
+		if r.Eviction != nil && r.Eviction.Restarted && out.Eviction != nil {
+			out.Eviction.Restarted = true
+		}
 	}
 	out.Repeats = &Repeats{Count: len(reps), Values: map[string][]float64{}}
 	for _, f := range append(slices.Clone(medianFields), worstFields...) {
@@ -116,9 +114,20 @@ func MergeRepeats(reps []Run) Run {
 		out.Requests.Late += r.Requests.Late
 		out.Requests.Unsent += r.Requests.Unsent
 		out.Requests.NoScriptReloads += r.Requests.NoScriptReloads
+		out.Requests.FaultErrors += r.Requests.FaultErrors
 		out.Incomplete = out.Incomplete || r.Incomplete
 	}
 	return out
+}
+
+// clonePointer copies what p points to, so that setting a merged run's
+// fields leaves the repetition it came from alone.
+func clonePointer[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	return &c
 }
 
 func median(vs []float64) float64 {

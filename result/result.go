@@ -37,6 +37,10 @@ type Result struct {
 	Runs             []Run             `json:"runs"`
 	Thresholds       []ThresholdResult `json:"thresholds"`
 	Verdict          string            `json:"verdict"`
+	// VerdictReasons says why the verdict is fail, most serious first (see
+	// report.Assess, which derives them from the fields above); empty on a
+	// pass.
+	VerdictReasons []string `json:"verdict_reasons,omitempty"`
 }
 
 // Tool identifies the rlbench build that wrote the result.
@@ -56,6 +60,26 @@ type ProfileInfo struct {
 	Algorithms  []string   `json:"algorithms"`
 	Concurrency int        `json:"concurrency"`
 	WarmupS     float64    `json:"warmup_s"`
+	// ExpectBroken names the limiters the profile runs as negative
+	// controls: their broken promises are expected, and the verdict fails
+	// unless the audit catches each of them.
+	ExpectBroken []string `json:"expect_broken,omitempty"`
+	// ErrorBudget is the fraction of a run's decisions that may be matched
+	// by calls that got no decision before the verdict fails; nil in a
+	// result written before the field existed, read as DefaultErrorBudget.
+	ErrorBudget *float64 `json:"error_budget,omitempty"`
+}
+
+// DefaultErrorBudget is the error budget of a profile that names none:
+// 0.1% of a run's decisions.
+const DefaultErrorBudget = 0.001
+
+// Budget is the error budget the profile ran with.
+func (p ProfileInfo) Budget() float64 {
+	if p.ErrorBudget == nil {
+		return DefaultErrorBudget
+	}
+	return *p.ErrorBudget
 }
 
 // PolicyInfo is the policy every algorithm interpreted.
@@ -77,6 +101,9 @@ type RedisInfo struct {
 
 // HostInfo describes the machine the load came from.
 type HostInfo struct {
+	// Name is the machine's host name, so a comparison can tell results
+	// from different machines apart.
+	Name       string `json:"name,omitempty"`
 	OS         string `json:"os"`
 	Arch       string `json:"arch"`
 	CPUs       int    `json:"cpus"`

@@ -43,6 +43,16 @@ type Run struct {
 	// ClockOffset is how the run aligned the local clock with Redis TIME,
 	// for shapes that schedule in server time.
 	ClockOffset *ClockOffset `json:"clock_offset,omitempty"`
+
+	// Eviction is what the server said about evictions and expiries
+	// around the run; nil when it could not be read (embedded server).
+	Eviction *Eviction `json:"eviction,omitempty"`
+	// Reference is what trivial calls cost on the same server during the
+	// run, and Relative the run's figures over it: a busier or slower
+	// machine moves both alike, so Relative can be compared across
+	// machines and loads where the absolute figures cannot.
+	Reference *Reference `json:"reference,omitempty"`
+	Relative  *Relative  `json:"relative,omitempty"`
 }
 
 // Params are the scenario parameters the run used.
@@ -75,7 +85,19 @@ type Requests struct {
 	Late            int64 `json:"late"`
 	Unsent          int64 `json:"unsent"`
 	NoScriptReloads int64 `json:"noscript_reloads"`
+
+	// FaultErrors counts the errors (among Errors) of calls made inside a
+	// fault window the profile scheduled on purpose: they are that
+	// fault's figures, and the error budget leaves them out.
+	FaultErrors int64 `json:"fault_errors,omitempty"`
 }
+
+// Decisions counts the calls that got an answer, allowed or denied.
+func (q Requests) Decisions() int64 { return q.Allowed + q.Denied }
+
+// BudgetedErrors are the errors the error budget counts: all of them but
+// those inside scheduled fault windows.
+func (q Requests) BudgetedErrors() int64 { return q.Errors - q.FaultErrors }
 
 // RateFigures compare the offered rate with what was sent; target is 0 in
 // closed loop.
