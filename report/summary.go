@@ -13,6 +13,8 @@ import (
 // reader must not miss (an embedded server, incomplete runs, errors, a
 // schedule that slipped, a limiter that broke its promise).
 func WriteSummary(w io.Writer, r *result.Result) error {
+	j := Assess(r)
+	fmt.Fprintln(w, j.headline())
 	fmt.Fprintf(w, "rlbench %s  profile %s  redis %s %s (%s)\n",
 		r.Tool.Version, r.Profile.Name, r.Redis.Mode, r.Redis.Version, r.Redis.Addr)
 	fmt.Fprintf(w, "policy %s\n\n", FormatPolicy(r.Profile.Policy))
@@ -52,7 +54,7 @@ func WriteSummary(w io.Writer, r *result.Result) error {
 			fmt.Fprintln(w, "! "+n)
 		}
 	}
-	fmt.Fprintf(w, "\nverdict: %s\n", r.Verdict)
+	j.write(w)
 	return nil
 }
 
@@ -92,6 +94,10 @@ func Notes(r *result.Result) []string {
 	if !r.Complete {
 		notes = append(notes, "INCOMPLETE: "+r.IncompleteReason+"; the figures cover what was measured before it stopped")
 	}
+	if j := Assess(r); r.Verdict != "" && r.Verdict != j.Verdict {
+		notes = append(notes, fmt.Sprintf("this result was recorded with verdict %s; by the rules of this rlbench it is %s", r.Verdict, j.Verdict))
+	}
+	notes = append(notes, evictionNotes(r)...)
 	notes = append(notes, leakNotes(r)...)
 	if r.Redis.Note != "" {
 		notes = append(notes, r.Redis.Note)

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -38,13 +39,21 @@ func writeAuditTable(w io.Writer, r *result.Result) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n",
 			run.Algorithm, run.Scenario, ids, a.Allowed, a.ExpectedAllowed, a.ModelMismatches,
-			a.MaxWindowAdmitted, a.BoundWindow, a.PolicyExcess, a.Overshoot, auditCheck(a))
+			a.MaxWindowAdmitted, a.BoundWindow, a.PolicyExcess, a.Overshoot, auditCheck(r, run))
 	}
 	return tw.Flush()
 }
 
-// auditCheck is the last column of the audit table: ok, or what is wrong.
-func auditCheck(a *result.Audit) string {
+// auditCheck is the last column of the audit table: ok, what is wrong, or
+// why the audit cannot judge the run (the server dropped limiter state).
+func auditCheck(r *result.Result, run *result.Run) string {
+	a := run.Audit
+	switch e := run.Eviction; {
+	case e.ResetState() && e.Restarted:
+		return "RESTARTED (not judged)"
+	case e.ResetState():
+		return "EVICTED (not judged)"
+	}
 	var bad []string
 	if a.Overshoot > 0 {
 		bad = append(bad, "OVERSHOOT")
@@ -55,7 +64,17 @@ func auditCheck(a *result.Audit) string {
 	if len(bad) == 0 {
 		return "ok"
 	}
-	return "<< " + strings.Join(bad, " ")
+	check := "<< " + strings.Join(bad, " ")
+	if expectedBroken(r, run) {
+		check += " (expected)"
+	}
+	return check
+}
+
+// expectedBroken reports whether the profile runs run's limiter as a
+// negative control.
+func expectedBroken(r *result.Result, run *result.Run) bool {
+	return slices.Contains(r.Profile.ExpectBroken, run.Algorithm)
 }
 
 // auditNotes flags the audit's problems, run by run: broken promises
@@ -69,12 +88,16 @@ func auditNotes(r *result.Result) []string {
 	for i := range r.Runs {
 		run := &r.Runs[i]
 		a := run.Audit
-		if a == nil {
+		if a == nil || run.Eviction.ResetState() {
 			continue
 		}
+		expected := ""
+		if expectedBroken(r, run) {
+			expected = " (expected: the profile runs it as a negative control)"
+		}
 		if a.Overshoot > 0 {
-			notes = append(notes, fmt.Sprintf("%s: OVERSHOOT: %d identities got more than the algorithm's own bound of %d within one %s (up to %d; %d admissions beyond the bound in all): this limiter does not keep its promise",
-				run.Key(), a.Violations, a.BoundWindow, window, a.MaxWindowAdmitted, a.Overshoot))
+			notes = append(notes, fmt.Sprintf("%s: OVERSHOOT: %d identities got more than the algorithm's own bound of %d within one %s (up to %d; %d admissions beyond the bound in all): this limiter does not keep its promise%s",
+				run.Key(), a.Violations, a.BoundWindow, window, a.MaxWindowAdmitted, a.Overshoot, expected))
 		}
 		if a.ModelMismatches > 0 {
 			msg := fmt.Sprintf("%s: MISMATCH: %d of %d decisions differ from the reference model (Redis admitted %d, the model %d)",
@@ -82,7 +105,7 @@ func auditNotes(r *result.Result) []string {
 			if run.Requests.Errors > 0 {
 				msg += "; some calls failed, and a call that fails after its script ran leaves state the model cannot see"
 			}
-			notes = append(notes, msg)
+			notes = append(notes, msg+expected)
 		}
 		if a.Sampled {
 			sampled = append(sampled, run.Key())

@@ -39,7 +39,9 @@ func TestSummaryFlagsWhatMatters(t *testing.T) {
 
 // TestWave1ResultReadsTheSame: a result written by the first release
 // (testdata/wave1-result.json) still decodes, and its summary is the text
-// that release printed (testdata/wave1-summary.txt, never rewritten).
+// that release printed (testdata/wave1-summary.txt, never rewritten), with
+// the verdict's reason added since on the first line and below the final
+// verdict.
 func TestWave1ResultReadsTheSame(t *testing.T) {
 	r, err := result.ReadFile("testdata/wave1-result.json")
 	if err != nil {
@@ -53,7 +55,16 @@ func TestWave1ResultReadsTheSame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Errorf("the summary of a wave-1 result changed:\n%s", golden.FirstDifference(string(want), buf.String()))
+	const reason = `threshold "*/boundary audit.policy_excess <= 10" failed on fixed_window/boundary (measured 99, against 10)`
+	added, got, _ := strings.Cut(buf.String(), "\n")
+	if added != "verdict: fail: "+reason {
+		t.Errorf("first line %q, want the verdict with its reason", added)
+	}
+	got, below, _ := strings.Cut(got, "verdict: fail\n")
+	if below != "  "+reason+"\n" {
+		t.Errorf("below the verdict %q, want its reason", below)
+	}
+	if got += "verdict: fail\n"; got != string(want) {
+		t.Errorf("the summary of a wave-1 result changed:\n%s", golden.FirstDifference(string(want), got))
 	}
 }

@@ -94,17 +94,11 @@ const dash = "—"
 func newPage(r *result.Result, figs []Figure, opts RenderOptions) page {
 	v := newView(r)
 	p := page{
-		Title:   "rlbench report: " + r.Profile.Name,
-		Pass:    r.Verdict == result.Pass,
-		Verdict: strings.ToUpper(r.Verdict),
-		Notes:   report.Notes(r),
-		Env:     environment(r),
+		Title: "rlbench report: " + r.Profile.Name,
+		Notes: report.Notes(r),
+		Env:   environment(r),
 	}
-	failed := 0
 	for _, th := range r.Thresholds {
-		if !th.OK {
-			failed++
-		}
 		row := thresholdRow{Expression: th.Expression, Run: th.Run, OK: th.OK, Note: th.Note}
 		if th.Note == "" {
 			field := result.FieldOf(th.Expression)
@@ -112,14 +106,11 @@ func newPage(r *result.Result, figs []Figure, opts RenderOptions) page {
 		}
 		p.Thresholds = append(p.Thresholds, row)
 	}
-	if failed > 0 {
-		p.Reasons = append(p.Reasons, fmt.Sprintf("%d of %d thresholds failed.", failed, len(r.Thresholds)))
-	}
-	if !r.Complete {
-		p.Reasons = append(p.Reasons, "The invocation did not complete: "+r.IncompleteReason+".")
-	}
-	if len(r.Thresholds) == 0 {
-		p.Reasons = append(p.Reasons, "The profile sets no thresholds.")
+	j := report.Assess(r)
+	p.Pass, p.Verdict = j.Verdict == result.Pass, strings.ToUpper(j.Verdict)
+	p.Reasons = append(append(p.Reasons, j.Reasons...), j.Caught...)
+	if p.Pass && len(r.Thresholds) == 0 {
+		p.Reasons = append(p.Reasons, "The profile sets no thresholds; every check a run passes by default held.")
 	}
 	byScenario := map[string][]figureView{}
 	for _, f := range figs {
