@@ -22,7 +22,8 @@ import (
 	"github.com/rlbench/rlbench/internal/suggest"
 )
 
-var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "scenarios", "thresholds"}
+var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "scenarios", "thresholds",
+	"expect_broken", "error_budget"}
 var policyFields = []string{"limit", "window", "burst"}
 var redisFields = []string{"addr", "username", "password_env", "db", "tls", "tls_ca_file", "tls_insecure"}
 
@@ -105,6 +106,7 @@ func Parse(file string, data []byte) (*Profile, error) {
 		plan = p.Plan(1)
 	}
 	p.Thresholds = parseThresholds(top, plan, p)
+	parseVerdictRules(top, p)
 	if len(d.errs) > 0 {
 		return nil, d.errs
 	}
@@ -137,18 +139,29 @@ func parsePolicy(d *decoder, top *yamlMap) (p algorithms.Policy, ok bool) {
 	if !f.has("window") {
 		f.errorf("window", "missing")
 	}
-	f.integer("limit", &p.Limit, 1)
-	f.duration("window", &p.Window, time.Millisecond)
-	f.integer("burst", &p.Burst, 1)
+	readPolicy(f, &p)
 	if len(d.errs) > before {
 		return p, false
 	}
+	checkPolicy(f, top, "policy", p)
+	return p, len(d.errs) == before
+}
+
+// readPolicy reads into p whichever of limit, window and burst f gives.
+func readPolicy(f *yamlMap, p *algorithms.Policy) {
+	f.integer("limit", &p.Limit, 1)
+	f.duration("window", &p.Window, time.Millisecond)
+	f.integer("burst", &p.Burst, 1)
+}
+
+// checkPolicy reports why p, read from the mapping f given at the field
+// key of parent, cannot be enforced exactly.
+func checkPolicy(f, parent *yamlMap, key string, p algorithms.Policy) {
 	if p.Window%time.Millisecond != 0 {
 		f.errorf("window", "%s is not a whole number of milliseconds", p.Window)
 	} else if err := p.Validate(); err != nil {
-		d.errorf(top.lineOf("policy"), "policy", "%v", err)
+		parent.errorf(key, "%v", err)
 	}
-	return p, len(d.errs) == before
 }
 
 func parseAlgorithms(top *yamlMap) []string {

@@ -55,6 +55,14 @@ type Profile struct {
 	// contract's fields and against this profile's plan: every one reads a
 	// field that exists and selects at least one run.
 	Thresholds []*result.Threshold
+	// ExpectBroken names limiters the profile runs as negative controls:
+	// their broken promises are expected, and the verdict fails unless the
+	// audit catches each of them.
+	ExpectBroken []string
+	// ErrorBudget is the fraction of a run's decisions that calls without
+	// a decision may reach before the verdict fails (result.DefaultErrorBudget
+	// unless the profile says otherwise).
+	ErrorBudget float64
 }
 
 // RedisSpec is the profile's redis section. The password never appears in a

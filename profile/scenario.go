@@ -92,6 +92,9 @@ type Scenario struct {
 	Group string
 	// Line is where the scenario starts in the profile, for messages.
 	Line int
+	// Policy is the scenario's own policy when it overrides the profile's
+	// (the zero Policy when it does not): see Profile.PolicyFor.
+	Policy algorithms.Policy
 }
 
 // Defaults of the boundary shape.

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -75,7 +76,7 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 		return s, nil, false
 	}
 	s.Shape = Shape(shape)
-	f := d.mapping(n, path, known...)
+	f := d.mapping(n, path, append(slices.Clone(known), "policy")...)
 	before := len(d.errs)
 	s.Name = shape
 	f.str("name", &s.Name)
@@ -83,6 +84,12 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 		f.errorf("name", "%q must be 1-64 letters, digits, '.', '_' or '-'", s.Name)
 	}
 	f.intField("concurrency", &s.Concurrency, 1)
+	if f.has("policy") {
+		pol = parseScenarioPolicy(d, f, pol)
+		if pol != nil {
+			s.Policy = *pol
+		}
+	}
 	switch s.Shape {
 	case ShapeSteady:
 		parseSteady(f, &s)

@@ -12,6 +12,7 @@ import (
 // ran with. Its figures are filled in as they are measured.
 func newRun(p *profile.Profile, spec profile.RunSpec, prefix string, concurrency int) *result.Run {
 	s := spec.Scenario
+	pol := p.PolicyFor(s)
 	run := &result.Run{
 		Algorithm:     spec.Algorithm,
 		Scenario:      s.Name,
@@ -23,12 +24,12 @@ func newRun(p *profile.Profile, spec profile.RunSpec, prefix string, concurrency
 			DurationS:   s.Duration.Seconds(),
 			Requests:    s.Requests,
 			Concurrency: concurrency,
-			Limit:       p.Policy.Limit,
-			WindowMs:    p.Policy.WindowMillis(),
-			Capacity:    p.Policy.Capacity(),
+			Limit:       pol.Limit,
+			WindowMs:    pol.WindowMillis(),
+			Capacity:    pol.Capacity(),
 			KeyPrefix:   prefix,
 		},
-		Rate: result.RateFigures{TargetPerS: s.Rate.TargetPerSecond(p.Policy, s.Identities)},
+		Rate: result.RateFigures{TargetPerS: s.Rate.TargetPerSecond(pol, s.Identities)},
 	}
 	switch {
 	case s.Shape == profile.ShapeBoundary:
@@ -50,9 +51,10 @@ func newRun(p *profile.Profile, spec profile.RunSpec, prefix string, concurrency
 	return run
 }
 
-// profileInfo says which profile produced a result.
+// profileInfo says which profile produced a result, and what its verdict
+// rests on besides the runs.
 func profileInfo(p *profile.Profile) result.ProfileInfo {
-	return result.ProfileInfo{
+	info := result.ProfileInfo{
 		Name:        p.Name,
 		Path:        p.Path,
 		SHA256:      p.Hash,
@@ -62,6 +64,9 @@ func profileInfo(p *profile.Profile) result.ProfileInfo {
 		Concurrency: p.Concurrency,
 		WarmupS:     p.Warmup.Seconds(),
 	}
+	budget := p.ErrorBudget
+	info.ExpectBroken, info.ErrorBudget = p.ExpectBroken, &budget
+	return info
 }
 
 // redisInfo describes the server the runs used, without credentials.

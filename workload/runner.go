@@ -182,7 +182,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 	if newLimiter == nil {
 		newLimiter = algorithms.New
 	}
-	lim, err := newLimiter(spec.Algorithm, r.Env.Client, p.Policy)
+	lim, err := newLimiter(spec.Algorithm, r.Env.Client, p.PolicyFor(spec.Scenario))
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +275,7 @@ func (r *Runner) runSchedule(ctx context.Context, lim algorithms.Limiter, spec p
 	case s.Rate.Max:
 		out = d.closedLoop(runCtx, Shared(picker), s.Duration, s.Requests)
 	default:
-		target := s.Rate.TargetPerSecond(r.Profile.Policy, s.Identities)
+		target := s.Rate.TargetPerSecond(r.Profile.PolicyFor(s), s.Identities)
 		out = d.openLoop(runCtx, NewPacer(s.Arrival, target, r.Profile.Seed), picker, s.Duration, s.Requests)
 	}
 	if out.interrupted {
