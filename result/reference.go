@@ -6,9 +6,9 @@ package result
 // script's server time per call. A uniformly slower or busier machine
 // moves these and the run's own figures alike.
 type Reference struct {
-	// PingUs is the latency of PING, from each call's due time.
+	// PingUs is the round trip of PING, from each call's send.
 	PingUs Latency `json:"ping_us"`
-	// ScriptUs is the latency of the trivial script, from its due time.
+	// ScriptUs is the round trip of the trivial script, from its send.
 	ScriptUs Latency `json:"script_us"`
 	// UsecPerCall is the trivial script's server time per call: the median,
 	// over the run's slices, of the mean within a slice.
@@ -23,28 +23,30 @@ type Reference struct {
 // Relative is a run's figures over its Reference. It has no unit: 3 means
 // three times what the trivial call took at the same moment.
 type Relative struct {
-	// LatencyP50 and LatencyP99 are latency_us.p50 and .p99 over the same
-	// percentiles of reference.ping_us.
+	// LatencyP50 and LatencyP99 are latency_uncorrected_us.p50 and .p99
+	// over the same percentiles of reference.ping_us: service times both,
+	// from each call's send. (How far a generator on a busy machine fell
+	// behind its schedule is in latency_us, not in these.)
 	LatencyP50 float64 `json:"latency_p50"`
 	LatencyP99 float64 `json:"latency_p99"`
-	// ServerCost is server.usec_per_call_median over
-	// reference.usec_per_call; zero when the limiter runs no script.
+	// ServerCost is the limiter's server time per call over the trivial
+	// script's: the median, over the run's slices where both ran, of the
+	// ratio of their means within the slice. Zero when the limiter runs no
+	// script.
 	ServerCost float64 `json:"server_cost,omitempty"`
 }
 
-// NewRelative divides run's figures by its reference; nil without a
-// reference that measured anything.
-func NewRelative(run *Run) *Relative {
+// NewRelative divides run's latency by its reference's, and takes the
+// server cost ratio the reference measured; nil without a reference that
+// measured anything.
+func NewRelative(run *Run, serverCost float64) *Relative {
 	ref := run.Reference
 	if ref == nil || ref.PingUs.P50 <= 0 || ref.PingUs.P99 <= 0 {
 		return nil
 	}
-	rel := &Relative{
-		LatencyP50: float64(run.LatencyUs.P50) / float64(ref.PingUs.P50),
-		LatencyP99: float64(run.LatencyUs.P99) / float64(ref.PingUs.P99),
+	return &Relative{
+		LatencyP50: float64(run.LatencyUncorrectedUs.P50) / float64(ref.PingUs.P50),
+		LatencyP99: float64(run.LatencyUncorrectedUs.P99) / float64(ref.PingUs.P99),
+		ServerCost: serverCost,
 	}
-	if s := run.Server; s != nil && s.UsecPerCallMedian > 0 && ref.UsecPerCall > 0 {
-		rel.ServerCost = s.UsecPerCallMedian / ref.UsecPerCall
-	}
-	return rel
 }

@@ -96,7 +96,7 @@ func MergeRepeats(reps []Run) Run {
 	}
 	for _, f := range medianFields {
 		if vs, ok := out.Repeats.Values[f]; ok {
-			setField(&out, f, median(vs))
+			setField(&out, f, Median(vs))
 		}
 	}
 	for _, f := range worstFields {
@@ -130,7 +130,11 @@ func clonePointer[T any](p *T) *T {
 	return &c
 }
 
-func median(vs []float64) float64 {
+// Median is the median of vs, or 0 when there are none.
+func Median(vs []float64) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
 	s := slices.Clone(vs)
 	slices.Sort(s)
 	if len(s)%2 == 1 {

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"os"
 	"runtime"
 
 	"github.com/rlbench/rlbench/internal/redisenv"
@@ -83,5 +84,6 @@ func redisInfo(env *redisenv.Env) result.RedisInfo {
 // hostInfo describes the machine the load came from, with the GOMAXPROCS
 // the runs had.
 func hostInfo() result.HostInfo {
-	return result.HostInfo{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0)}
+	name, _ := os.Hostname()
+	return result.HostInfo{Name: name, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0)}
 }

@@ -208,6 +208,8 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 	}
 
 	probe := r.startProbe(ctx)
+	evictions := r.watchEvictions(ctx)
+	reference := r.startReference(ctx)
 	reloadsBefore := lim.NoScriptReloads()
 	rec := newRecorder(r.Clock.Now())
 	rec.audit = newAuditor(lim, spec.Scenario.Identities, p.Audit, p.Seed)
@@ -219,7 +221,12 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 	}
 
 	out, runErr := r.runSchedule(ctx, lim, spec, prefix, rec)
+	reference.halt()
 	rec.fill(run)
+	if runErr == nil {
+		runErr = r.checkServer(ctx, run)
+	}
+	evictions.finish(ctx, run)
 	run.ElapsedS = out.elapsed.Seconds()
 	if out.elapsed > 0 {
 		run.Rate.AchievedPerS = float64(run.Requests.Sent) / out.elapsed.Seconds()
@@ -235,6 +242,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 		run.Note = runErr.Error()
 	}
 	probe.finish(ctx, prefix, run, runErr)
+	reference.finish(run)
 	if !r.KeepKeys {
 		r.cleanup(prefix)
 	}

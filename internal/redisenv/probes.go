@@ -161,15 +161,27 @@ func (s CommandStat) UsecPerCall() float64 {
 // ReadCommandStat reads command's figures (e.g. "evalsha") from INFO
 // commandstats. A command the server has not run yet reads as zeros.
 func ReadCommandStat(ctx context.Context, rdb redis.Cmdable, command string) (CommandStat, error) {
+	stats, err := ReadCommandStats(ctx, rdb, command)
+	return stats[0], err
+}
+
+// ReadCommandStats reads several commands' figures from one INFO
+// commandstats, in the order asked.
+func ReadCommandStats(ctx context.Context, rdb redis.Cmdable, commands ...string) ([]CommandStat, error) {
+	out := make([]CommandStat, len(commands))
 	info, err := rdb.Info(ctx, "commandstats").Result()
 	if err != nil {
-		return CommandStat{}, fmt.Errorf("INFO commandstats: %w", err)
+		return out, fmt.Errorf("INFO commandstats: %w", err)
 	}
-	line, ok := ParseInfo(info)["cmdstat_"+strings.ToLower(command)]
-	if !ok {
-		return CommandStat{}, nil
+	fields := ParseInfo(info)
+	for i, c := range commands {
+		if line, ok := fields["cmdstat_"+strings.ToLower(c)]; ok {
+			if out[i], err = parseCommandStat(line); err != nil {
+				return out, err
+			}
+		}
 	}
-	return parseCommandStat(line)
+	return out, nil
 }
 
 // parseCommandStat reads "calls=3,usec=12,usec_per_call=4.00,...".
