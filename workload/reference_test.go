@@ -1,0 +1,58 @@
+package workload_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/internal/redistest"
+	"github.com/rlbench/rlbench/workload"
+)
+
+// TestReferenceIsMeasuredAlongsideEveryRun: every run on a real Redis
+// carries a reference measured while its traffic went on, and its figures
+// relative to it; the reference's script keeps out of the limiter's own
+// server figures, and a limiter that runs no script has no server cost
+// ratio.
+func TestReferenceIsMeasuredAlongsideEveryRun(t *testing.T) {
+	rdb := redistest.Client(t)
+	p := mustProfile(t, `
+policy: {limit: 50, window: 1s}
+algorithms: [token_bucket, naive_counter]
+concurrency: 4
+scenarios:
+  - shape: steady
+    rate: 1000/s
+    identities: 5
+    duration: 600ms
+`)
+	runs, err := runsOf((&workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}}).Run(context.Background()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range runs {
+		r := &runs[i]
+		ref, rel := r.Reference, r.Relative
+		if ref == nil || rel == nil {
+			t.Fatalf("%s: reference %+v, relative %+v", r.Key(), ref, rel)
+		}
+		// 600ms of one call a millisecond, PING and the script in turn;
+		// a slow machine skips ticks, so ask for half.
+		if ref.Calls < 300 || ref.PingUs.Count == 0 || ref.ScriptUs.Count == 0 || ref.PingUs.P50 <= 0 {
+			t.Errorf("%s: reference %+v", r.Key(), ref)
+		}
+		if ref.UsecPerCall <= 0 || ref.Slices < 3 {
+			t.Errorf("%s: reference server time %v over %d slices", r.Key(), ref.UsecPerCall, ref.Slices)
+		}
+		if rel.LatencyP50 <= 0 || rel.LatencyP99 <= 0 {
+			t.Errorf("%s: relative latency %+v", r.Key(), rel)
+		}
+	}
+	tb, naive := &runs[0], &runs[1]
+	if tb.Server == nil || tb.Server.Calls != tb.Requests.Sent || tb.Server.UsecPerCallMedian <= 0 || tb.Relative.ServerCost <= 0 {
+		t.Errorf("token_bucket: server %+v, relative %+v: want one EVALSHA per request and a cost ratio", tb.Server, tb.Relative)
+	}
+	if naive.Relative.ServerCost != 0 {
+		t.Errorf("naive_counter runs no script, yet has a server cost ratio %v", naive.Relative.ServerCost)
+	}
+}
