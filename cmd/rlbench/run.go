@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/report"
@@ -93,6 +94,7 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 		Repeat:    o.repeat,
 		ShareCPUs: true,
 	}
+	runner.NewLimiter = newLimiter
 	res, runErr := runner.Run(ctx)
 	res.Tool = result.Tool{Name: "rlbench", Version: version(), GoVersion: runtime.Version()}
 	report.Judge(res, prof.Thresholds)
@@ -137,6 +139,11 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	}
 	return nil
 }
+
+// newLimiter builds each run's limiter; nil means algorithms.New. Tests
+// swap in limiters that are broken by construction, to see what the
+// command makes of them.
+var newLimiter func(name string, rdb algorithms.Redis, p algorithms.Policy) (algorithms.Limiter, error)
 
 // redisOptions resolves which Redis to use: --redis, else the profile's
 // redis section, else a private server. The password comes only from the

@@ -41,6 +41,9 @@ func describeRun(r *result.Result, run *result.Run) string {
 		fmt.Fprintf(&b, "; %s got no decision", report.FormatCount(q.Errors))
 	}
 	b.WriteString(". ")
+	if e := run.Eviction; e.ResetState() {
+		b.WriteString("Redis dropped limiter state during this run (it evicted or restarted), so what follows says nothing about the limiter. ")
+	}
 	if a := run.Audit; a != nil {
 		limit := runLimit(r, run)
 		fmt.Fprintf(&b, "At most %s requests of one identity got through within one %s window", report.FormatCount(a.MaxWindowAdmitted), report.FormatMillis(runWindowMs(r, run)))

@@ -240,8 +240,11 @@ func newTableRow(v *view, run *result.Run) tableRow {
 		row.MaxWindow = fmt.Sprintf("%s / %s", report.FormatCount(a.MaxWindowAdmitted), report.FormatCount(a.BoundWindow))
 		row.Overshoot = report.FormatCount(a.Overshoot)
 		row.PolicyExcess = report.FormatCount(a.PolicyExcess)
-		row.BadMismatch = a.ModelMismatches > 0
-		row.BadOvershoot = a.Overshoot > 0
+		// A run whose limiter state the server dropped is not the
+		// limiter's failure: its figures stay, unmarked.
+		judged := !run.Eviction.ResetState()
+		row.BadMismatch = judged && a.ModelMismatches > 0
+		row.BadOvershoot = judged && a.Overshoot > 0
 		row.WarnExcess = a.PolicyExcess > 0
 	}
 	if m := run.Memory; m != nil {
