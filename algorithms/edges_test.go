@@ -1,0 +1,153 @@
+package algorithms
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rlbench/rlbench/internal/redistest"
+)
+
+// Real bugs live at the edges no random trace hits on purpose: a trim
+// bound off by one microsecond, a bucket whose key expires after one
+// window instead of when it is full again, a > instead of >= on whole
+// tokens. TestEdges puts decisions exactly on those edges with a
+// controlled clock, in every model and in every script: the scripts run on
+// a real redis-server with TIME replaced by a time the test gives, so both
+// are fed the very same microseconds.
+
+// edgeStep is one request at t0+atUs, the answer it must get, and, when
+// expireMs is set, the key's expiry it must leave: t0's millisecond plus
+// expireMs.
+type edgeStep struct {
+	atUs     int64
+	allowed  bool
+	expireMs int64
+}
+
+// clockedScript is s's source with Redis TIME replaced by the last two
+// ARGV (seconds, microseconds), so a test chooses the time each decision
+// uses.
+func clockedScript(t *testing.T, s *Script) string {
+	t.Helper()
+	const call = "redis.call('TIME')"
+	if n := strings.Count(s.Source(), call); n != 1 {
+		t.Fatalf("%s calls TIME %d times, want once", s.name, n)
+	}
+	return strings.Replace(s.Source(), call, "{ARGV[#ARGV - 1], ARGV[#ARGV]}", 1)
+}
+
+func TestEdges(t *testing.T) {
+	rdb := redistest.Client(t)
+	ctx := context.Background()
+	// A whole second some way ahead of the server's clock: the keys'
+	// expiries, set from the controlled time, then lie in the server's
+	// future, so no key expires behind the test's back.
+	t0 := (time.Now().Unix() + 30) * 1_000_000
+	three := Policy{Limit: 3, Window: time.Second}
+	wideBucket := Policy{Limit: 3, Window: time.Second, Burst: 6}
+	burstOne := Policy{Limit: 3, Window: time.Second, Burst: 1}
+	// One token (or one request's room) comes back every 1e6/3 us: not a
+	// whole number, so the refill edge falls between 333,333 and 333,334.
+	const refill = 333_334
+	for _, tc := range []struct {
+		why    string
+		alg    string
+		policy Policy
+		steps  []edgeStep
+	}{
+		{"fixed window: the key lives through its expiry millisecond, and the next one opens a new window",
+			FixedWindowName, three, []edgeStep{
+				{0, true, 1000}, {1, true, 0}, {2, true, 0}, {3, false, 0},
+				{1_000_999, false, 1000}, // the expiry's own millisecond: still the old window, full
+				{1_001_000, true, 2001},  // its first microsecond after: a new window
+			}},
+		{"sliding log: a decision exactly one window after an admitted stamp no longer counts it",
+			SlidingLogName, three, []edgeStep{
+				{0, true, 0}, {10, true, 0}, {20, true, 0},
+				{999_999, false, 0},   // the stamp at 0 is still inside (now - window, now]
+				{1_000_000, true, 0},  // exactly one window after it: it has left
+				{1_000_009, false, 0}, // the stamp at 10 has not
+				{1_000_010, true, 2001},
+			}},
+		{"token bucket: a request exactly one refill interval after the bucket drained",
+			TokenBucketName, three, []edgeStep{
+				{0, true, 0}, {0, true, 0}, {0, true, 0}, {0, false, 1000}, // drained; full again one window later
+				{refill - 1, false, 0},
+				{refill, true, 0},
+			}},
+		{"token bucket with burst above the limit: the key outlives a window of silence, as the bucket is not full yet",
+			TokenBucketName, wideBucket, []edgeStep{
+				{0, true, 0}, {0, true, 0}, {0, true, 0}, {0, true, 0}, {0, true, 0}, {0, true, 0},
+				{0, false, 2000}, // six tokens at three a second: full again after two windows, not one
+				{1_500_000, true, 0}, {1_500_000, true, 0}, {1_500_000, true, 0}, {1_500_000, true, 0},
+				{1_500_000, false, 0}, // 4.5 tokens came back: four whole ones
+			}},
+		{"token bucket of burst 1: a full bucket holds exactly one token, and it is spent",
+			TokenBucketName, burstOne, []edgeStep{
+				{0, true, 334}, {1, false, 0}, {refill - 1, false, 0}, {refill, true, 0},
+				{refill + 2*refill, true, 0}, // long full again: capped at exactly one token
+				{refill + 2*refill, false, 0},
+			}},
+		{"leaky bucket: a request exactly one drain interval after the bucket filled",
+			LeakyBucketName, three, []edgeStep{
+				{0, true, 0}, {0, true, 0}, {0, true, 0}, {0, false, 1000},
+				{refill - 1, false, 0},
+				{refill, true, 0},
+			}},
+		{"leaky bucket with burst above the limit: the key outlives a window of silence, as the bucket is not empty yet",
+			LeakyBucketName, wideBucket, []edgeStep{
+				{0, true, 0}, {0, true, 0}, {0, true, 0}, {0, true, 0}, {0, true, 0}, {0, true, 0},
+				{0, false, 2000},
+				{1_500_000, true, 0}, {1_500_000, true, 0}, {1_500_000, true, 0}, {1_500_000, true, 0},
+				{1_500_000, false, 0},
+			}},
+		{"leaky bucket of burst 1: an empty bucket has room for exactly one request",
+			LeakyBucketName, burstOne, []edgeStep{
+				{0, true, 334}, {1, false, 0}, {refill - 1, false, 0}, {refill, true, 0},
+				{refill + 2*refill, true, 0},
+				{refill + 2*refill, false, 0},
+			}},
+	} {
+		t.Run(tc.alg+"/"+tc.policy.String(), func(t *testing.T) {
+			lim, err := New(tc.alg, rdb, tc.policy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			model := lim.(Auditable).Model()
+			bound := lim.(interface{ scriptAndArgs() (*Script, []any) })
+			script, args := bound.scriptAndArgs()
+			src := clockedScript(t, script)
+			key := fmt.Sprintf("rlbench:test:edges:%s:%s", tc.alg, tc.policy)
+			for i, st := range tc.steps {
+				now := t0 + st.atUs
+				if got := model.Allow(now); got != st.allowed {
+					t.Errorf("%s: step %d at +%dus: model allowed %v, want %v", tc.why, i, st.atUs, got, st.allowed)
+				}
+				v, err := rdb.Eval(ctx, src, []string{key}, append(args, now/1_000_000, now%1_000_000)...).Result()
+				if err != nil {
+					t.Fatal(err)
+				}
+				d, err := ParseReply(v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.ServerNowMicros != now || d.Allowed != st.allowed {
+					t.Errorf("%s: step %d at +%dus: script allowed %v at %d, want %v at %d", tc.why, i, st.atUs, d.Allowed, d.ServerNowMicros, st.allowed, now)
+				}
+				if st.expireMs == 0 {
+					continue
+				}
+				at, err := rdb.Do(ctx, "PEXPIRETIME", key).Int64()
+				if want := t0/1000 + st.expireMs; err != nil || at != want {
+					t.Errorf("%s: step %d: the key expires at t0%+dms, want t0%+dms (%v)", tc.why, i, at-t0/1000, st.expireMs, err)
+				}
+			}
+		})
+	}
+}
+
+// scriptAndArgs is what a scripted limiter sends: its script and its ARGV.
+func (s *scripted) scriptAndArgs() (*Script, []any) { return s.script, s.args }
