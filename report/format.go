@@ -21,6 +21,16 @@ func FormatPolicy(p result.PolicyInfo) string {
 	return s
 }
 
+// FormatPolicyShort renders a policy for a table cell: "25/500ms",
+// "25/500ms b50".
+func FormatPolicyShort(p result.PolicyInfo) string {
+	s := fmt.Sprintf("%d/%s", p.Limit, FormatMillis(p.WindowMs))
+	if p.Burst > 0 && p.Burst != p.Limit {
+		s += fmt.Sprintf(" b%d", p.Burst)
+	}
+	return s
+}
+
 // FormatMillis renders a window in milliseconds as people write it (1s, 250ms, 1m).
 func FormatMillis(ms int64) string {
 	switch {

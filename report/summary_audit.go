@@ -23,10 +23,17 @@ func writeAuditTable(w io.Writer, r *result.Result) error {
 	if !audited {
 		return nil
 	}
-	fmt.Fprintf(w, "\naudit: admissions of one identity within any %s, against the algorithm's bound and the policy's %d\n",
-		FormatMillis(r.Profile.Policy.WindowMs), r.Profile.Policy.Limit)
+	mixed := MixedPolicies(r)
+	policyColumn := ""
+	if mixed {
+		fmt.Fprintln(w, "\naudit: admissions of one identity within any one window of its run's policy, against the algorithm's bound and the policy's limit")
+		policyColumn = "policy\t"
+	} else {
+		fmt.Fprintf(w, "\naudit: admissions of one identity within any %s, against the algorithm's bound and the policy's %d\n",
+			FormatMillis(r.Profile.Policy.WindowMs), r.Profile.Policy.Limit)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "algorithm\tscenario\tidentities\tadmitted\texpected\tmismatches\tmax-in-window\tbound\tover-policy\tovershoot\tcheck\t")
+	fmt.Fprintln(tw, "algorithm\tscenario\t"+policyColumn+"identities\tadmitted\texpected\tmismatches\tmax-in-window\tbound\tover-policy\tovershoot\tcheck\t")
 	for i := range r.Runs {
 		run := &r.Runs[i]
 		a := run.Audit
@@ -37,8 +44,12 @@ func writeAuditTable(w io.Writer, r *result.Result) error {
 		if a.Sampled {
 			ids = fmt.Sprintf("%d/%d", a.Identities, run.Identities)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n",
-			run.Algorithm, run.Scenario, ids, a.Allowed, a.ExpectedAllowed, a.ModelMismatches,
+		policy := ""
+		if mixed {
+			policy = FormatPolicyShort(RunPolicy(r, run)) + "\t"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n",
+			run.Algorithm, run.Scenario, policy, ids, a.Allowed, a.ExpectedAllowed, a.ModelMismatches,
 			a.MaxWindowAdmitted, a.BoundWindow, a.PolicyExcess, a.Overshoot, auditCheck(r, run))
 	}
 	return tw.Flush()
@@ -84,9 +95,9 @@ func expectedBroken(r *result.Result, run *result.Run) bool {
 func auditNotes(r *result.Result) []string {
 	var notes, sampled []string
 	var sampleSize int64
-	window := FormatMillis(r.Profile.Policy.WindowMs)
 	for i := range r.Runs {
 		run := &r.Runs[i]
+		window := FormatMillis(RunPolicy(r, run).WindowMs)
 		a := run.Audit
 		if a == nil || run.Eviction.ResetState() {
 			continue

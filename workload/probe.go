@@ -43,10 +43,10 @@ type probe struct {
 	notes    []string
 }
 
-// startProbe takes the readings a run is measured against. It runs after
-// the warm-up and after earlier runs' keys are gone, right before the
-// traffic.
-func (r *Runner) startProbe(ctx context.Context) *probe {
+// startProbe takes the readings a run over identities callers is measured
+// against. It runs after the warm-up and after earlier runs' keys are gone,
+// right before the traffic.
+func (r *Runner) startProbe(ctx context.Context, identities int) *probe {
 	p := &probe{r: r, self: startSelfSampler()}
 	if r.Env.Mode == redisenv.Embedded {
 		return p
@@ -63,11 +63,17 @@ func (r *Runner) startProbe(ctx context.Context) *probe {
 			p.reset = true
 		}
 	}
+	// Below MinIdentitiesForBytes no memory per identity is shown, so
+	// nothing is gained by waiting for used_memory to settle.
+	settle := settleTimeout
+	if identities < result.MinIdentitiesForBytes {
+		settle = 0
+	}
 	var settled bool
-	p.before, settled, p.memErr = redisenv.SettledMemory(ctx, r.Env.Client, r.Env.Mode, settleTimeout)
+	p.before, settled, p.memErr = redisenv.SettledMemory(ctx, r.Env.Client, r.Env.Mode, settle)
 	// On a shared server the figure moves with other clients' writes (and
 	// the result says so once); on a private one nothing else writes.
-	if p.memErr == nil && !settled && r.Env.Mode == redisenv.Private {
+	if p.memErr == nil && !settled && settle > 0 && r.Env.Mode == redisenv.Private {
 		p.notes = append(p.notes, fmt.Sprintf("used_memory was still moving %s after the previous run's keys were deleted", settleTimeout))
 	}
 	p.stats, p.statsErr = redisenv.ReadCommandStat(ctx, r.Env.Client, "evalsha")

@@ -207,7 +207,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 		}
 	}
 
-	probe := r.startProbe(ctx)
+	probe := r.startProbe(ctx, spec.Scenario.Identities)
 	evictions := r.watchEvictions(ctx)
 	reference := r.startReference(ctx)
 	reloadsBefore := lim.NoScriptReloads()

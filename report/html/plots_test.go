@@ -132,6 +132,8 @@ func TestPlotsOfTheFixture(t *testing.T) {
 	want := "latency-steady.png admissions-steady.png throughput-steady.png " +
 		"latency-saturate.png admissions-saturate.png throughput-saturate.png " +
 		"latency-straddle.png admissions-straddle.png throughput-straddle.png " +
+		"latency-silence.png admissions-silence.png throughput-silence.png " +
+		"latency-burst-one.png admissions-burst-one.png throughput-burst-one.png " +
 		"admitted-vs-bound.png memory.png"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("figures:\n got %s\nwant %s", got, want)
