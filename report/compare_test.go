@@ -37,6 +37,11 @@ func rowFor(t *testing.T, c *Comparison, run, metric string) CompareRow {
 	return CompareRow{}
 }
 
+// explicit are the default tolerances, given by the caller: they judge
+// single runs too.
+var explicit = Tolerances{P50: 0.15, P99: 0.25, UsecPerCall: 0.25, BytesPerIdentity: 0.05, Throughput: 0.20,
+	Given: map[string]bool{"p50": true, "p99": true, "throughput": true}}
+
 func TestCompareClassesOfMetric(t *testing.T) {
 	base := compareRun("fixed_window", 200, 1000, 5, 100, 0, 100, 0, 0)
 	for _, tc := range []struct {
@@ -68,7 +73,7 @@ func TestCompareClassesOfMetric(t *testing.T) {
 		{"memory: +4% bytes per identity is inside the tolerance",
 			compareRun("fixed_window", 200, 1000, 5, 104, 0, 100, 0, 0), "memory.bytes_per_identity", Same},
 	} {
-		c := Compare(resultOf(base), resultOf(tc.current), DefaultTolerances)
+		c := Compare(resultOf(base), resultOf(tc.current), explicit)
 		row := rowFor(t, c, "fixed_window/steady", tc.metric)
 		if row.Verdict != tc.verdict {
 			t.Errorf("%s: verdict %s, want %s (%+v)", tc.why, row.Verdict, tc.verdict, row)
@@ -85,7 +90,7 @@ func TestCompareInsideSpread(t *testing.T) {
 	base := compareRun("fixed_window", 200, 1000, 5, 100, 0, 0, 0, 0)
 	base.Repeats = &result.Repeats{Count: 3, Values: map[string][]float64{"latency_us.p99": {900, 1000, 1400}}}
 	cur := compareRun("fixed_window", 200, 1350, 5, 100, 0, 0, 0, 0)
-	c := Compare(resultOf(base), resultOf(cur), DefaultTolerances)
+	c := Compare(resultOf(base), resultOf(cur), explicit)
 	row := rowFor(t, c, "fixed_window/steady", "latency_us.p99")
 	if row.Verdict != WithinSpread || c.Regressed {
 		t.Errorf("verdict %s (regressed %v), want %s: %+v", row.Verdict, c.Regressed, WithinSpread, row)
@@ -95,7 +100,7 @@ func TestCompareInsideSpread(t *testing.T) {
 	}
 	// Outside the spread, it is a regression again.
 	cur.LatencyUs.P99 = 1500
-	if row := rowFor(t, Compare(resultOf(base), resultOf(cur), DefaultTolerances), "fixed_window/steady", "latency_us.p99"); row.Verdict != Regressed {
+	if row := rowFor(t, Compare(resultOf(base), resultOf(cur), explicit), "fixed_window/steady", "latency_us.p99"); row.Verdict != Regressed {
 		t.Errorf("beyond the spread: verdict %s", row.Verdict)
 	}
 }
@@ -168,14 +173,14 @@ func TestCompareMissingRuns(t *testing.T) {
 func TestWriteCompareFormats(t *testing.T) {
 	base := compareRun("fixed_window", 200, 1000, 5, 100, 0, 0, 0, 0)
 	cur := compareRun("fixed_window", 200, 2000, 5, 100, 0, 0, 0, 0)
-	c := Compare(resultOf(base), resultOf(cur), DefaultTolerances)
+	c := Compare(resultOf(base), resultOf(cur), explicit)
 	for format, want := range map[string][]string{
 		"text":     {"latency_us.p99", "1.00ms", "2.00ms", "2.00", "+25%", "REGRESSED", "verdict: REGRESSED"},
 		"markdown": {"| run | metric |", "| fixed\\_window/steady | `latency_us.p99` | 1.00ms | 2.00ms | 2.00 | +25% | **REGRESSED** |", "❌"},
 		"json":     {`"metric": "latency_us.p99"`, `"regressed": true`},
 	} {
 		var buf bytes.Buffer
-		if err := WriteCompare(&buf, c, format); err != nil {
+		if err := WriteCompare(&buf, c, format, false); err != nil {
 			t.Fatal(err)
 		}
 		for _, w := range want {
@@ -184,7 +189,7 @@ func TestWriteCompareFormats(t *testing.T) {
 			}
 		}
 	}
-	if err := WriteCompare(&bytes.Buffer{}, c, "yaml"); err == nil {
+	if err := WriteCompare(&bytes.Buffer{}, c, "yaml", false); err == nil {
 		t.Errorf("unknown format accepted")
 	}
 }

@@ -34,6 +34,11 @@ type Relative struct {
 	// ratio of their means within the slice. Zero when the limiter runs no
 	// script.
 	ServerCost float64 `json:"server_cost,omitempty"`
+	// Throughput is, for a closed-loop run, rate.achieved_per_s times
+	// reference.ping_us.p50 in seconds: decisions per PING round trip. A
+	// machine that is slower all round lowers the rate and lengthens the
+	// round trip alike. Zero for an open-loop run, whose rate is set.
+	Throughput float64 `json:"throughput,omitempty"`
 }
 
 // NewRelative divides run's latency by its reference's, and takes the
@@ -44,9 +49,13 @@ func NewRelative(run *Run, serverCost float64) *Relative {
 	if ref == nil || ref.PingUs.P50 <= 0 || ref.PingUs.P99 <= 0 {
 		return nil
 	}
-	return &Relative{
+	rel := &Relative{
 		LatencyP50: float64(run.LatencyUncorrectedUs.P50) / float64(ref.PingUs.P50),
 		LatencyP99: float64(run.LatencyUncorrectedUs.P99) / float64(ref.PingUs.P99),
 		ServerCost: serverCost,
 	}
+	if run.Rate.TargetPerS == 0 {
+		rel.Throughput = run.Rate.AchievedPerS * float64(ref.PingUs.P50) / 1e6
+	}
+	return rel
 }
