@@ -117,9 +117,12 @@ func TestEdges(t *testing.T) {
 				t.Fatal(err)
 			}
 			model := lim.(Auditable).Model()
-			bound := lim.(interface{ scriptAndArgs() (*Script, []any) })
-			script, args := bound.scriptAndArgs()
-			src := clockedScript(t, script)
+			bound := lim.(interface {
+				Script() *Script
+				ScriptArgs() []any
+			})
+			args := bound.ScriptArgs()
+			src := clockedScript(t, bound.Script())
 			key := fmt.Sprintf("rlbench:test:edges:%s:%s", tc.alg, tc.policy)
 			for i, st := range tc.steps {
 				now := t0 + st.atUs
@@ -148,6 +151,3 @@ func TestEdges(t *testing.T) {
 		})
 	}
 }
-
-// scriptAndArgs is what a scripted limiter sends: its script and its ARGV.
-func (s *scripted) scriptAndArgs() (*Script, []any) { return s.script, s.args }

@@ -85,12 +85,16 @@ func TestSmokeLandsOnTheEdges(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			src := honest.(interface{ Script() *algorithms.Script }).Script().Source()
+			bound := honest.(interface {
+				Script() *algorithms.Script
+				ScriptArgs() []any
+			})
+			src := bound.Script().Source()
 			if !strings.Contains(src, tc.from) {
 				t.Fatalf("%s: the %s script no longer holds %q", tc.why, name, tc.from)
 			}
 			return &mutant{Auditable: honest.(algorithms.Auditable), rdb: rdb,
-				script: algorithms.NewScript(name+"-mutant", strings.Replace(src, tc.from, tc.to, 1)), args: scriptArgs(name, pol)}, nil
+				script: algorithms.NewScript(name+"-mutant", strings.Replace(src, tc.from, tc.to, 1)), args: bound.ScriptArgs()}, nil
 		}
 		runner := &workload.Runner{Profile: &p, Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}, NewLimiter: newMutant}
 		runs, err := runsOf(runner.Run(context.Background()))
