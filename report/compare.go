@@ -72,7 +72,14 @@ type metric struct {
 	// calibratedBy is the relative.* figure judged instead of this one when
 	// both sides have it.
 	calibratedBy string
+	// tail: a tail percentile, compared only over minTailSamples requests.
+	tail bool
 }
+
+// minTailSamples is the fewest requests (in one repetition) whose p99 is
+// compared: below it, the p99 is the latency of a handful of requests, and
+// one pause of the machine moves it tenfold.
+const minTailSamples = 1000
 
 var compareMetrics = []metric{
 	{path: "audit.overshoot", exact: true},
@@ -80,11 +87,11 @@ var compareMetrics = []metric{
 	{path: "audit.model_mismatches", exact: true},
 	{path: "memory.keys_without_ttl", exact: true},
 	{path: "relative.latency_p50", tolerance: func(t Tolerances) float64 { return t.P50 }, given: "p50"},
-	{path: "relative.latency_p99", tolerance: func(t Tolerances) float64 { return t.P99 }, given: "p99"},
+	{path: "relative.latency_p99", tolerance: func(t Tolerances) float64 { return t.P99 }, given: "p99", tail: true},
 	{path: "relative.server_cost", tolerance: func(t Tolerances) float64 { return t.UsecPerCall }},
 	{path: "relative.throughput", tolerance: func(t Tolerances) float64 { return t.Throughput }, given: "throughput", lowerIsWorse: true, closedLoop: true},
 	{path: "latency_us.p50", tolerance: func(t Tolerances) float64 { return t.P50 }, given: "p50", calibratedBy: "relative.latency_p50"},
-	{path: "latency_us.p99", tolerance: func(t Tolerances) float64 { return t.P99 }, given: "p99", calibratedBy: "relative.latency_p99"},
+	{path: "latency_us.p99", tolerance: func(t Tolerances) float64 { return t.P99 }, given: "p99", calibratedBy: "relative.latency_p99", tail: true},
 	{path: "server.usec_per_call", tolerance: func(t Tolerances) float64 { return t.UsecPerCall }, calibratedBy: "relative.server_cost"},
 	{path: "rate.achieved_per_s", tolerance: func(t Tolerances) float64 { return t.Throughput }, given: "throughput",
 		lowerIsWorse: true, closedLoop: true, calibratedBy: "relative.throughput"},
@@ -105,9 +112,11 @@ type CompareRow struct {
 	Note    string `json:"note,omitempty"`
 }
 
-// changed reports whether the row is worth a line by default: anything
-// but an unchanged figure or one shown only for people.
-func (r CompareRow) changed() bool { return r.Verdict != Same && r.Verdict != NotJudged }
+// changed reports whether the row is worth a line by default: a figure
+// that moved, not one unchanged, shown only for people, or not comparable.
+func (r CompareRow) changed() bool {
+	return r.Verdict != Same && r.Verdict != NotJudged && r.Verdict != NotMeasured
+}
 
 // Comparison is a baseline result against a current one.
 type Comparison struct {
@@ -204,6 +213,13 @@ func compareMetric(m metric, base, cur *result.Run, tol Tolerances) (CompareRow,
 		row.Note = "measured on one side only"
 		return row, true
 	}
+	if m.tail {
+		if n := min(base.LatencyUs.Count, cur.LatencyUs.Count); n < minTailSamples {
+			row.Verdict = NotMeasured
+			row.Note = fmt.Sprintf("a p99 of %d requests rests on its %d slowest: too few to compare", n, max(n/100, 1))
+			return row, true
+		}
+	}
 	if bv != 0 {
 		row.Ratio = cv / bv
 	}
@@ -255,9 +271,20 @@ func compareMetric(m metric, base, cur *result.Run, tol Tolerances) (CompareRow,
 	return row, true
 }
 
-// compareExact judges a correctness figure: it must not grow at all.
+// timingSlack is how far a timing-dependent correctness figure may rise
+// without counting as a change: when, to the millisecond, a burst is
+// decided moves how far a correct bucket or fixed window lets one identity
+// past the policy by a request or two (more on a busy machine), while an
+// algorithm that changed what it promises moves it by far more.
+func timingSlack(baseline float64) float64 { return max(1, math.Ceil(baseline/10)) }
+
+// compareExact judges a correctness figure: it must not grow at all, or,
+// when it depends on timing, by no more than timingSlack.
 func compareExact(m metric, base, cur *result.Run, row *CompareRow) {
 	switch bv, cv := row.Baseline, row.Current; {
+	case m.timingDependent && cv > bv && cv <= bv+timingSlack(bv):
+		row.Verdict = WithinSpread
+		row.Note = fmt.Sprintf("a rise of up to %s moves with timing", FormatFieldValue(m.path, timingSlack(bv)))
 	case cv > bv:
 		row.Verdict = Regressed
 		// Repeated on both sides, a rise that some current repetition
@@ -357,7 +384,7 @@ func writeCompareText(w io.Writer, c *Comparison, all bool) error {
 		}
 	}
 	if hidden > 0 {
-		fmt.Fprintf(w, "%d of %d figures unchanged (--all lists them)\n", hidden, len(c.Rows))
+		fmt.Fprintf(w, "%d of %d figures unchanged or not comparable (--all lists them)\n", hidden, len(c.Rows))
 	}
 	for _, k := range c.MissingInCurrent {
 		fmt.Fprintf(w, "! %s is in the baseline but missing from the current result\n", k)
@@ -396,7 +423,7 @@ func writeCompareMarkdown(w io.Writer, c *Comparison, all bool) error {
 			FormatFieldValue(r.Metric, r.Baseline), FormatFieldValue(r.Metric, r.Current), ratioString(r.Ratio), r.Allowed, verdict)
 	}
 	if hidden > 0 {
-		fmt.Fprintf(w, "\n%d of %d figures unchanged.\n", hidden, len(c.Rows))
+		fmt.Fprintf(w, "\n%d of %d figures unchanged or not comparable.\n", hidden, len(c.Rows))
 	}
 	if len(c.MissingInCurrent) > 0 {
 		fmt.Fprintf(w, "\n**Missing from the current result:** %s\n", mdEscape(strings.Join(c.MissingInCurrent, ", ")))

@@ -78,7 +78,7 @@ func TestCompareCalibrated(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(text.String(), "relative.server_cost") || strings.Contains(text.String(), "latency_us.p50") ||
-		!strings.Contains(text.String(), "figures unchanged (--all lists them)") {
+		!strings.Contains(text.String(), "figures unchanged or not comparable (--all lists them)") {
 		t.Errorf("default text shows more or less than what changed:\n%s", text.String())
 	}
 	if !strings.Contains(all.String(), "latency_us.p50") || !strings.Contains(all.String(), "audit.overshoot") {
@@ -102,6 +102,18 @@ func closedLoop(perS float64, repeated bool) result.Run {
 		r.Repeats = &result.Repeats{Count: 3, Values: map[string][]float64{}}
 	}
 	return r
+}
+
+// TestCompareTailNeedsSamples: the p99 of a few hundred requests is the
+// latency of a handful; it is not compared.
+func TestCompareTailNeedsSamples(t *testing.T) {
+	base := compareRun("fixed_window", 200, 1000, 5, 100, 0, 0, 0, 0)
+	cur := compareRun("fixed_window", 200, 20_000, 5, 100, 0, 0, 0, 0)
+	cur.LatencyUs.Count = 150
+	c := Compare(resultOf(base), resultOf(cur), explicit)
+	if row := rowFor(t, c, "fixed_window/steady", "latency_us.p99"); row.Verdict != NotMeasured || c.Regressed || !strings.Contains(row.Note, "rests on its 1 slowest") {
+		t.Errorf("p99 of 150 requests: %+v (regressed %v)", row, c.Regressed)
+	}
 }
 
 // TestCompareThroughput: closed-loop throughput is compared, and a fall is

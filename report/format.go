@@ -167,8 +167,12 @@ func FormatTick(v float64) string {
 }
 
 // FormatFieldValue renders a value of the field at jsonPath with its unit:
-// latencies as 1.24ms, sizes as 117B or 1.5KiB, other numbers plainly.
+// latencies as 1.24ms, sizes as 117B or 1.5KiB, ratios to the reference as
+// 2.41x, other numbers plainly.
 func FormatFieldValue(jsonPath string, v float64) string {
+	if strings.HasPrefix(jsonPath, "relative.") {
+		return strconv.FormatFloat(v, 'f', 2, 64) + "x"
+	}
 	dim, err := result.FieldDimension(jsonPath)
 	if err != nil {
 		return strconv.FormatFloat(v, 'g', 6, 64)
