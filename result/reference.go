@@ -18,6 +18,11 @@ type Reference struct {
 	// in.
 	Calls  int64 `json:"calls"`
 	Slices int   `json:"slices"`
+	// ThroughputPerS is, for a closed-loop run, how many trivial scripts a
+	// second the run's goroutines got through in closed loop, on the same
+	// client and server, just before and just after the run (the mean of
+	// the two).
+	ThroughputPerS float64 `json:"throughput_per_s,omitempty"`
 }
 
 // Relative is a run's figures over its Reference. It has no unit: 3 means
@@ -34,10 +39,9 @@ type Relative struct {
 	// ratio of their means within the slice. Zero when the limiter runs no
 	// script.
 	ServerCost float64 `json:"server_cost,omitempty"`
-	// Throughput is, for a closed-loop run, rate.achieved_per_s times
-	// reference.ping_us.p50 in seconds: decisions per PING round trip. A
-	// machine that is slower all round lowers the rate and lengthens the
-	// round trip alike. Zero for an open-loop run, whose rate is set.
+	// Throughput is, for a closed-loop run, rate.achieved_per_s over
+	// reference.throughput_per_s: a machine that is slower all round lowers
+	// both alike. Zero for an open-loop run, whose rate is set.
 	Throughput float64 `json:"throughput,omitempty"`
 }
 
@@ -54,8 +58,8 @@ func NewRelative(run *Run, serverCost float64) *Relative {
 		LatencyP99: float64(run.LatencyUncorrectedUs.P99) / float64(ref.PingUs.P99),
 		ServerCost: serverCost,
 	}
-	if run.Rate.TargetPerS == 0 {
-		rel.Throughput = run.Rate.AchievedPerS * float64(ref.PingUs.P50) / 1e6
+	if run.Rate.TargetPerS == 0 && ref.ThroughputPerS > 0 {
+		rel.Throughput = run.Rate.AchievedPerS / ref.ThroughputPerS
 	}
 	return rel
 }

@@ -32,7 +32,7 @@ var medianFields = []string{
 	"latency_uncorrected_us.p999", "latency_uncorrected_us.max", "latency_uncorrected_us.mean",
 	"rate.achieved_per_s", "server.usec_per_call", "memory.bytes_per_identity", "memory.memory_usage_sampled_bytes",
 	"server.usec_per_call_median", "reference.ping_us.p50", "reference.ping_us.p99", "reference.script_us.p50",
-	"reference.script_us.p99", "reference.usec_per_call", "relative.latency_p50", "relative.latency_p99", "relative.server_cost", "relative.throughput",
+	"reference.script_us.p99", "reference.usec_per_call", "reference.throughput_per_s", "relative.latency_p50", "relative.latency_p99", "relative.server_cost", "relative.throughput",
 }
 
 // worstFields are correctness figures: a repeated run reports the worst
@@ -128,6 +128,18 @@ func clonePointer[T any](p *T) *T {
 	}
 	c := *p
 	return &c
+}
+
+// Mean is the mean of vs, or 0 when there are none.
+func Mean(vs []float64) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	sum := 0.0
+	for _, v := range vs {
+		sum += v
+	}
+	return sum / float64(len(vs))
 }
 
 // Median is the median of vs, or 0 when there are none.

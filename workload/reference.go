@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -43,15 +44,24 @@ local t = redis.call('TIME')
 return {1, '0', 0, tonumber(t[1]) * 1000000 + tonumber(t[2])}
 `)
 
+// referenceBurst is how long the closed-loop reference runs before and
+// after a closed-loop run.
+const referenceBurst = 150 * time.Millisecond
+
 // referenceSampler runs the reference alongside one run.
 type referenceSampler struct {
 	stop     chan struct{}
 	done     chan struct{}
 	stopOnce sync.Once
+	// closedLoop is the run's concurrency when it is a closed loop.
+	closedLoop int
 
 	// Written by the sampling goroutine, read after done is closed.
 	ping, script    *hdrhistogram.Histogram
 	calls           int64
+	// throughput are the closed-loop reference's rates, before and after
+	// a closed-loop run.
+	throughput []float64
 	limiterSlices   []float64 // mean EVALSHA server time per call, per slice
 	referenceSlices []float64 // mean EVALSHA_RO server time per call, per slice
 	// costRatios is, per slice where both ran, the limiter's mean over the
@@ -61,10 +71,12 @@ type referenceSampler struct {
 	costRatios []float64
 }
 
-// startReference loads the trivial script and starts sampling. It returns
-// nil, and the run gets no reference, on the embedded server (its figures
-// are not Redis figures) or when the script cannot be loaded.
-func (r *Runner) startReference(ctx context.Context) *referenceSampler {
+// startReference loads the trivial script and starts sampling; before a
+// closed-loop run of concurrency goroutines, it first measures how fast
+// they get through the trivial script in closed loop. It returns nil, and
+// the run gets no reference, on the embedded server (its figures are not
+// Redis figures) or when the script cannot be loaded.
+func (r *Runner) startReference(ctx context.Context, closedLoop bool, concurrency int) *referenceSampler {
 	if r.Env.Mode == redisenv.Embedded {
 		return nil
 	}
@@ -77,8 +89,36 @@ func (r *Runner) startReference(ctx context.Context) *referenceSampler {
 		stop: make(chan struct{}), done: make(chan struct{}),
 		ping: result.NewHistogram(), script: result.NewHistogram(),
 	}
+	if closedLoop {
+		s.throughput = append(s.throughput, r.referenceThroughput(ctx, concurrency))
+		s.closedLoop = concurrency
+	}
 	go s.sample(context.WithoutCancel(ctx), r)
 	return s
+}
+
+// referenceThroughput is how many trivial scripts a second concurrency
+// goroutines get through in closed loop for referenceBurst.
+func (r *Runner) referenceThroughput(ctx context.Context, concurrency int) float64 {
+	var wg sync.WaitGroup
+	var done atomic.Int64
+	start := time.Now()
+	deadline := start.Add(referenceBurst)
+	for range concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil && time.Now().Before(deadline) {
+				cctx, cancel := context.WithTimeout(ctx, r.Profile.Timeout)
+				if r.Env.Client.EvalShaRO(cctx, referenceScript.SHA1(), nil).Err() == nil {
+					done.Add(1)
+				}
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(done.Load()) / time.Since(start).Seconds()
 }
 
 // sample is the sampling goroutine. Reference calls are timed from their
@@ -149,14 +189,20 @@ func (s *referenceSampler) sample(ctx context.Context, r *Runner) {
 }
 
 // halt stops sampling, as the run's traffic ends, and waits for the
-// sampling goroutine; calling it again does nothing. A nil sampler has
+// sampling goroutine; after a closed-loop run it measures the closed-loop
+// reference again. Calling it again does nothing. A nil sampler has
 // nothing to stop.
-func (s *referenceSampler) halt() {
+func (s *referenceSampler) halt(ctx context.Context, r *Runner) {
 	if s == nil {
 		return
 	}
-	s.stopOnce.Do(func() { close(s.stop) })
-	<-s.done
+	s.stopOnce.Do(func() {
+		close(s.stop)
+		<-s.done
+		if s.closedLoop > 0 {
+			s.throughput = append(s.throughput, r.referenceThroughput(context.WithoutCancel(ctx), s.closedLoop))
+		}
+	})
 }
 
 // finish records the reference in run, with the run's figures relative to
@@ -166,16 +212,17 @@ func (s *referenceSampler) finish(run *result.Run) {
 	if s == nil {
 		return
 	}
-	s.halt()
+	<-s.done
 	if s.ping.TotalCount() == 0 {
 		return
 	}
 	run.Reference = &result.Reference{
-		PingUs:      result.Digest(s.ping),
-		ScriptUs:    result.Digest(s.script),
-		UsecPerCall: result.Median(s.referenceSlices),
-		Calls:       s.calls,
-		Slices:      len(s.referenceSlices),
+		PingUs:         result.Digest(s.ping),
+		ScriptUs:       result.Digest(s.script),
+		UsecPerCall:    result.Median(s.referenceSlices),
+		Calls:          s.calls,
+		Slices:         len(s.referenceSlices),
+		ThroughputPerS: result.Mean(s.throughput),
 	}
 	if run.Server != nil {
 		run.Server.UsecPerCallMedian = result.Median(s.limiterSlices)

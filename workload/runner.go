@@ -209,7 +209,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 
 	probe := r.startProbe(ctx, spec.Scenario.Identities)
 	evictions := r.watchEvictions(ctx)
-	reference := r.startReference(ctx)
+	reference := r.startReference(ctx, spec.Scenario.Rate.Max, conc)
 	reloadsBefore := lim.NoScriptReloads()
 	rec := newRecorder(r.Clock.Now())
 	rec.audit = newAuditor(lim, spec.Scenario.Identities, p.Audit, p.Seed)
@@ -221,7 +221,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 	}
 
 	out, runErr := r.runSchedule(ctx, lim, spec, prefix, rec)
-	reference.halt()
+	reference.halt(ctx, r)
 	rec.fill(run)
 	if runErr == nil {
 		runErr = r.checkServer(ctx, run)
