@@ -52,11 +52,6 @@ func (m *Memory) PerIdentity() (float64, bool) {
 type Server struct {
 	UsecPerCall float64 `json:"usec_per_call"`
 	Calls       int64   `json:"calls"`
-	// UsecPerCallMedian is the median, over the run's slices (see
-	// Reference), of the mean server time per call within a slice: a pause
-	// that stalls the server in one slice moves UsecPerCall but not this.
-	// Zero when the run was not sliced.
-	UsecPerCallMedian float64 `json:"usec_per_call_median,omitempty"`
 
 	// Usec is the server time of those calls, in microseconds.
 	Usec        int64 `json:"usec"`

@@ -1,23 +1,26 @@
 package result
 
 // Reference is what trivial calls cost on the same server, through the
-// same client, while a run's traffic was going on: the round trip of PING
-// and of a script that only reads TIME, sent on a fixed schedule, and that
-// script's server time per call. A uniformly slower or busier machine
-// moves these and the run's own figures alike.
+// same client, around and during a run: the round trip of PING and of a
+// script that only reads TIME, sent on a fixed schedule while the run's
+// traffic goes on; the server time of that script and of the limiter's
+// own, interleaved call by call in pipelines right after the run; and, for
+// a closed-loop run, how fast its goroutines get through the trivial
+// script in closed loop. A uniformly slower or busier machine moves these
+// and the run's own figures alike.
 type Reference struct {
 	// PingUs is the round trip of PING, from each call's send.
 	PingUs Latency `json:"ping_us"`
 	// ScriptUs is the round trip of the trivial script, from its send.
 	ScriptUs Latency `json:"script_us"`
-	// UsecPerCall is the trivial script's server time per call: the median,
-	// over the run's slices, of the mean within a slice.
-	UsecPerCall float64 `json:"usec_per_call"`
-	// Calls counts the reference calls (PING and script) that got an
-	// answer; Slices is how many slices the server's statistics were read
-	// in.
-	Calls  int64 `json:"calls"`
-	Slices int   `json:"slices"`
+	// Calls counts the PING and script calls that got an answer.
+	Calls int64 `json:"calls"`
+	// UsecPerCall and LimiterUsecPerCall are the server time per call of
+	// the trivial script and of the limiter's, each call of one followed by
+	// a call of the other in the same pipeline (the median of a few such
+	// pipelines); zero when the limiter runs no script.
+	UsecPerCall        float64 `json:"usec_per_call"`
+	LimiterUsecPerCall float64 `json:"limiter_usec_per_call,omitempty"`
 	// ThroughputPerS is, for a closed-loop run, how many trivial scripts a
 	// second the run's goroutines got through in closed loop, on the same
 	// client and server, just before and just after the run (the mean of
@@ -35,9 +38,8 @@ type Relative struct {
 	LatencyP50 float64 `json:"latency_p50"`
 	LatencyP99 float64 `json:"latency_p99"`
 	// ServerCost is the limiter's server time per call over the trivial
-	// script's: the median, over the run's slices where both ran, of the
-	// ratio of their means within the slice. Zero when the limiter runs no
-	// script.
+	// script's, interleaved call by call: the median over the pipelines of
+	// the ratio within one. Zero when the limiter runs no script.
 	ServerCost float64 `json:"server_cost,omitempty"`
 	// Throughput is, for a closed-loop run, rate.achieved_per_s over
 	// reference.throughput_per_s: a machine that is slower all round lowers

@@ -31,7 +31,7 @@ var medianFields = []string{
 	"latency_uncorrected_us.p50", "latency_uncorrected_us.p90", "latency_uncorrected_us.p99",
 	"latency_uncorrected_us.p999", "latency_uncorrected_us.max", "latency_uncorrected_us.mean",
 	"rate.achieved_per_s", "server.usec_per_call", "memory.bytes_per_identity", "memory.memory_usage_sampled_bytes",
-	"server.usec_per_call_median", "reference.ping_us.p50", "reference.ping_us.p99", "reference.script_us.p50",
+	"reference.limiter_usec_per_call", "reference.ping_us.p50", "reference.ping_us.p99", "reference.script_us.p50",
 	"reference.script_us.p99", "reference.usec_per_call", "reference.throughput_per_s", "relative.latency_p50", "relative.latency_p99", "relative.server_cost", "relative.throughput",
 }
 

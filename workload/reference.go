@@ -2,6 +2,8 @@ package workload
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,29 +15,27 @@ import (
 	"github.com/rlbench/rlbench/result"
 )
 
-// The reference: while a run's traffic goes on, one more goroutine sends
-// PING and a trivial script on a fixed schedule through the same client,
-// and reads the server's command statistics slice by slice. What those
-// calls cost at that moment, on that server, is what the run's own figures
-// are divided by (result.Relative): a machine that is uniformly slower or
+// The reference: what trivial calls cost on the same server, through the
+// same client, around and during each run. The run's own figures are
+// divided by it (result.Relative): a machine that is uniformly slower or
 // busier moves both alike, so the ratios can be compared where absolute
 // figures cannot.
 const (
-	// referenceInterval is how often a reference call goes out; calls
-	// alternate between PING and the script.
+	// referenceInterval is how often a reference call goes out while a
+	// run's traffic goes on; calls alternate between PING and the script.
 	referenceInterval = time.Millisecond
-	// referenceSlice is how often the server's command statistics are
-	// read. The server time per call is the median over slices of the
-	// mean within one: a pause that stalls the server in one slice (a busy
-	// machine takes the CPU from it mid-command) inflates that slice's
-	// mean and, through it, the run's, but not the median.
-	referenceSlice = 100 * time.Millisecond
-	// minSliceCalls is the fewest calls of a command a slice must hold to
-	// give that command a mean.
-	minSliceCalls = 10
+	// referenceBurst is how long the closed-loop reference runs before and
+	// after a closed-loop run.
+	referenceBurst = 150 * time.Millisecond
+	// costCalls is how many calls of each script one pipeline of the
+	// server-cost measurement interleaves, over costKeys keys; costRounds
+	// how many pipelines it sends.
+	costCalls  = 100
+	costKeys   = 10
+	costRounds = 5
 )
 
-// referenceSource is the trivial script: it reads TIME, as every limiter
+// referenceScript is the trivial script: it reads TIME, as every limiter
 // does, and replies like one, touching no key. It is called with
 // EVALSHA_RO, so its statistics (cmdstat_evalsha_ro) stay apart from the
 // limiters' EVALSHA.
@@ -44,12 +44,9 @@ local t = redis.call('TIME')
 return {1, '0', 0, tonumber(t[1]) * 1000000 + tonumber(t[2])}
 `)
 
-// referenceBurst is how long the closed-loop reference runs before and
-// after a closed-loop run.
-const referenceBurst = 150 * time.Millisecond
-
-// referenceSampler runs the reference alongside one run.
+// referenceSampler measures the reference of one run.
 type referenceSampler struct {
+	r        *Runner
 	stop     chan struct{}
 	done     chan struct{}
 	stopOnce sync.Once
@@ -57,25 +54,19 @@ type referenceSampler struct {
 	closedLoop int
 
 	// Written by the sampling goroutine, read after done is closed.
-	ping, script    *hdrhistogram.Histogram
-	calls           int64
+	ping, script *hdrhistogram.Histogram
+	calls        int64
 	// throughput are the closed-loop reference's rates, before and after
 	// a closed-loop run.
 	throughput []float64
-	limiterSlices   []float64 // mean EVALSHA server time per call, per slice
-	referenceSlices []float64 // mean EVALSHA_RO server time per call, per slice
-	// costRatios is, per slice where both ran, the limiter's mean over the
-	// reference's: paired within a slice, the ratio does not move with
-	// what changes from one slice to the next (the server idle or busy, a
-	// CPU taken away for a while).
-	costRatios []float64
 }
 
-// startReference loads the trivial script and starts sampling; before a
-// closed-loop run of concurrency goroutines, it first measures how fast
-// they get through the trivial script in closed loop. It returns nil, and
-// the run gets no reference, on the embedded server (its figures are not
-// Redis figures) or when the script cannot be loaded.
+// startReference loads the trivial script and starts sampling it and PING
+// while the run's traffic goes on; before a closed-loop run of concurrency
+// goroutines, it first measures how fast they get through the trivial
+// script in closed loop. It returns nil, and the run gets no reference, on
+// the embedded server (its figures are not Redis figures) or when the
+// script cannot be loaded.
 func (r *Runner) startReference(ctx context.Context, closedLoop bool, concurrency int) *referenceSampler {
 	if r.Env.Mode == redisenv.Embedded {
 		return nil
@@ -86,14 +77,15 @@ func (r *Runner) startReference(ctx context.Context, closedLoop bool, concurrenc
 		return nil
 	}
 	s := &referenceSampler{
+		r:    r,
 		stop: make(chan struct{}), done: make(chan struct{}),
 		ping: result.NewHistogram(), script: result.NewHistogram(),
 	}
 	if closedLoop {
-		s.throughput = append(s.throughput, r.referenceThroughput(ctx, concurrency))
 		s.closedLoop = concurrency
+		s.throughput = append(s.throughput, r.referenceThroughput(ctx, concurrency))
 	}
-	go s.sample(context.WithoutCancel(ctx), r)
+	go s.sample(context.WithoutCancel(ctx))
 	return s
 }
 
@@ -125,47 +117,18 @@ func (r *Runner) referenceThroughput(ctx context.Context, concurrency int) float
 // send, like the run's uncorrected latency, on a plain ticker (which skips
 // the ticks it could not keep), so the sampler never holds a CPU the run's
 // workers need.
-func (s *referenceSampler) sample(ctx context.Context, r *Runner) {
+func (s *referenceSampler) sample(ctx context.Context) {
 	defer close(s.done)
-	rdb := r.Env.Client
-	readStats := func() ([]redisenv.CommandStat, error) {
-		sctx, cancel := context.WithTimeout(ctx, r.Profile.Timeout)
-		defer cancel()
-		return redisenv.ReadCommandStats(sctx, rdb, "evalsha", "evalsha_ro")
-	}
-	prev, statsErr := readStats()
-	slice := func() {
-		if statsErr != nil {
-			return
-		}
-		cur, err := readStats()
-		if err != nil {
-			statsErr = err
-			return
-		}
-		lim, ref := cur[0].Sub(prev[0]), cur[1].Sub(prev[1])
-		if lim.Calls >= minSliceCalls {
-			s.limiterSlices = append(s.limiterSlices, lim.UsecPerCall())
-		}
-		if ref.Calls >= minSliceCalls {
-			s.referenceSlices = append(s.referenceSlices, ref.UsecPerCall())
-		}
-		if lim.Calls >= minSliceCalls && ref.Calls >= minSliceCalls && ref.Usec > 0 {
-			s.costRatios = append(s.costRatios, lim.UsecPerCall()/ref.UsecPerCall())
-		}
-		prev = cur
-	}
+	rdb := s.r.Env.Client
 	tick := time.NewTicker(referenceInterval)
 	defer tick.Stop()
-	nextSlice := time.Now().Add(referenceSlice)
 	for n := 0; ; n++ {
 		select {
 		case <-s.stop:
-			slice()
 			return
 		case <-tick.C:
 		}
-		cctx, cancel := context.WithTimeout(ctx, r.Profile.Timeout)
+		cctx, cancel := context.WithTimeout(ctx, s.r.Profile.Timeout)
 		sent := time.Now()
 		var err error
 		hist := s.ping
@@ -181,10 +144,6 @@ func (s *referenceSampler) sample(ctx context.Context, r *Runner) {
 			s.calls++
 			_ = hist.RecordValue(clampMicros(took))
 		}
-		if now := time.Now(); !now.Before(nextSlice) {
-			slice()
-			nextSlice = now.Add(referenceSlice)
-		}
 	}
 }
 
@@ -192,7 +151,7 @@ func (s *referenceSampler) sample(ctx context.Context, r *Runner) {
 // sampling goroutine; after a closed-loop run it measures the closed-loop
 // reference again. Calling it again does nothing. A nil sampler has
 // nothing to stop.
-func (s *referenceSampler) halt(ctx context.Context, r *Runner) {
+func (s *referenceSampler) halt(ctx context.Context) {
 	if s == nil {
 		return
 	}
@@ -200,32 +159,86 @@ func (s *referenceSampler) halt(ctx context.Context, r *Runner) {
 		close(s.stop)
 		<-s.done
 		if s.closedLoop > 0 {
-			s.throughput = append(s.throughput, r.referenceThroughput(context.WithoutCancel(ctx), s.closedLoop))
+			s.throughput = append(s.throughput, s.r.referenceThroughput(context.WithoutCancel(ctx), s.closedLoop))
 		}
 	})
 }
 
-// finish records the reference in run, with the run's figures relative to
-// it. It runs after the probes, which set the run's server figures. A nil
-// sampler records nothing.
-func (s *referenceSampler) finish(run *result.Run) {
+// finish measures the server cost of lim's script against the trivial
+// one, unless the run failed, and records the reference in run with the
+// run's figures relative to it. It runs after the probes, so that its own
+// calls are in none of the run's figures, and uses keys of its own beside
+// the run's (prefix~cost:N), which it removes. A nil sampler records
+// nothing.
+func (s *referenceSampler) finish(ctx context.Context, run *result.Run, lim algorithms.Limiter, prefix string, runErr error) {
 	if s == nil {
 		return
 	}
-	<-s.done
+	s.halt(ctx)
 	if s.ping.TotalCount() == 0 {
 		return
 	}
-	run.Reference = &result.Reference{
+	ref := &result.Reference{
 		PingUs:         result.Digest(s.ping),
 		ScriptUs:       result.Digest(s.script),
-		UsecPerCall:    result.Median(s.referenceSlices),
 		Calls:          s.calls,
-		Slices:         len(s.referenceSlices),
 		ThroughputPerS: result.Mean(s.throughput),
 	}
-	if run.Server != nil {
-		run.Server.UsecPerCallMedian = result.Median(s.limiterSlices)
+	var cost float64
+	if runErr == nil {
+		costPrefix := strings.TrimSuffix(prefix, ":") + "~cost:"
+		ref.LimiterUsecPerCall, ref.UsecPerCall, cost = s.r.serverCost(ctx, lim, costPrefix)
+		s.r.cleanup(costPrefix)
 	}
-	run.Relative = result.NewRelative(run, result.Median(s.costRatios))
+	run.Reference = ref
+	run.Relative = result.NewRelative(run, cost)
+}
+
+// serverCost interleaves, in costRounds pipelines, costCalls calls of
+// lim's script (over costKeys keys under prefix) with as many of the
+// trivial script, each call of one followed by a call of the other, and
+// reads the server time each took from INFO commandstats around every
+// pipeline. Side by side in one pipeline, both meet the same server: hot
+// or cold, its CPU taken away or not. It returns the limiter's and the
+// trivial script's time per call and the ratio of the two, each the median
+// over the pipelines; all zero for a limiter without a script, or when a
+// call failed.
+func (r *Runner) serverCost(ctx context.Context, lim algorithms.Limiter, prefix string) (limUsec, refUsec, ratio float64) {
+	scripted, ok := lim.(interface {
+		Script() *algorithms.Script
+		ScriptArgs() []any
+	})
+	if !ok {
+		return 0, 0, 0
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.Profile.Timeout+5*time.Second)
+	defer cancel()
+	rdb := r.Env.Client
+	sha, args := scripted.Script().SHA1(), scripted.ScriptArgs()
+	var lims, refs, ratios []float64
+	for range costRounds {
+		before, err := redisenv.ReadCommandStats(ctx, rdb, "evalsha", "evalsha_ro")
+		if err != nil {
+			return 0, 0, 0
+		}
+		pipe := rdb.Pipeline()
+		for i := range costCalls {
+			pipe.EvalSha(ctx, sha, []string{prefix + strconv.Itoa(i%costKeys)}, args...)
+			pipe.EvalShaRO(ctx, referenceScript.SHA1(), nil)
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			return 0, 0, 0
+		}
+		after, err := redisenv.ReadCommandStats(ctx, rdb, "evalsha", "evalsha_ro")
+		if err != nil {
+			return 0, 0, 0
+		}
+		l, f := after[0].Sub(before[0]), after[1].Sub(before[1])
+		if l.Calls < costCalls || f.Calls < costCalls || f.Usec <= 0 {
+			return 0, 0, 0
+		}
+		lims, refs = append(lims, l.UsecPerCall()), append(refs, f.UsecPerCall())
+		ratios = append(ratios, l.UsecPerCall()/f.UsecPerCall())
+	}
+	return result.Median(lims), result.Median(refs), result.Median(ratios)
 }

@@ -221,7 +221,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 	}
 
 	out, runErr := r.runSchedule(ctx, lim, spec, prefix, rec)
-	reference.halt(ctx, r)
+	reference.halt(ctx)
 	rec.fill(run)
 	if runErr == nil {
 		runErr = r.checkServer(ctx, run)
@@ -242,7 +242,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 		run.Note = runErr.Error()
 	}
 	probe.finish(ctx, prefix, run, runErr)
-	reference.finish(run)
+	reference.finish(ctx, run, lim, prefix, runErr)
 	if !r.KeepKeys {
 		r.cleanup(prefix)
 	}
