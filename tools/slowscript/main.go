@@ -23,15 +23,18 @@ import (
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/result"
 )
 
-// Measuring settings: calls per measurement, keys they spread over, and
-// how close to the factor the result must come.
+// Measuring settings: calls per pipeline, keys they spread over, pairs of
+// pipelines per measurement, how close to the factor the result must come,
+// and how many loop lengths to try.
 const (
-	calls     = 20_000
-	keys      = 200
+	calls     = 500
+	keys      = 50
+	rounds    = 15
 	tolerance = 0.05
-	maxRounds = 16
+	maxTries  = 16
 )
 
 func main() {
@@ -74,37 +77,33 @@ func run(name string, factor float64, out string) error {
 		return fmt.Errorf("%s runs no script", name)
 	}
 	src, args := bound.Script().Source(), bound.ScriptArgs()
-	base, err := usecPerCall(ctx, rdb, src, args)
-	if err != nil {
-		return err
-	}
 	// Find the loop length by bisection, doubling first to bracket it.
 	lo, hi := 0, 256
-	var slowed string
-	var got float64
-	for round := 0; ; round++ {
-		if round == maxRounds {
-			return fmt.Errorf("no loop length makes %s %.1fx slower within %d tries (last: %.2fx)", name, factor, maxRounds, got/base)
+	bracketed := false
+	var ratio float64
+	for try := 0; ; try++ {
+		if try == maxTries {
+			return fmt.Errorf("no loop length makes %s %.1fx slower within %d tries (last: %.2fx)", name, factor, maxTries, ratio)
 		}
 		n := hi
-		if got > 0 && got/base > factor {
+		if bracketed {
 			n = (lo + hi) / 2
 		}
-		slowed = slowDown(src, n)
-		if got, err = usecPerCall(ctx, rdb, slowed, args); err != nil {
+		slowed := slowDown(src, n)
+		var base float64
+		if ratio, base, err = slowdown(ctx, rdb, src, slowed, args); err != nil {
 			return err
 		}
-		ratio := got / base
-		fmt.Fprintf(os.Stderr, "slowscript: %d iterations: %.2fus per call, %.2fx the original %.2fus\n", n, got, ratio, base)
+		fmt.Fprintf(os.Stderr, "slowscript: %d iterations: %.2fx the original's %.2fus per call\n", n, ratio, base)
 		switch {
 		case ratio > factor*(1-tolerance) && ratio < factor*(1+tolerance):
 			return write(out, fmt.Sprintf("-- slowed by tools/slowscript: %d busy iterations, %.2fx the original server time per call\n", n, ratio)+slowed)
-		case ratio < factor && n == hi:
+		case ratio < factor && !bracketed:
 			lo, hi = hi, hi*2
 		case ratio < factor:
 			lo = n
 		default:
-			hi = n
+			hi, bracketed = n, true
 		}
 	}
 }
@@ -122,41 +121,51 @@ func slowDown(src string, n int) string {
 	return loop + src
 }
 
-// usecPerCall is the server time per call of src, from INFO commandstats
-// over calls EVALSHA spread over keys keys: the median of three
-// measurements.
+// slowdown is how many times the server time per call of slowed is
+// original's: pipelines of calls of one and of the other alternate, each
+// timed from INFO commandstats, and the ratio is the median over rounds of
+// the two adjacent pipelines' ratio, so that a machine whose speed drifts
+// (other processes come and go) moves both alike. It also returns the
+// original's median time per call.
+func slowdown(ctx context.Context, rdb *redis.Client, original, slowed string, args []any) (factor, baseUsec float64, err error) {
+	var ratios, bases []float64
+	for range rounds {
+		base, err := usecPerCall(ctx, rdb, original, args)
+		if err != nil {
+			return 0, 0, err
+		}
+		slow, err := usecPerCall(ctx, rdb, slowed, args)
+		if err != nil {
+			return 0, 0, err
+		}
+		ratios, bases = append(ratios, slow/base), append(bases, base)
+	}
+	return result.Median(ratios), result.Median(bases), nil
+}
+
+// usecPerCall is the server time per call of src over calls EVALSHA
+// spread over keys keys, from INFO commandstats.
 func usecPerCall(ctx context.Context, rdb *redis.Client, src string, args []any) (float64, error) {
 	script := algorithms.NewScript("slowscript", src)
 	if err := script.Load(ctx, rdb); err != nil {
 		return 0, err
 	}
-	var runs []float64
-	for range 3 {
-		if err := rdb.ConfigResetStat(ctx).Err(); err != nil {
-			return 0, err
-		}
-		pipe := rdb.Pipeline()
-		for i := 0; i < calls; i++ {
-			pipe.EvalSha(ctx, script.SHA1(), []string{"rlbench:slowscript:" + strconv.Itoa(i%keys)}, args...)
-			if pipe.Len() == 100 {
-				if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-					return 0, err
-				}
-			}
-		}
-		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-			return 0, err
-		}
-		stat, err := redisenv.ReadCommandStat(ctx, rdb, "evalsha")
-		if err != nil {
-			return 0, err
-		}
-		runs = append(runs, stat.UsecPerCall())
+	before, err := redisenv.ReadCommandStat(ctx, rdb, "evalsha")
+	if err != nil {
+		return 0, err
 	}
-	if runs[0] > runs[1] {
-		runs[0], runs[1] = runs[1], runs[0]
+	pipe := rdb.Pipeline()
+	for i := 0; i < calls; i++ {
+		pipe.EvalSha(ctx, script.SHA1(), []string{"rlbench:slowscript:" + strconv.Itoa(i%keys)}, args...)
 	}
-	return max(runs[0], min(runs[1], runs[2])), nil
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return 0, err
+	}
+	after, err := redisenv.ReadCommandStat(ctx, rdb, "evalsha")
+	if err != nil {
+		return 0, err
+	}
+	return after.Sub(before).UsecPerCall(), nil
 }
 
 func write(path, src string) error {
