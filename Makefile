@@ -10,7 +10,7 @@ PROFILE ?= profiles/boundary.yaml
 all: build
 
 build:
-	$(GO) build -o $(BIN) ./cmd/rlbench
+	$(GO) build -buildvcs=true -o $(BIN) ./cmd/rlbench
 
 ## run: build and run PROFILE (default profiles/boundary.yaml) on a private redis-server
 run: deps build

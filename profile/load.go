@@ -22,7 +22,7 @@ import (
 	"github.com/rlbench/rlbench/internal/suggest"
 )
 
-var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "scenarios", "thresholds"}
+var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "report", "scenarios", "thresholds"}
 var policyFields = []string{"limit", "window", "burst"}
 var redisFields = []string{"addr", "username", "password_env", "db", "tls", "tls_ca_file", "tls_insecure"}
 
@@ -92,6 +92,7 @@ func Parse(file string, data []byte) (*Profile, error) {
 		p.Redis = parseRedis(d, top)
 	}
 	p.Audit = parseAudit(d, top)
+	p.Report = parseReport(d, top)
 	var pol *algorithms.Policy
 	if policyOK {
 		pol = &p.Policy

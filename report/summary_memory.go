@@ -76,7 +76,7 @@ func writeMemory(w io.Writer, r *result.Result) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
 			run.Algorithm, run.Scenario, m.Identities, m.Keys, noTTL,
-			perIdentity(m), optBytes(m.MemoryUsageSampledBytes), encodings(m.Encodings),
+			perIdentity(m), optBytes(m.MemoryUsageSampledBytes), FormatEncodings(m.Encodings),
 			usec, FormatBytes(m.RlbenchPeakRSSBytes))
 	}
 	if err := tw.Flush(); err != nil {
@@ -148,27 +148,4 @@ func perIdentity(m *result.Memory) string {
 		return "-"
 	}
 	return optBytes(b)
-}
-
-// encodings renders OBJECT ENCODING counts, most frequent first:
-// "listpack 998, skiplist 2".
-func encodings(enc map[string]int64) string {
-	if len(enc) == 0 {
-		return "-"
-	}
-	names := make([]string, 0, len(enc))
-	for k := range enc {
-		names = append(names, k)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		if enc[names[i]] != enc[names[j]] {
-			return enc[names[i]] > enc[names[j]]
-		}
-		return names[i] < names[j]
-	})
-	parts := make([]string, len(names))
-	for i, k := range names {
-		parts[i] = fmt.Sprintf("%s %d", k, enc[k])
-	}
-	return strings.Join(parts, ", ")
 }

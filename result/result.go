@@ -56,6 +56,10 @@ type ProfileInfo struct {
 	Algorithms  []string   `json:"algorithms"`
 	Concurrency int        `json:"concurrency"`
 	WarmupS     float64    `json:"warmup_s"`
+	// ReportIdentities is the population the report projects each
+	// limiter's memory onto (the profile's report.identities); zero means
+	// the most identities a run held.
+	ReportIdentities int64 `json:"report_identities,omitempty"`
 }
 
 // PolicyInfo is the policy every algorithm interpreted.

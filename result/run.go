@@ -31,6 +31,12 @@ type Run struct {
 	Memory   *Memory  `json:"memory,omitempty"`
 	Server   *Server  `json:"server,omitempty"`
 	Series   []Second `json:"series"`
+	// Timeline is the run in bins finer than a second, for plots of short
+	// runs and of what happened around an event.
+	Timeline *Timeline `json:"timeline,omitempty"`
+	// Edge is, for a boundary run, how admissions fell around each
+	// identity's window boundary.
+	Edge *Edge `json:"edge,omitempty"`
 	// Repeats is set when the run was repeated (--repeat N): the run's
 	// figures are then medians over the repetitions, and Repeats holds each
 	// repetition's values so a comparison can tell noise from change.
@@ -59,11 +65,23 @@ type Params struct {
 	// Boundary holds the boundary shape's parameters.
 	Boundary *BoundaryParams `json:"boundary,omitempty"`
 
-	// Distribution, ZipfExponent and Repeats describe how a cardinality
-	// scenario chose identities.
+	// FromPerS and Stages describe a ramp: the offered rate (for all
+	// identities) it starts at, and each stage's rate and length.
+	FromPerS float64       `json:"from_per_s,omitempty"`
+	Stages   []StageParams `json:"stages,omitempty"`
+
+	// Distribution, ZipfExponent and Repeats describe how a scenario chose
+	// identities, when not simply in turn.
 	Distribution string  `json:"distribution,omitempty"`
 	ZipfExponent float64 `json:"zipf_exponent,omitempty"`
 	Repeats      int64   `json:"repeats,omitempty"`
+}
+
+// StageParams is one stage of a ramp: over DurationS seconds the offered
+// rate moves in a straight line to TargetPerS.
+type StageParams struct {
+	TargetPerS float64 `json:"target_per_s"`
+	DurationS  float64 `json:"duration_s"`
 }
 
 // Requests tallies a run. Sent = Allowed + Denied + Errors.
@@ -128,6 +146,38 @@ type Audit struct {
 	MaxWindowAdmitted int64 `json:"max_window_admitted"`
 	BoundWindow       int64 `json:"bound_window"`
 	Violations        int64 `json:"violations"`
+}
+
+// Timeline is a run bin by bin: what was decided in each bin of BinMs
+// milliseconds (counted when decided, like Series), and each bin's p99 to
+// within 10%. Bins start at 10ms and widen (doubling) for long runs, so a
+// run has at most a few hundred.
+type Timeline struct {
+	BinMs int64 `json:"bin_ms"`
+	Bins  []Bin `json:"bins"`
+}
+
+// Bin is one bin of a Timeline; TMs is its start from the run's start.
+type Bin struct {
+	TMs     int64 `json:"t_ms"`
+	Allowed int64 `json:"allowed"`
+	Denied  int64 `json:"denied"`
+	Errors  int64 `json:"errors"`
+	P99Us   int64 `json:"p99_us"`
+}
+
+// Edge is how a boundary run's admissions fell around each identity's
+// window boundary, over the audited identities: for every millisecond t
+// from FromMs (negative: before the boundary) on, the most and the mean
+// number of requests one identity had admitted in the window of WindowMs
+// ending at t. A fixed window's curve jumps to twice the limit just after
+// the boundary; a sliding log's never passes the limit.
+type Edge struct {
+	WindowMs     int64     `json:"window_ms"`
+	FromMs       int64     `json:"from_ms"`
+	Identities   int64     `json:"identities"`
+	MaxInWindow  []int64   `json:"max_in_window"`
+	MeanInWindow []float64 `json:"mean_in_window"`
 }
 
 // Second is one second of a run.

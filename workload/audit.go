@@ -25,6 +25,9 @@ type auditor struct {
 	decisions [][]uint64
 	sampled   bool
 	locks     [auditShards]sync.Mutex
+	// edges, when watched, measures admissions around each identity's
+	// window boundary.
+	edges *edges
 }
 
 // newAuditor prepares the audit of a run over identities callers, keeping
@@ -79,12 +82,13 @@ func (a *auditor) slot(identity uint64) (int, bool) {
 }
 
 // result replays every audited identity through a fresh model and measures
-// its busiest window (see result.Audit for what each figure means). It
-// frees the decisions as it goes and must be called once all recording has
-// finished. A nil auditor has no result.
-func (a *auditor) result() *result.Audit {
+// its busiest window (see result.Audit for what each figure means), and the
+// edge curve when it was watched. It frees the decisions as it goes and
+// must be called once all recording has finished. A nil auditor has no
+// result.
+func (a *auditor) result() (*result.Audit, *result.Edge) {
 	if a == nil {
-		return nil
+		return nil, nil
 	}
 	policy := a.limiter.Policy()
 	window := policy.WindowMicros()
@@ -114,6 +118,9 @@ func (a *auditor) result() *result.Audit {
 			}
 		}
 		res.Allowed += int64(len(admitted))
+		if a.edges != nil {
+			a.edges.add(slot, admitted)
+		}
 		busiest := maxInWindow(admitted, window)
 		res.MaxWindowAdmitted = max(res.MaxWindowAdmitted, busiest)
 		if over := busiest - res.BoundWindow; over > 0 {
@@ -122,7 +129,7 @@ func (a *auditor) result() *result.Audit {
 		}
 		res.PolicyExcess = max(res.PolicyExcess, busiest-policy.Limit)
 	}
-	return res
+	return res, a.edges.contract()
 }
 
 // maxInWindow is the most stamps (sorted, microseconds) within any

@@ -92,7 +92,7 @@ func TestAuditorReplaysInServerOrder(t *testing.T) {
 		a.record(d.id, algorithms.Decision{Allowed: d.allowed, ServerNowMicros: d.at}, nil)
 	}
 	a.record(2, algorithms.Decision{}, errors.New("i/o timeout"))
-	got := a.result()
+	got, _ := a.result()
 	want := result.Audit{
 		Identities: 3, Decisions: 11, Allowed: 9, ExpectedAllowed: 8, ModelMismatches: 1,
 		MaxWindowAdmitted: 3, BoundWindow: 4, Overshoot: 0, Violations: 0, PolicyExcess: 1,
@@ -113,7 +113,7 @@ func TestAuditorSeesOvershoot(t *testing.T) {
 			a.record(id, algorithms.Decision{Allowed: true, ServerNowMicros: 1_764_000_000_000_000 + i}, nil)
 		}
 	}
-	got := a.result()
+	got, _ := a.result()
 	if got.Overshoot != 2+3 || got.Violations != 2 || got.MaxWindowAdmitted != 6 || got.BoundWindow != 3 || got.PolicyExcess != 3 {
 		t.Errorf("audit %+v, want overshoot 5 over 2 identities, max 6 against a bound of 3", *got)
 	}
@@ -130,7 +130,7 @@ func TestAuditorSamples(t *testing.T) {
 	for id := uint64(0); id < 1000; id++ {
 		a.record(id, algorithms.Decision{Allowed: true, ServerNowMicros: 1_764_000_000_000_000}, nil)
 	}
-	got := a.result()
+	got, _ := a.result()
 	if !got.Sampled || got.Identities != 10 || got.Decisions != 10 {
 		t.Errorf("audit %+v, want a sample of 10 identities", *got)
 	}
@@ -185,7 +185,7 @@ func benchmarkAudit(b *testing.B, keep int) {
 		runtime.GC()
 		var held runtime.MemStats
 		runtime.ReadMemStats(&held)
-		res := a.result()
+		res, _ := a.result()
 		stop()
 		if want := int64(decisions / identities * keep); res.Decisions != want || res.Identities != int64(keep) {
 			b.Fatalf("audited %d decisions of %d identities, want %d of %d", res.Decisions, res.Identities, want, keep)
@@ -230,4 +230,34 @@ func sampleHeap(peak *atomic.Uint64) (stop func()) {
 		}
 	}()
 	return func() { close(done); wg.Wait(); sample() }
+}
+
+// TestAuditorMeasuresTheEdge: around an identity's window boundary, the
+// edge curve counts its admissions in the window ending at each
+// millisecond, counting each stamp in from its own microsecond and out one
+// window later. An identity whose boundary is unknown (its prime failed)
+// is left out.
+func TestAuditorMeasuresTheEdge(t *testing.T) {
+	p := algorithms.Policy{Limit: 2, Window: 100 * time.Millisecond}
+	a := newAuditor(algorithms.NewFixedWindow(nil, p), 3, profile.AuditSpec{Identities: 10}, 1)
+	a.watchEdges(-5, 5)
+	const boundary = int64(1_764_000_000_000_000)
+	a.setEdge(0, boundary)
+	for _, at := range []int64{boundary - 100_000, boundary - 2_000, boundary + 2_000} {
+		a.record(0, algorithms.Decision{Allowed: true, ServerNowMicros: at}, nil)
+	}
+	a.record(1, algorithms.Decision{Allowed: true, ServerNowMicros: boundary}, nil) // no boundary known
+	_, edge := a.result()
+	if edge == nil || edge.Identities != 1 || edge.FromMs != -5 || edge.WindowMs != 100 || len(edge.MaxInWindow) != 11 {
+		t.Fatalf("edge %+v, want one identity over -5..5ms of a 100ms window", edge)
+	}
+	// At -5ms the prime (-100ms) is still in the window ending then; at
+	// -2ms the first admission joins; the prime leaves at 0ms (the window
+	// is (end-100ms, end]); at +2ms the next one joins.
+	want := []int64{1, 1, 1, 2, 2, 1, 1, 2, 2, 2, 2}
+	for i, w := range want {
+		if edge.MaxInWindow[i] != w || edge.MeanInWindow[i] != float64(w) {
+			t.Errorf("at %+dms: max %d mean %v, want %d", int64(i)+edge.FromMs, edge.MaxInWindow[i], edge.MeanInWindow[i], w)
+		}
+	}
 }

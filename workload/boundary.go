@@ -102,6 +102,7 @@ func (d *scheduler) boundaryBursts(ctx context.Context, b profile.Boundary, iden
 			d.call(primer, j.identity, j.due)
 			if primer.out.err == nil {
 				edge := windowEnd(d.limiter, primer.out.decision.ServerNowMicros)
+				d.rec.audit.setEdge(j.identity, edge)
 				for _, due := range burstDues(b, edge) {
 					heap.Push(&pending, job{identity: j.identity, due: start.Add(offset.localTime(due).Sub(start))})
 				}

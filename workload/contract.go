@@ -42,10 +42,16 @@ func newRun(p *profile.Profile, spec profile.RunSpec, prefix string, concurrency
 	case !s.Rate.Max:
 		run.Params.Arrival = string(s.Arrival)
 	}
-	if s.Shape == profile.ShapeCardinality {
-		run.Params.Distribution = string(s.Distribution)
-		run.Params.ZipfExponent = s.ZipfExponent
-		run.Params.Repeats = s.Repeats
+	run.Params.Distribution = string(s.Distribution)
+	run.Params.ZipfExponent = s.ZipfExponent
+	run.Params.Repeats = s.Repeats
+	if s.Shape == profile.ShapeRamp {
+		run.Params.FromPerS = s.From.TargetPerSecond(p.Policy, s.Identities)
+		for _, st := range s.Stages {
+			run.Params.Stages = append(run.Params.Stages, result.StageParams{
+				TargetPerS: st.Rate.TargetPerSecond(p.Policy, s.Identities), DurationS: st.Duration.Seconds(),
+			})
+		}
 	}
 	return run
 }
@@ -61,6 +67,8 @@ func profileInfo(p *profile.Profile) result.ProfileInfo {
 		Algorithms:  p.Algorithms,
 		Concurrency: p.Concurrency,
 		WarmupS:     p.Warmup.Seconds(),
+
+		ReportIdentities: p.Report.Identities,
 	}
 }
 

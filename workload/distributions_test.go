@@ -157,6 +157,8 @@ func TestScenarioPicker(t *testing.T) {
 	}{
 		{"steady, uniform arrivals: identities in turn", profile.Scenario{Shape: profile.ShapeSteady, Identities: 5, Arrival: profile.Uniform}, "workload.RoundRobin"},
 		{"steady, Poisson arrivals: identities at random", profile.Scenario{Shape: profile.ShapeSteady, Identities: 5, Arrival: profile.Poisson}, "*workload.RandomPicker"},
+		{"steady, zipf: a few hot identities", profile.Scenario{Shape: profile.ShapeSteady, Identities: 5, Distribution: profile.ZipfIdentities, ZipfExponent: 1.2}, "*workload.Zipf"},
+		{"steady, uniform: identities at random whatever the arrivals", profile.Scenario{Shape: profile.ShapeSteady, Identities: 5, Distribution: profile.UniformIdentities}, "*workload.RandomPicker"},
 		{"cardinality, uniform", profile.Scenario{Shape: profile.ShapeCardinality, Identities: 5, Distribution: profile.UniformIdentities}, "*workload.RandomPicker"},
 		{"cardinality, zipf (exponent defaulted)", profile.Scenario{Shape: profile.ShapeCardinality, Identities: 5, Distribution: profile.ZipfIdentities}, "*workload.Zipf"},
 		{"cardinality, sequential", profile.Scenario{Shape: profile.ShapeCardinality, Identities: 5, Distribution: profile.SequentialIdentities}, "workload.Sequential"},

@@ -211,6 +211,12 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 	reloadsBefore := lim.NoScriptReloads()
 	rec := newRecorder(r.Clock.Now())
 	rec.audit = newAuditor(lim, spec.Scenario.Identities, p.Audit, p.Seed)
+	if b := spec.Scenario.Boundary; spec.Scenario.Shape == profile.ShapeBoundary {
+		// Around the boundary: the first burst, the second, and as much
+		// again on either side.
+		reach := 2 * (b.Offset + b.Spread).Milliseconds()
+		rec.audit.watchEdges(-reach-1, reach+1)
+	}
 	run := newRun(p, spec, prefix, conc)
 	prog := &Progress{Spec: spec, Index: index, Total: total, Started: rec.start, Duration: spec.Scenario.Duration,
 		Planned: p.PlannedRequests(spec.Scenario), rec: rec}
@@ -226,7 +232,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 	}
 	run.Requests.Unsent = out.unsent
 	run.Requests.NoScriptReloads = lim.NoScriptReloads() - reloadsBefore
-	run.Audit = rec.audit.result()
+	run.Audit, run.Edge = rec.audit.result()
 	if out.clock != nil {
 		run.ClockOffset = out.clock.contract()
 	}
@@ -275,8 +281,7 @@ func (r *Runner) runSchedule(ctx context.Context, lim algorithms.Limiter, spec p
 	case s.Rate.Max:
 		out = d.closedLoop(runCtx, Shared(picker), s.Duration, s.Requests)
 	default:
-		target := s.Rate.TargetPerSecond(r.Profile.Policy, s.Identities)
-		out = d.openLoop(runCtx, NewPacer(s.Arrival, target, r.Profile.Seed), picker, s.Duration, s.Requests)
+		out = d.openLoop(runCtx, r.pacer(s), picker, s.Duration, s.Requests)
 	}
 	if out.interrupted {
 		var abort *AbortError
@@ -332,4 +337,18 @@ func (r *Runner) cleanup(prefix string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_, _ = redisenv.DeletePrefix(ctx, r.Env.Client, prefix)
+}
+
+// pacer is the open-loop schedule of scenario s: a ramp through its
+// stages, or a constant or Poisson rate.
+func (r *Runner) pacer(s profile.Scenario) Pacer {
+	p := r.Profile
+	if s.Shape == profile.ShapeRamp {
+		stages := make([]RampStage, len(s.Stages))
+		for i, st := range s.Stages {
+			stages[i] = RampStage{PerSecond: st.Rate.TargetPerSecond(p.Policy, s.Identities), Duration: st.Duration}
+		}
+		return NewRampPacer(s.From.TargetPerSecond(p.Policy, s.Identities), stages, s.Arrival == profile.Poisson, p.Seed)
+	}
+	return NewPacer(s.Arrival, s.Rate.TargetPerSecond(p.Policy, s.Identities), p.Seed)
 }
