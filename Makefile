@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/rlbench
 PROFILE ?= profiles/boundary.yaml
 
-.PHONY: all build run test gate baseline fmt-check vet bench deps deps-browser clean
+.PHONY: all build run test test-integration gate baseline fmt-check vet bench deps deps-browser clean
 
 all: build
 
@@ -20,6 +20,11 @@ run: deps build
 ## (and the report.html test in headless chromium)
 test: deps deps-browser fmt-check vet
 	$(GO) test -race ./...
+
+## test-integration: the long integration suites (files tagged integration,
+## tests named TestIntegration...): several rlbench processes, faults, clusters
+test-integration: deps
+	$(GO) test -race -tags integration -run 'TestIntegration' -timeout 20m ./...
 
 ## gate: run profiles/smoke.yaml twice on a private redis-server and compare it
 ## with results/baselines/smoke.json: exact on correctness; on latency only an

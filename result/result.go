@@ -27,9 +27,15 @@ type Result struct {
 	Redis   RedisInfo   `json:"redis"`
 	Host    HostInfo    `json:"host"`
 	// RunID is the id in every key the invocation wrote (rlbench:<run_id>:...).
-	RunID      string    `json:"run_id"`
-	StartedAt  time.Time `json:"started_at"`
-	FinishedAt time.Time `json:"finished_at"`
+	RunID string `json:"run_id"`
+	// Segment says which part of the identities this invocation ran, when
+	// several ran one profile together (rlbench run --segment I/N).
+	Segment *SegmentInfo `json:"segment,omitempty"`
+	// MergedSegments is, for a result merged from segments (rlbench merge),
+	// how many it was merged from, and their run ids.
+	MergedSegments []string  `json:"merged_segments,omitempty"`
+	StartedAt      time.Time `json:"started_at"`
+	FinishedAt     time.Time `json:"finished_at"`
 	// Complete is false when the invocation was interrupted or aborted;
 	// IncompleteReason then says why, and the runs hold what was measured.
 	Complete         bool              `json:"complete"`
@@ -37,6 +43,16 @@ type Result struct {
 	Runs             []Run             `json:"runs"`
 	Thresholds       []ThresholdResult `json:"thresholds"`
 	Verdict          string            `json:"verdict"`
+}
+
+// SegmentInfo identifies one segment of a load that several processes
+// made together: its index and their count, a name shared by all of them
+// (from the profile, seed, count and start), and the common start.
+type SegmentInfo struct {
+	Index   int        `json:"index"`
+	Count   int        `json:"count"`
+	Group   string     `json:"group"`
+	StartAt *time.Time `json:"start_at,omitempty"`
 }
 
 // Tool identifies the rlbench build that wrote the result.

@@ -78,6 +78,11 @@ func (d *scheduler) boundaryBursts(ctx context.Context, b profile.Boundary, iden
 		prime := false
 		primeDue := start.Add(base + time.Duration(next)*b.Stagger)
 		switch {
+		case next < identities && !d.segment.Owns(uint64(next)):
+			// Another segment's identity: its slot in the schedule stays
+			// empty here.
+			next++
+			continue
 		case next < identities && (len(pending) == 0 || !pending[0].due.Before(primeDue)):
 			j, prime = job{identity: uint64(next), due: primeDue}, true
 			next++
@@ -87,7 +92,8 @@ func (d *scheduler) boundaryBursts(ctx context.Context, b profile.Boundary, iden
 			return scheduleEnd{elapsed: d.clock.Now().Sub(start)}
 		}
 		if j.due.Sub(start) >= until {
-			unsent := 1 + int64(len(pending)) + b.Requests(identities-next)
+			rest := d.segment.Share(identities) - d.segment.Share(next)
+			unsent := 1 + int64(len(pending)) + b.Requests(rest)
 			if prime {
 				unsent += 2 * b.Burst
 			}

@@ -130,12 +130,14 @@ func (p *countingPicker) Pick(n uint64) uint64 {
 	return p.IdentityPicker.Pick(n)
 }
 
-// settleOn makes clock wait, before it moves, until every request picked so
-// far has reached the limiter (bounded, so a bug fails instead of hanging).
+// settleOn makes clock wait, before it moves, until every request picked
+// before the one it is waiting for has reached the limiter (bounded, so a
+// bug fails instead of hanging). The schedule picks a request's identity
+// before it sleeps until the request is due.
 func settleOn(clock *fakeClock, picker *countingPicker, lim *instantLimiter) {
 	clock.settle = func() {
 		deadline := time.Now().Add(5 * time.Second)
-		for lim.calls.Load() < picker.picks.Load() && time.Now().Before(deadline) {
+		for lim.calls.Load() < picker.picks.Load()-1 && time.Now().Before(deadline) {
 			runtime.Gosched()
 		}
 	}

@@ -85,6 +85,9 @@ type Runner struct {
 	// noisy figures can be reported as medians with their spread. Zero or
 	// one means once.
 	Repeat int
+	// Segments, when set, runs one segment of the profile's identities in
+	// step with the processes that run the others.
+	Segments Segments
 	// ShareCPUs leaves one CPU to a Redis on this machine while the runs
 	// last (when the clock can tune the process): a generator competing
 	// with the server for cores measures its own contention.
@@ -145,7 +148,12 @@ func (r *Runner) Run(ctx context.Context) (*result.Result, error) {
 		defer t.ShareCPUs()()
 	}
 	res.Host = hostInfo()
-	runs, err := r.runPlan(ctx)
+	res.Segment = r.Segments.contract(r.Profile)
+	var runs []result.Run
+	err := r.waitForStart(ctx)
+	if err == nil {
+		runs, err = r.runPlan(ctx)
+	}
 	res.Runs = result.MergeRepetitions(runs)
 	res.FinishedAt = time.Now().UTC()
 	res.Complete = err == nil
@@ -208,6 +216,10 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 	}
 
 	probe := r.startProbe(ctx)
+	if err := r.meet(ctx, index); err != nil {
+		probe.self.stop()
+		return nil, err
+	}
 	reloadsBefore := lim.NoScriptReloads()
 	rec := newRecorder(r.Clock.Now())
 	rec.audit = newAuditor(lim, spec.Scenario.Identities, p.Audit, p.Seed)
@@ -219,7 +231,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 	}
 	run := newRun(p, spec, prefix, conc)
 	prog := &Progress{Spec: spec, Index: index, Total: total, Started: rec.start, Duration: spec.Scenario.Duration,
-		Planned: p.PlannedRequests(spec.Scenario), rec: rec}
+		Planned: plannedShare(p.PlannedRequests(spec.Scenario), r.Segments.Segment, spec.Scenario.Identities), rec: rec}
 	if r.Observer != nil {
 		r.Observer.RunStarted(prog)
 	}
@@ -263,6 +275,7 @@ func (r *Runner) runSchedule(ctx context.Context, lim algorithms.Limiter, spec p
 		rec:         rec,
 		concurrency: r.Profile.RunConcurrency(s),
 		callCtx:     context.WithoutCancel(ctx),
+		segment:     r.Segments.Segment,
 	}
 	d.lastSuccess.Store(rec.start.UnixNano())
 	stopWatch := r.watch(runCtx, d, cancel)
@@ -351,4 +364,13 @@ func (r *Runner) pacer(s profile.Scenario) Pacer {
 		return NewRampPacer(s.From.TargetPerSecond(p.Policy, s.Identities), stages, s.Arrival == profile.Poisson, p.Seed)
 	}
 	return NewPacer(s.Arrival, s.Rate.TargetPerSecond(p.Policy, s.Identities), p.Seed)
+}
+
+// plannedShare is the part of a run's planned requests a segment sends:
+// its share of the identities.
+func plannedShare(planned int64, seg profile.Segment, identities int) int64 {
+	if seg.Whole() || identities <= 0 {
+		return planned
+	}
+	return planned * int64(seg.Share(identities)) / int64(identities)
 }

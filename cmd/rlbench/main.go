@@ -57,6 +57,7 @@ Usage:
   rlbench report [-o DIR] RESULT   render plots and report.html from a result.json
                                    (--format text|benchfmt prints the summary or benchstat lines)
   rlbench compare BASE CURRENT     compare two results; exit 1 on a regression
+  rlbench merge RESULT...          one result from the segments of a load (run --segment I/N)
   rlbench validate PROFILE...      check profiles without running them
   rlbench algorithms               list the limiters and what they promise
   rlbench version                  print the version
