@@ -59,6 +59,7 @@ func TestModelsAgreeWithRedis(t *testing.T) {
 							mismatches++
 							t.Errorf("request %d at %d: Redis allowed=%v (remaining %s), model %v", i, d.ServerNowMicros, d.Allowed, d.Remaining, want)
 						}
+						checkReplyAgainstModel(t, i, m, d)
 					}
 					if admitted == 0 || admitted == requests {
 						t.Errorf("admitted %d of %d: the trace never exercised both answers", admitted, requests)
@@ -69,6 +70,27 @@ func TestModelsAgreeWithRedis(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// checkReplyAgainstModel checks what a reply tells its caller against the
+// model that just decided the same request: remaining, and on a denial
+// that a retry after retry_after_ms would be admitted.
+func checkReplyAgainstModel(t *testing.T, i int, m algorithms.Model, d algorithms.Decision) {
+	t.Helper()
+	rm, ok := m.(algorithms.ReplyModel)
+	if !ok {
+		t.Fatalf("model %T does not predict replies", m)
+	}
+	rem, err := strconv.ParseFloat(d.Remaining, 64)
+	if err != nil {
+		t.Fatalf("request %d: remaining %q: %v", i, d.Remaining, err)
+	}
+	if !algorithms.RemainingAgrees(rem, rm.Remaining()) {
+		t.Errorf("request %d at %d: remaining %s, model %v", i, d.ServerNowMicros, d.Remaining, rm.Remaining())
+	}
+	if !d.Allowed && !algorithms.RetryAgrees(rm, d.ServerNowMicros, d.RetryAfter) {
+		t.Errorf("request %d at %d: denied with retry_after %s, but the model admits only from %d", i, d.ServerNowMicros, d.RetryAfter, rm.NextAdmitMicros())
 	}
 }
 
