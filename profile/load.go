@@ -83,7 +83,7 @@ func Parse(file string, data []byte) (*Profile, error) {
 	}
 	var policyOK bool
 	p.Policy, policyOK = parsePolicy(d, top)
-	p.Algorithms = parseAlgorithms(top)
+	p.Algorithms, p.Declared = parseAlgorithms(top)
 	top.intField("concurrency", &p.Concurrency, 1)
 	top.duration("warmup", &p.Warmup, 0)
 	top.integer("seed", &p.Seed, 0)
@@ -96,6 +96,7 @@ func Parse(file string, data []byte) (*Profile, error) {
 	var pol *algorithms.Policy
 	if policyOK {
 		pol = &p.Policy
+		checkDeclarations(d, top, p.Declared, p.Policy)
 	}
 	before := len(d.errs)
 	p.Scenarios = parseScenarios(d, top, pol)
@@ -152,17 +153,30 @@ func parsePolicy(d *decoder, top *yamlMap) (p algorithms.Policy, ok bool) {
 	return p, len(d.errs) == before
 }
 
-func parseAlgorithms(top *yamlMap) []string {
+// parseAlgorithms reads the algorithms list: built-in names, and mappings
+// that declare a user's limiter.
+func parseAlgorithms(top *yamlMap) ([]string, []*algorithms.Declaration) {
 	if !top.has("algorithms") {
-		return algorithms.Default()
+		return algorithms.Default(), nil
 	}
 	var names []string
+	var declared []*algorithms.Declaration
 	items := top.sequence("algorithms")
 	for i, n := range items {
 		field := fmt.Sprintf("algorithms[%d]", i)
 		switch {
+		case n.Kind == yaml.MappingNode:
+			decl := parseDeclaration(top.d, n, field)
+			if decl != nil && slices.Contains(names, decl.Name) {
+				top.d.errorf(n.Line, field+".name", "%q is listed twice", decl.Name)
+			} else if decl != nil {
+				names = append(names, decl.Name)
+				declared = append(declared, decl)
+			}
 		case n.Kind != yaml.ScalarNode:
-			top.d.errorf(n.Line, field, "want an algorithm name, got %s", describe(n))
+			top.d.errorf(n.Line, field, "want an algorithm name, or a mapping that declares your own limiter, got %s", describe(n))
+		case strings.HasSuffix(n.Value, ".lua"):
+			top.d.errorf(n.Line, field, "%q is a file: declare your own limiter as a mapping (name, script, keys, args, reply, semantics); `rlbench init %s` writes one", n.Value, n.Value)
 		case !algorithms.Known(n.Value):
 			hint := ""
 			if c := suggest.Closest(n.Value, algorithms.Names(), 3); c != "" {
@@ -178,7 +192,7 @@ func parseAlgorithms(top *yamlMap) []string {
 	if top.has("algorithms") && len(items) == 0 {
 		top.errorf("algorithms", "the list is empty; leave the field out to run all of %s", strings.Join(algorithms.Default(), ", "))
 	}
-	return names
+	return names, declared
 }
 
 func parseRedis(d *decoder, top *yamlMap) *RedisSpec {

@@ -33,8 +33,11 @@ type Profile struct {
 	Hash string
 	// Policy is the one policy every algorithm interprets.
 	Policy algorithms.Policy
-	// Algorithms are the limiters to run, in order.
+	// Algorithms are the limiters to run, in order: built-in names and the
+	// names of the limiters in Declared.
 	Algorithms []string
+	// Declared are the user's own limiters the algorithms list declares.
+	Declared []*algorithms.Declaration
 	// Concurrency is how many goroutines issue requests (and the size of the
 	// connection pool), unless a scenario says otherwise.
 	Concurrency int
