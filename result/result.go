@@ -76,6 +76,8 @@ type ProfileInfo struct {
 	// limiter's memory onto (the profile's report.identities); zero means
 	// the most identities a run held.
 	ReportIdentities int64 `json:"report_identities,omitempty"`
+	// Limiters describes the user's own limiters the profile declared.
+	Limiters []LimiterInfo `json:"limiters,omitempty"`
 }
 
 // PolicyInfo is the policy every algorithm interpreted.

@@ -146,6 +146,72 @@ type Audit struct {
 	MaxWindowAdmitted int64 `json:"max_window_admitted"`
 	BoundWindow       int64 `json:"bound_window"`
 	Violations        int64 `json:"violations"`
+
+	// Basis says what the audit could judge (AuditByModel, AuditByBound,
+	// AuditByBoundClientTime); empty means AuditByModel, as in results
+	// written before declared limiters.
+	Basis string `json:"basis,omitempty"`
+	// WindowMs is the interval MaxWindowAdmitted and BoundWindow are
+	// measured over when it is not the policy's window: a declared promise
+	// of so many requests per its own interval.
+	WindowMs int64 `json:"window_ms,omitempty"`
+	// Timing says how uncertain the decisions' times were, when the audit
+	// had only the client's (AuditByBoundClientTime).
+	Timing *AuditTiming `json:"timing,omitempty"`
+	// Reply is what checking the replies' remaining and retry_after against
+	// the reference model found; nil when nothing was checked. Each wrong
+	// answer also counts its decision in ModelMismatches.
+	Reply *ReplyCheck `json:"reply,omitempty"`
+}
+
+// What an audit could judge.
+const (
+	// AuditByModel: every decision replayed through the reference model at
+	// the server time it used, and the bound checked on those times.
+	AuditByModel = "model"
+	// AuditByBound: only the bound, at the server times the replies
+	// carried (the semantics has no model, or is a declared promise).
+	AuditByBound = "bound"
+	// AuditByBoundClientTime: only the bound, on the client's clock: each
+	// decision lies somewhere between its send and its reply, and only
+	// what holds for every such placement counts (see AuditTiming).
+	AuditByBoundClientTime = "bound_client_time"
+)
+
+// HasModel reports whether the audit replayed a reference model, so that
+// ExpectedAllowed and ModelMismatches mean something.
+func (a *Audit) HasModel() bool { return a.Basis == "" || a.Basis == AuditByModel }
+
+// AuditTiming is how well an audit on client times knew when each decision
+// was made: between the request's send and its reply, so within half the
+// round trip of its midpoint.
+type AuditTiming struct {
+	// UncertaintyP50Us and UncertaintyMaxUs are the median and the largest
+	// half round trip of the audited decisions.
+	UncertaintyP50Us int64 `json:"uncertainty_p50_us"`
+	UncertaintyMaxUs int64 `json:"uncertainty_max_us"`
+	// MaxWindowAdmittedPossible is the most admissions of one identity some
+	// placement of the decisions within their round trips could put in one
+	// window. Audit.MaxWindowAdmitted counts only admissions certainly in
+	// one window, wherever in its round trip each was decided: overshoot
+	// is judged on that, so what it reports holds for every placement.
+	MaxWindowAdmittedPossible int64 `json:"max_window_admitted_possible"`
+}
+
+// ReplyCheck is what the audit found in the parts of the replies a caller
+// builds X-RateLimit-Remaining and Retry-After headers from, checked
+// against the reference model.
+type ReplyCheck struct {
+	// RemainingChecked counts replies whose remaining was checked;
+	// RemainingWrong those whose whole requests left differ from the
+	// model's, or that promise more than the model has.
+	RemainingChecked int64 `json:"remaining_checked"`
+	RemainingWrong   int64 `json:"remaining_wrong"`
+	// RetryAfterChecked counts denials whose retry_after_ms was checked;
+	// RetryAfterTooEarly those after which a request retried exactly that
+	// much later, with nothing admitted in between, would still be denied.
+	RetryAfterChecked  int64 `json:"retry_after_checked"`
+	RetryAfterTooEarly int64 `json:"retry_after_too_early"`
 }
 
 // Timeline is a run bin by bin: what was decided in each bin of BinMs
