@@ -67,6 +67,7 @@ func profileInfo(p *profile.Profile) result.ProfileInfo {
 		Algorithms:  p.Algorithms,
 		Concurrency: p.Concurrency,
 		WarmupS:     p.Warmup.Seconds(),
+		Limiters:    limiterInfos(p.Declared),
 
 		ReportIdentities: p.Report.Identities,
 	}

@@ -186,14 +186,11 @@ func (r *Runner) runPlan(ctx context.Context) ([]result.Run, error) {
 
 func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunSpec) (*result.Run, error) {
 	p := r.Profile
-	newLimiter := r.NewLimiter
-	if newLimiter == nil {
-		newLimiter = algorithms.New
-	}
-	lim, err := newLimiter(spec.Algorithm, r.Env.Client, p.Policy)
+	lim, err := r.newLimiter(spec)
 	if err != nil {
 		return nil, err
 	}
+	defer r.unload(lim)
 	setup, cancel := context.WithTimeout(ctx, p.Timeout+5*time.Second)
 	defer cancel()
 	if err := lim.Load(setup); err != nil {
@@ -215,7 +212,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 		}
 	}
 
-	probe := r.startProbe(ctx)
+	probe := r.startProbe(ctx, lim)
 	if err := r.meet(ctx, index); err != nil {
 		probe.self.stop()
 		return nil, err

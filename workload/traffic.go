@@ -65,8 +65,8 @@ func (d *scheduler) newWorker(id int) *worker {
 	return &worker{id: id, buf: buf}
 }
 
-// call sends one request for identity and records it.
-func (d *scheduler) call(w *worker, identity uint64, due time.Time) {
+// call sends one request for identity, records it, and returns the key.
+func (d *scheduler) call(w *worker, identity uint64, due time.Time) string {
 	key := string(strconv.AppendUint(w.buf[:len(d.prefix)], identity, 10))
 	o := &w.out
 	o.identity, o.due = identity, due
@@ -74,12 +74,13 @@ func (d *scheduler) call(w *worker, identity uint64, due time.Time) {
 	o.decision, o.err = d.limiter.Allow(d.callCtx, key)
 	o.done = d.clock.Now()
 	d.rec.record(w.id, o)
-	d.rec.audit.record(identity, o.decision, o.err)
+	d.rec.audit.record(identity, o)
 	if o.err != nil {
 		d.lastError.Store(o.done.UnixNano())
 	} else {
 		d.lastSuccess.Store(o.done.UnixNano())
 	}
+	return key
 }
 
 // openLoop runs an open-loop schedule: each request is handed to a free worker
