@@ -21,6 +21,10 @@ func leakNotes(r *result.Result) []string {
 			out = append(out, fmt.Sprintf("FAIL %s: %d of %d keys under %s have no TTL and will never expire (a leak)",
 				run.Key(), m.KeysWithoutTTL, m.Keys, run.Params.KeyPrefix))
 		}
+		if m := run.Memory; m != nil && m.KeysOutsidePrefix > 0 {
+			out = append(out, fmt.Sprintf("FAIL %s: the script wrote %d keys outside the run prefix %s it was given (e.g. %s): a limiter must touch only its KEYS, or cleanup is not exact and Redis Cluster refuses it",
+				run.Key(), m.KeysOutsidePrefix, run.Params.KeyPrefix, strings.Join(m.OutsidePrefixExamples, ", ")))
+		}
 	}
 	return out
 }

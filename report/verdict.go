@@ -3,14 +3,14 @@ package report
 import "github.com/rlbench/rlbench/result"
 
 // Verdict is pass when the result is complete, no run left a key without a
-// TTL, and every threshold held. It reads the contract's values, never the
+// TTL or wrote one outside its prefix, and every threshold held. It reads the contract's values, never the
 // text a summary prints about them.
 func Verdict(r *result.Result) string {
 	if !r.Complete {
 		return result.Fail
 	}
 	for i := range r.Runs {
-		if m := r.Runs[i].Memory; m != nil && m.KeysWithoutTTL > 0 {
+		if m := r.Runs[i].Memory; m != nil && (m.KeysWithoutTTL > 0 || m.KeysOutsidePrefix > 0) {
 			return result.Fail
 		}
 	}

@@ -22,6 +22,9 @@ func TestVerdict(t *testing.T) {
 		{"every key expires", func(r *result.Result) {
 			r.Runs[0].Memory = &result.Memory{Identities: 1000, Keys: 1000}
 		}, result.Pass},
+		{"a declared limiter's script wrote a key outside its prefix", func(r *result.Result) {
+			r.Runs[0].Memory = &result.Memory{Identities: 1000, Keys: 1000, KeysOutsidePrefix: 1, OutsidePrefixExamples: []string{"stray:1"}}
+		}, result.Fail},
 		{"the run did not complete", func(r *result.Result) { r.Complete = false }, result.Fail},
 		{"a threshold failed", func(r *result.Result) {
 			r.Thresholds = []result.ThresholdResult{{Expression: "*/* audit.overshoot == 0", OK: false}}

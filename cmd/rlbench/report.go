@@ -92,11 +92,15 @@ func readResult(path string) (*result.Result, error) {
 }
 
 // renderReport writes the plots, .hgrm files and report.html into dir,
-// with each algorithm's semantics from the registry.
+// with each algorithm's semantics from the registry, and each declared
+// limiter's from the result.
 func renderReport(dir string, res *result.Result) ([]string, error) {
 	semantics := map[string]string{}
 	for _, a := range algorithms.List() {
 		semantics[a.Name] = a.Semantics
+	}
+	for _, l := range res.Profile.Limiters {
+		semantics[l.Name] = l.Description
 	}
 	return html.Render(dir, res, html.RenderOptions{Semantics: semantics})
 }

@@ -81,14 +81,23 @@ func promiseRemark(v *view, alg string, runs []*result.Run) []string {
 		return []string{"No run of it was audited, so this result cannot say whether it keeps its promise."}
 	}
 	var out []string
-	if len(broken) > 0 {
+	switch a := worst.Audit; {
+	case len(broken) > 0:
 		out = append(out, "It broke its promise: "+strings.Join(broken, "; ")+".")
-	} else {
+	case a.Basis == result.AuditByBoundClientTime:
+		out = append(out, "Its replies carry no server time, so it was judged by its bound alone, counting only admissions that fell in one window wherever in its round trip each was decided; it kept it.")
+	case !a.HasModel():
+		out = append(out, "Having no reference model, it was judged by its bound alone, and kept it.")
+	default:
 		out = append(out, "It kept its own bound and agreed with its reference model on every audited decision.")
 	}
 	a := worst.Audit
 	limit := runLimit(v.r, worst)
-	window := report.FormatMillis(runWindowMs(v.r, worst))
+	windowMs := runWindowMs(v.r, worst)
+	if a.WindowMs > 0 {
+		windowMs = a.WindowMs // a declared promise's own interval
+	}
+	window := report.FormatMillis(windowMs)
 	switch {
 	case a.PolicyExcess <= 0:
 		out = append(out, fmt.Sprintf("No identity ever got more than the policy's %s within one %s window.", report.FormatCount(limit), window))

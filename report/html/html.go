@@ -268,9 +268,11 @@ func newTableRow(v *view, run *result.Run) tableRow {
 		row.Target = report.FormatRate(run.Rate.TargetPerS)
 	}
 	if a := run.Audit; a != nil {
-		row.Expected = report.FormatCount(a.ExpectedAllowed)
-		row.Mismatches = report.FormatCount(a.ModelMismatches)
-		row.MaxWindow = fmt.Sprintf("%s / %s", report.FormatCount(a.MaxWindowAdmitted), report.FormatCount(a.BoundWindow))
+		if a.HasModel() {
+			row.Expected = report.FormatCount(a.ExpectedAllowed)
+			row.Mismatches = report.FormatCount(a.ModelMismatches)
+		}
+		row.MaxWindow = fmt.Sprintf("%s / %s", report.FormatCount(a.MaxWindowAdmitted), report.AuditBound(a))
 		row.Overshoot = report.FormatCount(a.Overshoot)
 		row.PolicyExcess = report.FormatCount(a.PolicyExcess)
 		row.BadMismatch = a.ModelMismatches > 0
