@@ -83,7 +83,9 @@ func Parse(file string, data []byte) (*Profile, error) {
 	}
 	var policyOK bool
 	p.Policy, policyOK = parsePolicy(d, top)
+	algErrs := len(d.errs)
 	p.Algorithms, p.Declared = parseAlgorithms(top)
+	algorithmsOK := len(d.errs) == algErrs
 	top.intField("concurrency", &p.Concurrency, 1)
 	top.duration("warmup", &p.Warmup, 0)
 	top.integer("seed", &p.Seed, 0)
@@ -103,7 +105,7 @@ func Parse(file string, data []byte) (*Profile, error) {
 	// Whether a threshold selects any run is checked against the plan, so
 	// only when the scenarios and algorithms hold.
 	var plan []RunSpec
-	if len(d.errs) == before && policyOK {
+	if len(d.errs) == before && policyOK && algorithmsOK {
 		plan = p.Plan(1)
 	}
 	p.Thresholds = parseThresholds(top, plan, p)
