@@ -102,27 +102,8 @@ func TestRedeclaredBuiltinsAgreeWithTheirModels(t *testing.T) {
 				if got := l.(algorithms.ServerCommander).ServerCommand(); (got == "fcall") != function {
 					t.Errorf("server command %q", got)
 				}
-				m := l.Model()
 				key := fmt.Sprintf("rlbench:test:redeclared:%s:%v:7", name, function)
-				rng := rand.New(rand.NewPCG(uint64(len(name)), 9))
-				var admitted int
-				for i, gap := range randomGaps(rng, p, requests) {
-					time.Sleep(gap)
-					d, err := l.Allow(ctx, key)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if d.Allowed {
-						admitted++
-					}
-					if want := m.Allow(d.ServerNowMicros); want != d.Allowed {
-						t.Errorf("request %d at %d: Redis allowed=%v, model %v", i, d.ServerNowMicros, d.Allowed, want)
-					}
-					checkReplyAgainstModel(t, i, m, d)
-				}
-				if admitted == 0 || admitted == requests {
-					t.Errorf("admitted %d of %d: the trace never exercised both answers", admitted, requests)
-				}
+				replayRandomTrace(t, l, key, rand.New(rand.NewPCG(uint64(len(name)), 9)), requests)
 				// The template ${identity} under the key's namespace is the
 				// key itself, as for the built-in.
 				if n, err := rdb.Exists(ctx, key).Result(); err != nil || n != 1 {

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -30,15 +29,7 @@ func TestSummaryDeclaredLimiters(t *testing.T) {
 		Basis: result.AuditByModel, Reply: &result.ReplyCheck{RemainingChecked: 500, RemainingWrong: 4, RetryAfterChecked: 300, RetryAfterTooEarly: 3}}
 	r.Runs = []result.Run{client, promise, replies}
 	r.Verdict = Verdict(r)
-	var buf bytes.Buffer
-	if err := WriteSummary(&buf, r); err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for _, l := range strings.Split(buf.String(), "\n") {
-		lines = append(lines, strings.Join(strings.Fields(l), " "))
-	}
-	out := strings.Join(lines, "\n")
+	out := collapsedSummary(t, r)
 	for _, want := range []string{
 		"textbook edge 10 400 - - 41 40 21 9 << OVERSHOOT",
 		"promised edge 10 40 - - 3 3/100ms",
