@@ -92,7 +92,7 @@ func (p *probe) finish(ctx context.Context, prefix string, run *result.Run, runE
 	embedded := p.r.Env.Mode == redisenv.Embedded
 
 	census, censusErr := redisenv.TakeCensus(ctx, p.r.Env.Client, prefix, memorySampleKeys, uint64(p.r.Profile.Seed),
-		identityCounter(p.limiter, prefix, run.Identities, &m.Identities))
+		identityCounter(p.limiter, prefix, run.Identities, maxIdentityBits, &m.Identities))
 	var sample redisenv.MemorySample
 	var sampleErr error
 	if censusErr == nil && !embedded {

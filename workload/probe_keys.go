@@ -12,18 +12,24 @@ import (
 // outsideExamples is how many keys outside the run prefix a note names.
 const outsideExamples = 3
 
-// keyOwner is a limiter whose keys are made from templates, and that can
-// read the identity back out of a key: a declared limiter.
+// keyOwner is a limiter whose keys are made from templates: it names an
+// identity key's Redis keys, and reads the identity back out of one. A
+// declared limiter is one.
 type keyOwner interface {
+	Keys(key string) []string
 	IdentityOf(namespace, key string) (string, bool)
 }
+
+// maxIdentityBits bounds the bitmap identityCounter keeps (8 MiB).
+const maxIdentityBits = 1 << 26
 
 // identityCounter returns the census's visitor that counts into n the
 // identities holding a key under prefix. A built-in limiter's key is the
 // prefix and the identity; a declared limiter's keys come from its
 // templates, several per identity perhaps, so its identities are read back
-// through them and counted once each (a bit per identity of the run).
-func identityCounter(lim algorithms.Limiter, prefix string, identities int, n *int64) func(key string) {
+// through them and counted once each (a bit per identity of the run; past
+// maxBits identities, by the keys of its first template only).
+func identityCounter(lim algorithms.Limiter, prefix string, identities, maxBits int, n *int64) func(key string) {
 	owner, ok := lim.(keyOwner)
 	if !ok {
 		return func(key string) {
@@ -32,17 +38,23 @@ func identityCounter(lim algorithms.Limiter, prefix string, identities int, n *i
 			}
 		}
 	}
-	seen := make([]uint64, (identities+63)/64)
+	var seen []uint64
+	if identities <= maxBits {
+		seen = make([]uint64, (identities+63)/64)
+	}
 	return func(key string) {
 		id, ok := owner.IdentityOf(prefix, key)
 		if !ok {
 			return
 		}
 		i, err := strconv.ParseUint(id, 10, 64)
-		if err != nil || i >= uint64(identities) {
-			return
-		}
-		if seen[i/64]&(1<<(i%64)) == 0 {
+		switch {
+		case err != nil || i >= uint64(identities):
+		case seen == nil:
+			if owner.Keys(prefix + id)[0] == key {
+				*n++
+			}
+		case seen[i/64]&(1<<(i%64)) == 0:
 			seen[i/64] |= 1 << (i % 64)
 			*n++
 		}
