@@ -150,7 +150,7 @@ func auditBasisNote(key string, a *result.Audit) string {
 	case result.AuditByBoundClientTime:
 		msg := fmt.Sprintf("%s: its replies carry no server time, so it was judged by its bound only, on the client's clock: each decision lies within half its round trip of the midpoint", key)
 		if t := a.Timing; t != nil {
-			msg += fmt.Sprintf(" (median %s, at most %s); at most %d admissions of one identity certainly fell in one window, and up to %d may have",
+			msg += fmt.Sprintf(" (median %s, at most %s); most admissions of one identity certainly in one window: %d, possibly: %d",
 				FormatMicros(t.UncertaintyP50Us), FormatMicros(t.UncertaintyMaxUs), a.MaxWindowAdmitted, t.MaxWindowAdmittedPossible)
 		}
 		return msg
