@@ -3,8 +3,8 @@ package report
 import "github.com/rlbench/rlbench/result"
 
 // Verdict is pass when the result is complete, no run left a key without a
-// TTL or wrote one outside its prefix, and every threshold held. It reads the contract's values, never the
-// text a summary prints about them.
+// TTL or wrote one outside its prefix, and every threshold held. It reads
+// the contract's values, never the text a summary prints about them.
 func Verdict(r *result.Result) string {
 	if !r.Complete {
 		return result.Fail
