@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redistest"
@@ -31,13 +32,9 @@ func TestExampleProfiles(t *testing.T) {
 	} {
 		out := t.TempDir()
 		code, stdout, stderr := runCLI(t, "run", "--quiet", "--no-report", "--out", out, "../../profiles/examples/"+tc.name+".yaml")
-		if code != tc.exit {
-			t.Errorf("%s: exit %d, want %d\n%s\n%s", tc.name, code, tc.exit, stdout, stderr)
-			continue
-		}
 		matches, _ := filepath.Glob(filepath.Join(out, tc.name+"-*", "result.json"))
 		if len(matches) != 1 {
-			t.Fatalf("%s: result files %v", tc.name, matches)
+			t.Fatalf("%s: exit %d, result files %v\n%s\n%s", tc.name, code, matches, stdout, stderr)
 		}
 		res, err := result.ReadFile(matches[0])
 		if err != nil {
@@ -45,16 +42,28 @@ func TestExampleProfiles(t *testing.T) {
 		}
 		for _, r := range res.Runs {
 			a := r.Audit
-			broken := r.Algorithm == "buggy"
-			if a == nil || (a.Overshoot > 0) != broken || r.Requests.Errors != 0 {
-				t.Errorf("%s: %s: audit %+v, errors %v", tc.name, r.Key(), a, r.Errors)
+			if a == nil || r.Requests.Errors != 0 {
+				t.Fatalf("%s: %s: audit %v, errors %v", tc.name, r.Key(), a, r.Errors)
 			}
 			if r.Algorithm == "fn_bucket" && (a.Basis != result.AuditByModel || a.ModelMismatches != 0 || r.Server.Command != "fcall") {
 				t.Errorf("%s: the Function was not replayed exactly: %+v, server %+v", r.Key(), *a, r.Server)
 			}
+			switch {
+			case r.Algorithm != "buggy" && a.Overshoot > 0:
+				t.Errorf("%s: a correct limiter overshoots: %+v", r.Key(), *a)
+			case r.Algorithm == "buggy" && a.Overshoot == 0 && r.LatencyUs.Max >= 40_000:
+				// The bursts straddle the boundary only when each request is
+				// decided within their 50ms offset of its due time.
+				t.Logf("%s: a request was decided %dus after it was due, so the bursts may have missed the boundary: not judging the example", r.Key(), r.LatencyUs.Max)
+				code = tc.exit
+			case r.Algorithm == "buggy" && a.Overshoot == 0:
+				t.Errorf("%s: the off-by-one went unseen: %+v", r.Key(), *a)
+			case r.Algorithm == "buggy" && !strings.Contains(stdout, "buggy/edge: OVERSHOOT"):
+				t.Errorf("%s: the summary does not flag the bug:\n%s", tc.name, stdout)
+			}
 		}
-		if tc.exit == exitFail && !strings.Contains(stdout, "buggy/edge: OVERSHOOT") {
-			t.Errorf("%s: the summary does not flag the bug:\n%s", tc.name, stdout)
+		if code != tc.exit {
+			t.Errorf("%s: exit %d, want %d\n%s\n%s", tc.name, code, tc.exit, stdout, stderr)
 		}
 	}
 }
@@ -225,7 +234,19 @@ func TestRedeclaredBuiltinsMatchTheBuiltins(t *testing.T) {
 				// it is full again, at a moment that depends on timing.)
 				t.Errorf("%s: %d identities hold a key, the built-in's %d", u.Key(), u.Memory.Identities, b.Memory.Identities)
 			}
-			if (deterministic[s] || deterministic[alg+"/"+s]) && u.Requests.Allowed != b.Requests.Allowed {
+			if !deterministic[s] && !deterministic[alg+"/"+s] {
+				continue
+			}
+			// Bursts land on their side of a boundary when every request
+			// was decided within the bursts' offset (40ms) of its due time;
+			// on a starved machine they may not, and the admissions then
+			// depend on timing.
+			if s == "edge" && (u.LatencyUs.Max >= 30_000 || b.LatencyUs.Max >= 30_000) {
+				t.Logf("%s: a request was decided %s after it was due: not comparing its admissions", u.Key(),
+					time.Duration(max(u.LatencyUs.Max, b.LatencyUs.Max))*time.Microsecond)
+				continue
+			}
+			if u.Requests.Allowed != b.Requests.Allowed {
 				t.Errorf("%s admitted %d, the built-in %d", u.Key(), u.Requests.Allowed, b.Requests.Allowed)
 			}
 		}
