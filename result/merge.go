@@ -2,6 +2,7 @@ package result
 
 import (
 	"errors"
+	"reflect"
 	"fmt"
 	"slices"
 	"strings"
@@ -310,7 +311,23 @@ func mergeAudits(parts []*Run) *Audit {
 			continue
 		}
 		if out == nil {
-			out = &Audit{BoundWindow: a.BoundWindow}
+			out = &Audit{BoundWindow: a.BoundWindow, Basis: a.Basis, WindowMs: a.WindowMs}
+		}
+		if a.Timing != nil {
+			if out.Timing == nil {
+				out.Timing = &AuditTiming{}
+			}
+			// The segments' medians are not a median of all; the larger
+			// is the figure to stand behind.
+			out.Timing.UncertaintyP50Us = max(out.Timing.UncertaintyP50Us, a.Timing.UncertaintyP50Us)
+			out.Timing.UncertaintyMaxUs = max(out.Timing.UncertaintyMaxUs, a.Timing.UncertaintyMaxUs)
+			out.Timing.MaxWindowAdmittedPossible = max(out.Timing.MaxWindowAdmittedPossible, a.Timing.MaxWindowAdmittedPossible)
+		}
+		if c := a.Reply; c != nil {
+			if out.Reply == nil {
+				out.Reply = &ReplyCheck{}
+			}
+			addCounts(out.Reply, c)
 		}
 		out.Identities += a.Identities
 		out.Sampled = out.Sampled || a.Sampled
@@ -367,12 +384,13 @@ func mergeMemory(parts []*Run, notes []string) (*Memory, []string) {
 		if out == nil {
 			c := *m
 			out = &c
-			out.Identities, out.Keys, out.KeysWithoutTTL, out.SampledKeys = 0, 0, 0, 0
+			out.Identities, out.Keys, out.KeysWithoutTTL, out.SampledKeys, out.KeysOutsidePrefix = 0, 0, 0, 0, 0
 			out.Encodings = map[string]int64{}
 		}
 		out.Identities += m.Identities
 		out.Keys += m.Keys
 		out.KeysWithoutTTL += m.KeysWithoutTTL
+		out.KeysOutsidePrefix += m.KeysOutsidePrefix
 		out.SampledKeys += m.SampledKeys
 		sampledBytes += m.MemoryUsageSampledBytes * float64(m.SampledKeys)
 		for k, v := range m.Encodings {
@@ -392,4 +410,16 @@ func mergeMemory(parts []*Run, notes []string) (*Memory, []string) {
 		out.Notes = append(slices.Clone(out.Notes), mergedMemoryNote)
 	}
 	return out, notes
+}
+
+// addCounts adds every integer field of src to dst, a struct of counts
+// (the reply checks): a field added to the contract is merged with no
+// change here.
+func addCounts[T any](dst, src *T) {
+	d, s := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src).Elem()
+	for i := 0; i < d.NumField(); i++ {
+		if f := d.Field(i); f.CanInt() {
+			f.SetInt(f.Int() + s.Field(i).Int())
+		}
+	}
 }
