@@ -2,8 +2,8 @@ package result
 
 import (
 	"errors"
-	"reflect"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
