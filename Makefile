@@ -10,7 +10,7 @@ PROFILE ?= profiles/boundary.yaml
 all: build
 
 build:
-	$(GO) build -o $(BIN) ./cmd/rlbench
+	$(GO) build -buildvcs=true -o $(BIN) ./cmd/rlbench
 
 ## run: build and run PROFILE (default profiles/boundary.yaml) on a private redis-server
 run: deps build
@@ -21,9 +21,13 @@ run: deps build
 test: deps deps-browser fmt-check vet
 	$(GO) test -race ./...
 
-## test-integration: the long checks: the gate on a busy machine, and with a
-## limiter script made three times slower
-test-integration: gate-under-load
+## test-integration: the long integration suites (files tagged integration,
+## tests named TestIntegration...): several rlbench processes, faults,
+## clusters; then the gate on a busy machine, and with a limiter script made
+## three times slower (gate-under-load)
+test-integration: deps
+	$(GO) test -race -tags integration -run 'TestIntegration' -timeout 20m ./...
+	scripts/gate-under-load.sh
 
 ## gate: run profiles/smoke.yaml three times on a private redis-server (its own
 ## verdict must pass) and compare it with results/baselines/smoke.json: exact

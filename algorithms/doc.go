@@ -19,4 +19,17 @@
 //	lim, _ := algorithms.New("sliding_log", rdb, algorithms.Policy{Limit: 100, Window: time.Minute})
 //	_ = lim.Load(ctx)
 //	d, err := lim.Allow(ctx, "user:42")
+//
+// A user's own limiter is a Declaration: a Lua script or a Redis Function,
+// the templates of its keys and arguments, where its reply carries each
+// answer (ReplyLayout), and its Semantics (a family, whose model and bound
+// judge it, or a declared Promise). Bound to a client and a policy it is
+// one more Limiter: Bounded always, Auditable when its reply carries the
+// server time and its family has a model, a WindowProber when it is a
+// fixed window.
+//
+//	decl := &algorithms.Declaration{Name: "checkout", Script: src, Keys: keys, Args: args,
+//		Reply: algorithms.ReplyLayout{Allowed: 1, Remaining: 2}, Semantics: algorithms.SemanticsFixedWindow}
+//	lim, _ := decl.Bind(rdb, policy, "steady")
+//	d, err := lim.Allow(ctx, "app:limits:42") // keys app:limits:<template with 42>
 package algorithms

@@ -65,13 +65,32 @@ type fixedWindowModel struct {
 	limit, windowMs int64
 	count           int64
 	expireAtMs      int64
+	last            int64
 }
 
+var _ ReplyModel = (*fixedWindowModel)(nil)
+
 func (m *fixedWindowModel) Allow(nowMicros int64) bool {
+	m.last = nowMicros
 	nowMs := floorDiv(nowMicros, 1000)
 	if m.count == 0 || nowMs > m.expireAtMs {
 		m.count, m.expireAtMs = 0, nowMs+m.windowMs
 	}
 	m.count++
 	return m.count <= m.limit
+}
+
+// Remaining implements ReplyModel: what the window has left; denied
+// requests used it up too.
+func (m *fixedWindowModel) Remaining() float64 {
+	return float64(max(m.limit-m.count, 0))
+}
+
+// NextAdmitMicros implements ReplyModel: now while the window has room,
+// else the first microsecond after the expiry millisecond.
+func (m *fixedWindowModel) NextAdmitMicros() int64 {
+	if m.count < m.limit {
+		return m.last
+	}
+	return (m.expireAtMs + 1) * 1000
 }

@@ -24,21 +24,26 @@ local count = redis.call('INCR', key)
 -- a window that has closed by the time this decision uses. Start the next
 -- window then, so the decision depends on now_us alone (and a replay of
 -- the decisions agrees with it exactly). PEXPIRETIME needs Redis 7.0.
-if count > 1 and redis.call('PEXPIRETIME', key) < now_ms then
-  redis.call('SET', key, 1)
-  count = 1
+local expire_ms = -1
+if count > 1 then
+  expire_ms = redis.call('PEXPIRETIME', key)
+  if expire_ms < now_ms then
+    redis.call('SET', key, 1)
+    count = 1
+  end
 end
 if count == 1 then
-  redis.call('PEXPIREAT', key, string.format('%d', now_ms + window_ms))
+  expire_ms = now_ms + window_ms
+  redis.call('PEXPIREAT', key, string.format('%d', expire_ms))
 end
 
 if count <= limit then
   return {1, tostring(limit - count), 0, now_us}
 end
--- The key stays alive while now_ms <= its expiry, so the next window can
--- open one millisecond after the expiry instant.
-local ttl = redis.call('PTTL', key)
-if ttl < 0 then
-  ttl = 0
-end
-return {0, '0', ttl + 1, now_us}
+-- The key stays alive through its expiry millisecond, so the next window
+-- opens at the first microsecond after it. The wait is counted from the
+-- TIME this decision used, not from PTTL: PTTL reads a clock that may have
+-- moved on since, and a hint a millisecond short sends a retry that is
+-- denied.
+local wait_us = (expire_ms + 1) * 1000 - now_us
+return {0, '0', math.ceil(wait_us / 1000), now_us}

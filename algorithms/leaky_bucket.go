@@ -42,6 +42,8 @@ type leakyBucketModel struct {
 	seen                  bool
 }
 
+var _ ReplyModel = (*leakyBucketModel)(nil)
+
 func (m *leakyBucketModel) Allow(nowMicros int64) bool {
 	if m.seen {
 		if elapsed := nowMicros - m.ts; elapsed > 0 {
@@ -58,4 +60,19 @@ func (m *leakyBucketModel) Allow(nowMicros int64) bool {
 	}
 	m.level += m.windowUs
 	return true
+}
+
+// Remaining implements ReplyModel: the room left in the bucket, a
+// fraction of a request.
+func (m *leakyBucketModel) Remaining() float64 {
+	return float64(m.size-m.level) / float64(m.windowUs)
+}
+
+// NextAdmitMicros implements ReplyModel: once the bucket has drained
+// enough to take one more request.
+func (m *leakyBucketModel) NextAdmitMicros() int64 {
+	if m.level+m.windowUs <= m.size {
+		return m.ts
+	}
+	return m.ts + ceilDiv(m.level+m.windowUs-m.size, m.limit)
 }

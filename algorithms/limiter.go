@@ -24,6 +24,13 @@ type Limiter interface {
 	NoScriptReloads() int64
 }
 
+// ServerCommander is implemented by limiters that run one Redis command per
+// decision, and say which ("evalsha", "fcall"), so server figures read the
+// right line of INFO commandstats.
+type ServerCommander interface {
+	ServerCommand() string
+}
+
 // scripted is the binding shared by the Lua limiters: one script, one key,
 // and ARGV fixed by the policy (built once, so a call allocates no ARGV).
 type scripted struct {
@@ -41,6 +48,15 @@ func (s *scripted) NoScriptReloads() int64         { return s.script.Reloads() }
 
 // Script is the Lua the limiter runs.
 func (s *scripted) Script() *Script { return s.script }
+
+// ReplyFields implements ReplyDescriber: the uniform reply carries every
+// part.
+func (s *scripted) ReplyFields() ReplyFields {
+	return ReplyFields{Remaining: true, RetryAfter: true, ServerTime: true}
+}
+
+// ServerCommand implements ServerCommander.
+func (s *scripted) ServerCommand() string { return "evalsha" }
 
 func (s *scripted) Allow(ctx context.Context, key string) (Decision, error) {
 	v, err := s.script.Run(ctx, s.rdb, []string{key}, s.args...)

@@ -1,6 +1,7 @@
 package algorithms
 
 import (
+	"context"
 	"math"
 	"math/bits"
 	"time"
@@ -17,15 +18,69 @@ type Model interface {
 	Allow(nowMicros int64) bool
 }
 
-// Auditable is a Limiter that can be checked against its own promise: a
-// reference model of its decisions and a bound on what it may admit.
-type Auditable interface {
+// ReplyModel is a Model that also predicts what a reply tells its caller,
+// who builds X-RateLimit-Remaining and Retry-After headers from it.
+type ReplyModel interface {
+	Model
+	// Remaining is how many requests the identity has left after the last
+	// decision, as a fraction for the buckets (tokens left, or room left),
+	// in whole requests otherwise.
+	Remaining() float64
+	// NextAdmitMicros is the earliest server microsecond, at or after the
+	// last decision, at which a request would be admitted if no other
+	// request came in between.
+	NextAdmitMicros() int64
+}
+
+// Bounded is a Limiter with a promise: the most it admits to one identity
+// within any interval. Every limiter rlbench can audit has one.
+type Bounded interface {
 	Limiter
-	// Model returns a fresh model for one identity that has sent nothing.
-	Model() Model
 	// Bound is the most requests the algorithm may admit to one identity
 	// within any interval of length d.
 	Bound(d time.Duration) int64
+}
+
+// Auditable is a Limiter that can be checked against its own promise: a
+// reference model of its decisions and a bound on what it may admit.
+type Auditable interface {
+	Bounded
+	// Model returns a fresh model for one identity that has sent nothing.
+	Model() Model
+}
+
+// BoundIntervaler is implemented by limiters whose promise is stated over an
+// interval of its own rather than the policy's window (a declared
+// "admitted per interval" promise).
+type BoundIntervaler interface {
+	BoundInterval() time.Duration
+}
+
+// ReplyFields says which parts of its replies a limiter fills in, so an
+// audit checks only what was promised.
+type ReplyFields struct {
+	// Remaining and RetryAfter are set when the reply carries them.
+	Remaining, RetryAfter bool
+	// ServerTime is set when each Decision carries the Redis TIME it used.
+	ServerTime bool
+}
+
+// ReplyDescriber is implemented by limiters that say which parts of their
+// replies they fill in. The built-in limiters fill in every part.
+type ReplyDescriber interface {
+	ReplyFields() ReplyFields
+}
+
+// WindowProber is implemented by limiters whose window ends where Redis
+// says, not where a formula does: a user's fixed window expires its key as
+// its script decides. Traffic aimed at a window boundary asks it, right
+// after the request that opened the window.
+type WindowProber interface {
+	// ProbeWindowEnd reads, for the identity key, the first server
+	// microsecond that belongs to the next window. ok is false when the
+	// limiter's windows do not end at an instant (a bucket, a rolling
+	// window).
+	ProbeWindowEnd(ctx context.Context, key string) (end int64, ok bool, err error)
 }
 
 // Windowed is implemented by limiters whose window opens at an identity's

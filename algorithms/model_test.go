@@ -39,36 +39,64 @@ func TestModelsAgreeWithRedis(t *testing.T) {
 			for _, seed := range []uint64{1, 2, 3} {
 				t.Run(fmt.Sprintf("%s/%s/seed%d", name, p, seed), func(t *testing.T) {
 					t.Parallel()
-					ctx := context.Background()
 					l := auditable(t, newLimiter(t, rdb, name, p))
 					key := fmt.Sprintf("rlbench:test:model:%s:%d:%d", name, pi, seed)
-					rng := rand.New(rand.NewPCG(seed, uint64(pi)))
-					m := l.Model()
-					var admitted, mismatches int
-					gaps := randomGaps(rng, p, requests)
-					for i := 0; i < requests; i++ {
-						time.Sleep(gaps[i])
-						d, err := l.Allow(ctx, key)
-						if err != nil {
-							t.Fatal(err)
-						}
-						if d.Allowed {
-							admitted++
-						}
-						if want := m.Allow(d.ServerNowMicros); want != d.Allowed {
-							mismatches++
-							t.Errorf("request %d at %d: Redis allowed=%v (remaining %s), model %v", i, d.ServerNowMicros, d.Allowed, d.Remaining, want)
-						}
-					}
-					if admitted == 0 || admitted == requests {
-						t.Errorf("admitted %d of %d: the trace never exercised both answers", admitted, requests)
-					}
-					if mismatches > 0 {
-						t.Errorf("%d of %d decisions differ from the model", mismatches, requests)
-					}
+					replayRandomTrace(t, l, key, rand.New(rand.NewPCG(seed, uint64(pi))), requests)
 				})
 			}
 		}
+	}
+}
+
+// replayRandomTrace sends requests on key, spaced by randomGaps, and checks
+// every reply against l's model: the answer, remaining and the retry hint.
+// The trace must exercise both answers.
+func replayRandomTrace(t *testing.T, l algorithms.Auditable, key string, rng *rand.Rand, requests int) {
+	t.Helper()
+	ctx := context.Background()
+	m := l.Model()
+	var admitted, mismatches int
+	for i, gap := range randomGaps(rng, l.Policy(), requests) {
+		time.Sleep(gap)
+		d, err := l.Allow(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Allowed {
+			admitted++
+		}
+		if want := m.Allow(d.ServerNowMicros); want != d.Allowed {
+			mismatches++
+			t.Errorf("request %d at %d: Redis allowed=%v (remaining %s), model %v", i, d.ServerNowMicros, d.Allowed, d.Remaining, want)
+		}
+		checkReplyAgainstModel(t, i, m, d)
+	}
+	if admitted == 0 || admitted == requests {
+		t.Errorf("admitted %d of %d: the trace never exercised both answers", admitted, requests)
+	}
+	if mismatches > 0 {
+		t.Errorf("%d of %d decisions differ from the model", mismatches, requests)
+	}
+}
+
+// checkReplyAgainstModel checks what a reply tells its caller against the
+// model that just decided the same request: remaining, and on a denial
+// that a retry after retry_after_ms would be admitted.
+func checkReplyAgainstModel(t *testing.T, i int, m algorithms.Model, d algorithms.Decision) {
+	t.Helper()
+	rm, ok := m.(algorithms.ReplyModel)
+	if !ok {
+		t.Fatalf("model %T does not predict replies", m)
+	}
+	rem, err := strconv.ParseFloat(d.Remaining, 64)
+	if err != nil {
+		t.Fatalf("request %d: remaining %q: %v", i, d.Remaining, err)
+	}
+	if !algorithms.RemainingAgrees(rem, rm.Remaining()) {
+		t.Errorf("request %d at %d: remaining %s, model %v", i, d.ServerNowMicros, d.Remaining, rm.Remaining())
+	}
+	if !d.Allowed && !algorithms.RetryAgrees(rm, d.ServerNowMicros, d.RetryAfter) {
+		t.Errorf("request %d at %d: denied with retry_after %s, but the model admits only from %d", i, d.ServerNowMicros, d.RetryAfter, rm.NextAdmitMicros())
 	}
 }
 

@@ -12,10 +12,15 @@ import (
 )
 
 // Redis is the narrow part of a go-redis client the limiters call, so a
-// single client, a ring or a cluster client all work: the scripts, and
-// pipelines for the one limiter that is not a script.
+// single client, a ring or a cluster client all work: the scripts, the
+// Redis Functions a declared limiter may be, and pipelines for the one
+// limiter that is not a script.
 type Redis interface {
 	redis.Scripter
+	FunctionLoad(ctx context.Context, code string) *redis.StringCmd
+	FunctionList(ctx context.Context, q redis.FunctionListQuery) *redis.FunctionListCmd
+	FunctionDelete(ctx context.Context, libName string) *redis.StringCmd
+	FCall(ctx context.Context, function string, keys []string, args ...any) *redis.Cmd
 	Pipelined(ctx context.Context, fn func(redis.Pipeliner) error) ([]redis.Cmder, error)
 }
 

@@ -41,9 +41,13 @@ type slidingLogModel struct {
 	limit, windowUs int64
 	stamps          []int64
 	head            int
+	last            int64
 }
 
+var _ ReplyModel = (*slidingLogModel)(nil)
+
 func (m *slidingLogModel) Allow(nowMicros int64) bool {
+	m.last = nowMicros
 	for m.head < len(m.stamps) && m.stamps[m.head] <= nowMicros-m.windowUs {
 		m.head++
 	}
@@ -56,4 +60,20 @@ func (m *slidingLogModel) Allow(nowMicros int64) bool {
 	}
 	m.stamps = append(m.stamps, nowMicros)
 	return true
+}
+
+// Remaining implements ReplyModel: the limit less the stamps in the log.
+func (m *slidingLogModel) Remaining() float64 {
+	return float64(max(m.limit-int64(len(m.stamps)-m.head), 0))
+}
+
+// NextAdmitMicros implements ReplyModel: now while the log has room, else
+// when enough of the oldest stamps have left the window (a stamp leaves
+// once it is at most now - W).
+func (m *slidingLogModel) NextAdmitMicros() int64 {
+	active := int64(len(m.stamps) - m.head)
+	if active < m.limit {
+		return m.last
+	}
+	return m.stamps[m.head+int(active-m.limit)] + m.windowUs
 }

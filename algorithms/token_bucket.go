@@ -39,6 +39,8 @@ type tokenBucketModel struct {
 	seen                  bool
 }
 
+var _ ReplyModel = (*tokenBucketModel)(nil)
+
 func (m *tokenBucketModel) Allow(nowMicros int64) bool {
 	if !m.seen {
 		m.tokens, m.seen = m.full, true
@@ -58,4 +60,21 @@ func (m *tokenBucketModel) Allow(nowMicros int64) bool {
 	}
 	m.tokens -= m.windowUs
 	return true
+}
+
+// Remaining implements ReplyModel: the tokens left, a fraction.
+func (m *tokenBucketModel) Remaining() float64 {
+	if !m.seen {
+		return float64(m.full) / float64(m.windowUs)
+	}
+	return float64(m.tokens) / float64(m.windowUs)
+}
+
+// NextAdmitMicros implements ReplyModel: once the bucket has refilled to a
+// whole token.
+func (m *tokenBucketModel) NextAdmitMicros() int64 {
+	if !m.seen || m.tokens >= m.windowUs {
+		return m.ts
+	}
+	return m.ts + ceilDiv(m.windowUs-m.tokens, m.limit)
 }

@@ -24,30 +24,7 @@ func parseCardinality(f *yamlMap, s *Scenario) (sizeList []int) {
 	}
 
 	s.Distribution = UniformIdentities
-	if n := f.scalar("distribution"); n != nil {
-		switch Distribution(n.Value) {
-		case UniformIdentities, ZipfIdentities, SequentialIdentities:
-			s.Distribution = Distribution(n.Value)
-		default:
-			f.errorf("distribution", "%q is not uniform, zipf or sequential", n.Value)
-		}
-	}
-	f.integer("repeats", &s.Repeats, 1)
-	if f.has("repeats") && s.Distribution != SequentialIdentities {
-		f.errorf("repeats", "only follows a sequential pass (distribution: sequential)")
-	}
-	usesZipf := s.Distribution == ZipfIdentities || s.Repeats > 0
-	if f.has("zipf_exponent") {
-		f.float("zipf_exponent", &s.ZipfExponent)
-		switch {
-		case !usesZipf:
-			f.errorf("zipf_exponent", "has no meaning with distribution %s (only with zipf, or with repeats after a sequential pass)", s.Distribution)
-		case !(s.ZipfExponent > 1):
-			f.errorf("zipf_exponent", "must be more than 1 (the exponent s of a Zipf distribution), got %v", f.values["zipf_exponent"].Value)
-		}
-	} else if usesZipf {
-		s.ZipfExponent = DefaultZipfExponent
-	}
+	parseIdentityChoice(f, s, UniformIdentities, ZipfIdentities, SequentialIdentities)
 
 	if s.Distribution != SequentialIdentities {
 		parseBounds(f, s)

@@ -22,7 +22,7 @@ import (
 	"github.com/rlbench/rlbench/internal/suggest"
 )
 
-var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "scenarios", "thresholds",
+var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "report", "scenarios", "thresholds",
 	"expect_broken", "error_budget"}
 var policyFields = []string{"limit", "window", "burst"}
 var redisFields = []string{"addr", "username", "password_env", "db", "tls", "tls_ca_file", "tls_insecure"}
@@ -84,7 +84,9 @@ func Parse(file string, data []byte) (*Profile, error) {
 	}
 	var policyOK bool
 	p.Policy, policyOK = parsePolicy(d, top)
-	p.Algorithms = parseAlgorithms(top)
+	algErrs := len(d.errs)
+	p.Algorithms, p.Declared = parseAlgorithms(top)
+	algorithmsOK := len(d.errs) == algErrs
 	top.intField("concurrency", &p.Concurrency, 1)
 	top.duration("warmup", &p.Warmup, 0)
 	top.integer("seed", &p.Seed, 0)
@@ -93,16 +95,18 @@ func Parse(file string, data []byte) (*Profile, error) {
 		p.Redis = parseRedis(d, top)
 	}
 	p.Audit = parseAudit(d, top)
+	p.Report = parseReport(d, top)
 	var pol *algorithms.Policy
 	if policyOK {
 		pol = &p.Policy
+		checkDeclarations(d, top, p.Declared, p.Policy)
 	}
 	before := len(d.errs)
 	p.Scenarios = parseScenarios(d, top, pol)
 	// Whether a threshold selects any run is checked against the plan, so
 	// only when the scenarios and algorithms hold.
 	var plan []RunSpec
-	if len(d.errs) == before && policyOK {
+	if len(d.errs) == before && policyOK && algorithmsOK {
 		plan = p.Plan(1)
 	}
 	p.Thresholds = parseThresholds(top, plan, p)
@@ -164,17 +168,30 @@ func checkPolicy(f, parent *yamlMap, key string, p algorithms.Policy) {
 	}
 }
 
-func parseAlgorithms(top *yamlMap) []string {
+// parseAlgorithms reads the algorithms list: built-in names, and mappings
+// that declare a user's limiter.
+func parseAlgorithms(top *yamlMap) ([]string, []*algorithms.Declaration) {
 	if !top.has("algorithms") {
-		return algorithms.Default()
+		return algorithms.Default(), nil
 	}
 	var names []string
+	var declared []*algorithms.Declaration
 	items := top.sequence("algorithms")
 	for i, n := range items {
 		field := fmt.Sprintf("algorithms[%d]", i)
 		switch {
+		case n.Kind == yaml.MappingNode:
+			decl := parseDeclaration(top.d, n, field)
+			if decl != nil && slices.Contains(names, decl.Name) {
+				top.d.errorf(n.Line, field+".name", "%q is listed twice", decl.Name)
+			} else if decl != nil {
+				names = append(names, decl.Name)
+				declared = append(declared, decl)
+			}
 		case n.Kind != yaml.ScalarNode:
-			top.d.errorf(n.Line, field, "want an algorithm name, got %s", describe(n))
+			top.d.errorf(n.Line, field, "want an algorithm name, or a mapping that declares your own limiter, got %s", describe(n))
+		case strings.HasSuffix(n.Value, ".lua"):
+			top.d.errorf(n.Line, field, "%q is a file: declare your own limiter as a mapping (name, script, keys, args, reply, semantics); `rlbench init %s` writes one", n.Value, n.Value)
 		case !algorithms.Known(n.Value):
 			hint := ""
 			if c := suggest.Closest(n.Value, algorithms.Names(), 3); c != "" {
@@ -190,7 +207,7 @@ func parseAlgorithms(top *yamlMap) []string {
 	if top.has("algorithms") && len(items) == 0 {
 		top.errorf("algorithms", "the list is empty; leave the field out to run all of %s", strings.Join(algorithms.Default(), ", "))
 	}
-	return names
+	return names, declared
 }
 
 func parseRedis(d *decoder, top *yamlMap) *RedisSpec {

@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -128,8 +129,26 @@ func TestParseProfileErrors(t *testing.T) {
 			head + "algorithms: [fixed_window, token_bukket]\n" + scen,
 			`x.yaml:4: algorithms[1]: unknown algorithm "token_bukket" (did you mean "token_bucket"?`},
 		{"unknown shape",
-			head + "scenarios:\n  - shape: ramp\n    rate: 2x\n",
-			`x.yaml:5: scenarios[0].shape: unknown shape "ramp" (known: steady, boundary, cardinality)`},
+			head + "scenarios:\n  - shape: spike\n    rate: 2x\n",
+			`x.yaml:5: scenarios[0].shape: unknown shape "spike" (known: steady, boundary, cardinality, ramp)`},
+		{"a misspelt shape gets a hint",
+			head + "scenarios:\n  - shape: steddy\n    rate: 2x\n",
+			`x.yaml:5: scenarios[0].shape: unknown shape "steddy" (did you mean "steady"? known: steady, boundary, cardinality, ramp)`},
+		{"steady takes zipf or uniform, not sequential",
+			head + scen + "    distribution: sequential\n",
+			`x.yaml:9: scenarios[0].distribution: "sequential" is not uniform or zipf`},
+		{"a Zipf exponent without Zipf draws",
+			head + scen + "    zipf_exponent: 1.5\n",
+			`x.yaml:9: scenarios[0].zipf_exponent: has no meaning with distribution left to the arrivals (only with zipf)`},
+		{"a ramp without stages",
+			head + "scenarios:\n  - shape: ramp\n    from: 1x\n",
+			`x.yaml:5: scenarios[0].stages: missing: give the stages`},
+		{"a ramp stage without its duration",
+			head + "scenarios:\n  - shape: ramp\n    stages:\n      - {rate: 2x}\n",
+			`x.yaml:7: scenarios[0].stages[0].duration: missing`},
+		{"a ramp is open loop",
+			head + "scenarios:\n  - shape: ramp\n    stages:\n      - {rate: max, duration: 1s}\n",
+			`x.yaml:7: scenarios[0].stages[0].rate: a ramp is open loop`},
 		{"missing policy",
 			scen,
 			`x.yaml:1: policy: missing`},
@@ -179,5 +198,38 @@ func TestParseRate(t *testing.T) {
 		if (err != nil) != tc.err || (!tc.err && got != tc.want) {
 			t.Errorf("ParseRate(%q) = %+v, %v", tc.in, got, err)
 		}
+	}
+}
+
+// TestParseRampAndSteadyZipf: a ramp's duration is its stages' total and
+// its rate their average; steady takes a Zipf distribution.
+func TestParseRampAndSteadyZipf(t *testing.T) {
+	p, err := Parse("r.yaml", []byte(`policy: {limit: 10, window: 1s}
+scenarios:
+  - name: ramp
+    shape: ramp
+    identities: 4
+    from: 1x
+    stages:
+      - {rate: 3x, duration: 2s}
+      - {rate: 3x, duration: 1s}
+  - name: hot
+    shape: steady
+    rate: 100/s
+    duration: 1s
+    identities: 50
+    distribution: zipf
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := p.Scenarios[0]
+	// 4 identities x 10/s: 40/s rising to 120/s over 2s (160 requests),
+	// then 120/s for 1s: 280 requests in 3s.
+	if r.Duration != 3*time.Second || len(r.Stages) != 2 || math.Abs(r.Rate.PerSecond-280.0/3) > 1e-9 || p.PlannedRequests(r) != 280 {
+		t.Errorf("ramp: %s over %d stages at %v/s, %d planned; want 3s, 2 stages, 93.3/s, 280", r.Duration, len(r.Stages), r.Rate.PerSecond, p.PlannedRequests(r))
+	}
+	if h := p.Scenarios[1]; h.Distribution != ZipfIdentities || h.ZipfExponent != DefaultZipfExponent {
+		t.Errorf("steady zipf: %s with exponent %v", h.Distribution, h.ZipfExponent)
 	}
 }

@@ -33,8 +33,11 @@ type Profile struct {
 	Hash string
 	// Policy is the one policy every algorithm interprets.
 	Policy algorithms.Policy
-	// Algorithms are the limiters to run, in order.
+	// Algorithms are the limiters to run, in order: built-in names and the
+	// names of the limiters in Declared.
 	Algorithms []string
+	// Declared are the user's own limiters the algorithms list declares.
+	Declared []*algorithms.Declaration
 	// Concurrency is how many goroutines issue requests (and the size of the
 	// connection pool), unless a scenario says otherwise.
 	Concurrency int
@@ -49,6 +52,8 @@ type Profile struct {
 	Redis *RedisSpec
 	// Audit bounds the per-identity audit.
 	Audit AuditSpec
+	// Report says how the report presents the result.
+	Report ReportSpec
 	// Scenarios are the traffic shapes, in order.
 	Scenarios []Scenario
 	// Thresholds are the pass/fail rules, each checked against the result
@@ -83,6 +88,14 @@ type AuditSpec struct {
 	// kept and replayed; beyond it a sample of that size is drawn with the
 	// profile's seed. Zero turns the per-identity audit off.
 	Identities int
+}
+
+// ReportSpec is the profile's report section.
+type ReportSpec struct {
+	// Identities is the population the report projects each limiter's
+	// memory onto ("what would a million users cost?"); zero means the most
+	// identities a run held.
+	Identities int64
 }
 
 // ScenarioNames lists the scenarios' names, in order.

@@ -23,10 +23,14 @@ const (
 	// to millions) to measure what each identity costs in Redis and how
 	// latency holds up as the keyspace grows.
 	ShapeCardinality Shape = "cardinality"
+	// ShapeRamp moves the offered rate through stages, each ramping
+	// linearly from where the last one ended to its own rate, as k6's
+	// stages do: the shape that finds where latency bends.
+	ShapeRamp Shape = "ramp"
 )
 
 // Shapes lists every shape, in the order messages name them.
-var Shapes = []Shape{ShapeSteady, ShapeBoundary, ShapeCardinality}
+var Shapes = []Shape{ShapeSteady, ShapeBoundary, ShapeCardinality, ShapeRamp}
 
 // Arrival is how open-loop arrivals are spaced.
 type Arrival string
@@ -86,6 +90,10 @@ type Scenario struct {
 	// Repeats are the requests sent after a sequential pass, drawn Zipf over
 	// the same identities.
 	Repeats int64
+	// From is where a ramp's first stage starts (zero: from nothing), and
+	// Stages are the ramp's stages, in order.
+	From   Rate
+	Stages []Stage
 	// Group is the name the scenario was written with when it lists several
 	// sizes: each size runs as a scenario of its own, named <group>-<size>,
 	// and the runs of one group draw one curve.
@@ -95,6 +103,13 @@ type Scenario struct {
 	// Policy is the scenario's own policy when it overrides the profile's
 	// (the zero Policy when it does not): see Profile.PolicyFor.
 	Policy algorithms.Policy
+}
+
+// Stage is one stage of a ramp: over Duration the offered rate moves in a
+// straight line from where the previous stage ended to Rate.
+type Stage struct {
+	Rate     Rate
+	Duration time.Duration
 }
 
 // Defaults of the boundary shape.

@@ -7,12 +7,14 @@ import (
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/suggest"
 	"gopkg.in/yaml.v3"
 )
 
 // scenarioFields lists, per shape, the fields a scenario of that shape takes.
 var scenarioFields = map[Shape][]string{
-	ShapeSteady:      {"name", "shape", "rate", "arrival", "identities", "duration", "requests", "concurrency"},
+	ShapeSteady:      {"name", "shape", "rate", "arrival", "identities", "distribution", "zipf_exponent", "duration", "requests", "concurrency"},
+	ShapeRamp:        rampFields,
 	ShapeBoundary:    boundaryFields,
 	ShapeCardinality: cardinalityFields,
 }
@@ -68,9 +70,12 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 				line = n.Content[i].Line
 			}
 		}
-		if shape == "" {
+		switch hint := suggest.Closest(shape, shapeNames(), 3); {
+		case shape == "":
 			d.errorf(line, path+".shape", "missing (known: %s)", strings.Join(shapeNames(), ", "))
-		} else {
+		case hint != "":
+			d.errorf(line, path+".shape", "unknown shape %q (did you mean %q? known: %s)", shape, hint, strings.Join(shapeNames(), ", "))
+		default:
 			d.errorf(line, path+".shape", "unknown shape %q (known: %s)", shape, strings.Join(shapeNames(), ", "))
 		}
 		return s, nil, false
@@ -97,6 +102,8 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 		parseBoundary(f, &s, pol)
 	case ShapeCardinality:
 		sizes = parseCardinality(f, &s)
+	case ShapeRamp:
+		parseRamp(f, &s, pol)
 	}
 	return s, sizes, len(d.errs) == before
 }
@@ -112,6 +119,7 @@ func shapeNames() []string {
 func parseSteady(f *yamlMap, s *Scenario) {
 	parseLoad(f, s)
 	f.intField("identities", &s.Identities, 1)
+	parseIdentityChoice(f, s, UniformIdentities, ZipfIdentities)
 	parseBounds(f, s)
 }
 

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -31,9 +32,12 @@ func FormatPolicyShort(p result.PolicyInfo) string {
 	return s
 }
 
-// FormatMillis renders a window in milliseconds as people write it (1s, 250ms, 1m).
+// FormatMillis renders a window in milliseconds as people write it (1s,
+// 250ms, 1m, 1h).
 func FormatMillis(ms int64) string {
 	switch {
+	case ms != 0 && ms%3_600_000 == 0:
+		return fmt.Sprintf("%dh", ms/3_600_000)
 	case ms%60_000 == 0:
 		return fmt.Sprintf("%dm", ms/60_000)
 	case ms%1000 == 0:
@@ -157,13 +161,21 @@ func benchNumber(v float64) string {
 }
 
 // FormatTick prints a tick value to six significant digits without
-// trailing zeros: 0.7 (not 0.7000000000000001), 2, 1500.
+// trailing zeros, thousands and millions as k and M: 0.7 (not
+// 0.7000000000000001), 2, 1500, 10k, 2.5M.
 func FormatTick(v float64) string {
 	if v == 0 {
 		return "0"
 	}
 	scale := math.Pow(10, 6-math.Ceil(math.Log10(math.Abs(v))))
-	return strconv.FormatFloat(math.Round(v*scale)/scale, 'f', -1, 64)
+	v = math.Round(v*scale) / scale
+	switch a := math.Abs(v); {
+	case a >= 1e6 && math.Mod(a, 1e5) == 0:
+		return strconv.FormatFloat(v/1e6, 'f', -1, 64) + "M"
+	case a >= 1e4 && math.Mod(a, 100) == 0:
+		return strconv.FormatFloat(v/1e3, 'f', -1, 64) + "k"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
 // FormatFieldValue renders a value of the field at jsonPath with its unit:
@@ -186,4 +198,27 @@ func FormatFieldValue(jsonPath string, v float64) string {
 		return FormatSize(v)
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// FormatEncodings renders OBJECT ENCODING counts, most frequent first:
+// "listpack 998, skiplist 2".
+func FormatEncodings(enc map[string]int64) string {
+	if len(enc) == 0 {
+		return "-"
+	}
+	names := make([]string, 0, len(enc))
+	for k := range enc {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if enc[names[i]] != enc[names[j]] {
+			return enc[names[i]] > enc[names[j]]
+		}
+		return names[i] < names[j]
+	})
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = fmt.Sprintf("%s %d", k, enc[k])
+	}
+	return strings.Join(parts, ", ")
 }

@@ -30,3 +30,41 @@ func TestFormatSize(t *testing.T) {
 		t.Errorf("FormatBytes(0) = %q, want -", FormatBytes(0))
 	}
 }
+
+func TestFormatMillis(t *testing.T) {
+	for _, tc := range []struct {
+		ms   int64
+		want string
+	}{
+		{250, "250ms"},     // below a second
+		{1000, "1s"},       // whole seconds
+		{1500, "1500ms"},   // not a whole second: exact, in milliseconds
+		{60_000, "1m"},     // whole minutes
+		{3_600_000, "1h"},  // an hour is 1h, not 60m
+		{7_200_000, "2h"},  // whole hours
+		{5_400_000, "90m"}, // an hour and a half stays in minutes
+	} {
+		if got := FormatMillis(tc.ms); got != tc.want {
+			t.Errorf("FormatMillis(%d) = %q, want %q", tc.ms, got, tc.want)
+		}
+	}
+}
+
+func TestFormatTick(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{
+		{0.7000000000000001, "0.7"}, // float noise dropped
+		{1500, "1500"},              // four digits stay as they are
+		{10_000, "10k"},             // axes of identities read 10k, 100k, 1M
+		{100_000, "100k"},
+		{1_000_000, "1M"},
+		{2_500_000, "2.5M"},
+		{12_345, "12345"}, // not a round thousand: exact
+	} {
+		if got := FormatTick(tc.v); got != tc.want {
+			t.Errorf("FormatTick(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}

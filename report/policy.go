@@ -29,3 +29,12 @@ func MixedPolicies(r *result.Result) bool {
 	}
 	return false
 }
+
+// AuditWindowMs is the interval run's audit counted admissions over: a
+// declared limiter's own promise, else the window of the run's policy.
+func AuditWindowMs(r *result.Result, run *result.Run) int64 {
+	if a := run.Audit; a != nil && a.WindowMs > 0 {
+		return a.WindowMs
+	}
+	return RunPolicy(r, run).WindowMs
+}

@@ -75,17 +75,21 @@ func writeThresholds(w io.Writer, ts []result.ThresholdResult) {
 		if t.OK {
 			continue
 		}
-		field := result.FieldOf(t.Expression)
-		if t.Note != "" {
-			fmt.Fprintf(w, "  FAIL  %-28s %s: %s\n", t.Run, t.Expression, t.Note)
-			continue
-		}
-		fmt.Fprintf(w, "  FAIL  %-28s %s: measured %s, against %s\n", t.Run, t.Expression,
-			FormatFieldValue(field, t.Value), FormatFieldValue(field, t.Against))
+		fmt.Fprintf(w, "  FAIL  %-28s %s: %s\n", t.Run, t.Expression, thresholdOutcome(t))
 	}
 	if failed == 0 {
 		fmt.Fprintln(w, "  all held")
 	}
+}
+
+// thresholdOutcome says what a threshold found: the value measured
+// against the value it had to meet, or why there was no value.
+func thresholdOutcome(t result.ThresholdResult) string {
+	if t.Note != "" {
+		return t.Note
+	}
+	field := result.FieldOf(t.Expression)
+	return fmt.Sprintf("measured %s, against %s", FormatFieldValue(field, t.Value), FormatFieldValue(field, t.Against))
 }
 
 // Notes lists what a reader of the figures must know, most serious first.
@@ -120,9 +124,8 @@ func Notes(r *result.Result) []string {
 		if run.Requests.Unsent > 0 {
 			notes = append(notes, fmt.Sprintf("%s: the generator fell behind and %d requests due before the end were never sent", run.Key(), run.Requests.Unsent))
 		}
-		if run.Requests.Sent > 0 && run.Requests.Late*100 > run.Requests.Sent {
-			notes = append(notes, fmt.Sprintf("%s: %d requests (%.1f%%) went out more than 1ms late (worst %s): the schedule slipped; corrected latency includes the wait",
-				run.Key(), run.Requests.Late, 100*float64(run.Requests.Late)/float64(run.Requests.Sent), FormatMicros(run.MaxLagUs)))
+		if ScheduleSlipped(run) {
+			notes = append(notes, slipNote(run))
 		}
 		if run.Requests.NoScriptReloads > 0 {
 			notes = append(notes, fmt.Sprintf("%s: the server lost the script %d times (NOSCRIPT) and it was reloaded", run.Key(), run.Requests.NoScriptReloads))
@@ -131,4 +134,22 @@ func Notes(r *result.Result) []string {
 	notes = append(notes, auditNotes(r)...)
 	notes = append(notes, memoryNotes(r)...)
 	return notes
+}
+
+// ScheduleSlipped reports whether more than 1% of a run's requests went
+// out over a millisecond late: its corrected latency then measures the
+// generator's own queue as much as the limiter.
+func ScheduleSlipped(run *result.Run) bool {
+	return run.Requests.Sent > 0 && run.Requests.Late*100 > run.Requests.Sent
+}
+
+// slipNote says plainly what a slipped schedule means for the run's
+// latency, and what would fix it.
+func slipNote(run *result.Run) string {
+	q := run.Requests
+	return fmt.Sprintf("%s: %d requests (%.1f%%) went out more than 1ms late (worst %s): the generator could not keep the schedule, "+
+		"so this run's latency (p99 %s from the due time) is mostly the generator's own queue, not the limiter's; "+
+		"from the actual send it was p99 %s. More concurrency, pipelining or a lower rate would keep the schedule",
+		run.Key(), q.Late, 100*float64(q.Late)/float64(q.Sent), FormatMicros(run.MaxLagUs),
+		FormatMicros(run.LatencyUs.P99), FormatMicros(run.LatencyUncorrectedUs.P99))
 }

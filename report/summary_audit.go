@@ -48,11 +48,31 @@ func writeAuditTable(w io.Writer, r *result.Result) error {
 		if mixed {
 			policy = FormatPolicyShort(RunPolicy(r, run)) + "\t"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n",
-			run.Algorithm, run.Scenario, policy, ids, a.Allowed, a.ExpectedAllowed, a.ModelMismatches,
-			a.MaxWindowAdmitted, a.BoundWindow, a.PolicyExcess, a.Overshoot, auditCheck(r, run))
+		expected, mismatches := AuditModelColumns(a)
+		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%d\t%s\t%s\t%d\t%s\t%d\t%d\t%s\t\n",
+			run.Algorithm, run.Scenario, policy, ids, a.Allowed, expected, mismatches,
+			a.MaxWindowAdmitted, AuditBound(a), a.PolicyExcess, a.Overshoot, auditCheck(r, run))
 	}
 	return tw.Flush()
+}
+
+// AuditModelColumns are the expected and mismatches cells of a run's
+// audit: "-" when the audit had no model to replay (only the bound was
+// judged), so that nobody reads "0 mismatches" into it.
+func AuditModelColumns(a *result.Audit) (expected, mismatches string) {
+	if !a.HasModel() {
+		return "-", "-"
+	}
+	return fmt.Sprint(a.ExpectedAllowed), fmt.Sprint(a.ModelMismatches)
+}
+
+// AuditBound is the bound cell: the bound, with its interval when that is
+// not the policy's window (a declared promise's).
+func AuditBound(a *result.Audit) string {
+	if a.WindowMs > 0 {
+		return fmt.Sprintf("%d/%s", a.BoundWindow, FormatMillis(a.WindowMs))
+	}
+	return fmt.Sprint(a.BoundWindow)
 }
 
 // auditCheck is the last column of the audit table: ok, what is wrong, or
@@ -97,7 +117,7 @@ func auditNotes(r *result.Result) []string {
 	var sampleSize int64
 	for i := range r.Runs {
 		run := &r.Runs[i]
-		window := FormatMillis(RunPolicy(r, run).WindowMs)
+		window := FormatMillis(AuditWindowMs(r, run))
 		a := run.Audit
 		if a == nil || run.Eviction.ResetState() {
 			continue
@@ -113,10 +133,14 @@ func auditNotes(r *result.Result) []string {
 		if a.ModelMismatches > 0 {
 			msg := fmt.Sprintf("%s: MISMATCH: %d of %d decisions differ from the reference model (Redis admitted %d, the model %d)",
 				run.Key(), a.ModelMismatches, a.Decisions, a.Allowed, a.ExpectedAllowed)
+			msg += replyMismatches(a.Reply)
 			if run.Requests.Errors > 0 {
 				msg += "; some calls failed, and a call that fails after its script ran leaves state the model cannot see"
 			}
 			notes = append(notes, msg+expected)
+		}
+		if n := auditBasisNote(run.Key(), a); n != "" {
+			notes = append(notes, n)
 		}
 		if a.Sampled {
 			sampled = append(sampled, run.Key())
@@ -132,4 +156,38 @@ func auditNotes(r *result.Result) []string {
 			sampleSize, r.Profile.Seed, strings.Join(sampled, ", ")))
 	}
 	return notes
+}
+
+// replyMismatches says which of a MISMATCH's decisions had a wrong
+// remaining or retry hint, rather than a wrong answer.
+func replyMismatches(c *result.ReplyCheck) string {
+	if c == nil || c.RemainingWrong+c.RetryAfterTooEarly == 0 {
+		return ""
+	}
+	var parts []string
+	if c.RemainingWrong > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d replies' remaining disagree with what the model has left", c.RemainingWrong, c.RemainingChecked))
+	}
+	if c.RetryAfterTooEarly > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d denials' retry_after_ms are too short: a request retried then would still be denied", c.RetryAfterTooEarly, c.RetryAfterChecked))
+	}
+	return ", among them: " + strings.Join(parts, "; ")
+}
+
+// auditBasisNote says how a run was judged when it was not replayed
+// through a model, so the missing expected and mismatches columns are
+// understood.
+func auditBasisNote(key string, a *result.Audit) string {
+	switch a.Basis {
+	case result.AuditByBound:
+		return fmt.Sprintf("%s: judged by its bound only (its semantics has no reference model), at the server times its replies carried", key)
+	case result.AuditByBoundClientTime:
+		msg := fmt.Sprintf("%s: its replies carry no server time, so it was judged by its bound only, on the client's clock: each decision lies within half its round trip of the midpoint", key)
+		if t := a.Timing; t != nil {
+			msg += fmt.Sprintf(" (median %s, at most %s); most admissions of one identity certainly in one window: %d, possibly: %d",
+				FormatMicros(t.UncertaintyP50Us), FormatMicros(t.UncertaintyMaxUs), a.MaxWindowAdmitted, t.MaxWindowAdmittedPossible)
+		}
+		return msg
+	}
+	return ""
 }

@@ -30,22 +30,27 @@ func auditedResult() *result.Result {
 	return r
 }
 
+// collapsedSummary is r's summary with runs of spaces collapsed: column
+// widths depend on every row.
+func collapsedSummary(t *testing.T, r *result.Result) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := WriteSummary(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(buf.String(), "\n") {
+		lines = append(lines, strings.Join(strings.Fields(l), " "))
+	}
+	return strings.Join(lines, "\n")
+}
+
 // TestSummaryAudit: the audit table shows admitted against expected and
 // the busiest window against the bound, marks a broken limiter, and the
 // notes explain overshoot, mismatches, policy excess, sampling and a clock
 // too uncertain for the offset.
 func TestSummaryAudit(t *testing.T) {
-	var buf bytes.Buffer
-	if err := WriteSummary(&buf, auditedResult()); err != nil {
-		t.Fatal(err)
-	}
-	// Column widths depend on every row; compare with runs of spaces
-	// collapsed.
-	var lines []string
-	for _, l := range strings.Split(buf.String(), "\n") {
-		lines = append(lines, strings.Join(strings.Fields(l), " "))
-	}
-	out := strings.Join(lines, "\n")
+	out := collapsedSummary(t, auditedResult())
 	for _, want := range []string{
 		"audit: admissions of one identity within any 1s, against the algorithm's bound and the policy's 100",
 		"algorithm scenario identities admitted expected mismatches max-in-window bound over-policy overshoot check",

@@ -21,6 +21,10 @@ func leakNotes(r *result.Result) []string {
 			out = append(out, fmt.Sprintf("FAIL %s: %d of %d keys under %s have no TTL and will never expire (a leak)",
 				run.Key(), m.KeysWithoutTTL, m.Keys, run.Params.KeyPrefix))
 		}
+		if m := run.Memory; m != nil && m.KeysOutsidePrefix > 0 {
+			out = append(out, fmt.Sprintf("FAIL %s: the script wrote %d keys outside the run prefix %s it was given (e.g. %s): a limiter must touch only its KEYS, or cleanup is not exact and Redis Cluster refuses it",
+				run.Key(), m.KeysOutsidePrefix, run.Params.KeyPrefix, strings.Join(m.OutsidePrefixExamples, ", ")))
+		}
 	}
 	return out
 }
@@ -76,7 +80,7 @@ func writeMemory(w io.Writer, r *result.Result) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
 			run.Algorithm, run.Scenario, m.Identities, m.Keys, noTTL,
-			perIdentity(m), optBytes(m.MemoryUsageSampledBytes), encodings(m.Encodings),
+			perIdentity(m), optBytes(m.MemoryUsageSampledBytes), FormatEncodings(m.Encodings),
 			usec, FormatBytes(m.RlbenchPeakRSSBytes))
 	}
 	if err := tw.Flush(); err != nil {
@@ -148,27 +152,4 @@ func perIdentity(m *result.Memory) string {
 		return "-"
 	}
 	return optBytes(b)
-}
-
-// encodings renders OBJECT ENCODING counts, most frequent first:
-// "listpack 998, skiplist 2".
-func encodings(enc map[string]int64) string {
-	if len(enc) == 0 {
-		return "-"
-	}
-	names := make([]string, 0, len(enc))
-	for k := range enc {
-		names = append(names, k)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		if enc[names[i]] != enc[names[j]] {
-			return enc[names[i]] > enc[names[j]]
-		}
-		return names[i] < names[j]
-	})
-	parts := make([]string, len(names))
-	for i, k := range names {
-		parts[i] = fmt.Sprintf("%s %d", k, enc[k])
-	}
-	return strings.Join(parts, ", ")
 }

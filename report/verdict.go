@@ -32,8 +32,9 @@ type Judgement struct {
 //     fraction of its decisions; errors inside fault windows the profile
 //     scheduled do not count);
 //   - a limiter broke its own bound (overshoot), disagreed with its
-//     reference model (mismatches) or left a key without a TTL, unless the
-//     profile runs it as a negative control (expect_broken);
+//     reference model (mismatches), left a key without a TTL or wrote one
+//     outside its prefix, unless the profile runs it as a negative control
+//     (expect_broken);
 //   - a negative control was not caught by any of its runs;
 //   - a threshold failed.
 func Assess(r *result.Result) Judgement {
@@ -65,7 +66,7 @@ func Assess(r *result.Result) Judgement {
 			}
 			continue
 		}
-		broken = append(broken, brokenReasons(run)...)
+		broken = append(broken, brokenReasons(r, run)...)
 	}
 	j.Reasons = append(j.Reasons, reset...)
 	j.Reasons = append(j.Reasons, errs...)
@@ -146,13 +147,16 @@ func limiterFindings(run *result.Run) []string {
 	if m := run.Memory; m != nil && m.KeysWithoutTTL > 0 {
 		out = append(out, "NO TTL "+FormatCount(m.KeysWithoutTTL))
 	}
+	if m := run.Memory; m != nil && m.KeysOutsidePrefix > 0 {
+		out = append(out, "OUTSIDE PREFIX "+FormatCount(m.KeysOutsidePrefix))
+	}
 	return out
 }
 
 // brokenReasons says, in full, how a run's limiter broke its promise.
-func brokenReasons(run *result.Run) []string {
+func brokenReasons(r *result.Result, run *result.Run) []string {
 	var out []string
-	window := FormatMillis(run.Params.WindowMs)
+	window := FormatMillis(AuditWindowMs(r, run))
 	if a := run.Audit; a != nil && !run.Eviction.ResetState() {
 		if a.Overshoot > 0 {
 			out = append(out, fmt.Sprintf("%s: OVERSHOOT: %s identities got more than the algorithm's own bound of %s within one %s (%s admissions beyond it)",
@@ -168,6 +172,10 @@ func brokenReasons(run *result.Run) []string {
 	}
 	if m := run.Memory; m != nil && m.KeysWithoutTTL > 0 {
 		out = append(out, fmt.Sprintf("%s: %s keys were left without a TTL and never expire (a leak)", run.Key(), FormatCount(m.KeysWithoutTTL)))
+	}
+	if m := run.Memory; m != nil && m.KeysOutsidePrefix > 0 {
+		out = append(out, fmt.Sprintf("%s: the limiter's script wrote %s keys outside the run prefix it was given (e.g. %s)",
+			run.Key(), FormatCount(m.KeysOutsidePrefix), strings.Join(m.OutsidePrefixExamples, ", ")))
 	}
 	return out
 }

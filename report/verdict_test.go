@@ -35,6 +35,9 @@ func TestAssess(t *testing.T) {
 	}{
 		{"a complete run, every check holds", func(*result.Result) {}, ""},
 		{"one key never expires: a leak", func(r *result.Result) { r.Runs[0].Memory.KeysWithoutTTL = 1 }, "without a TTL"},
+		{"a declared limiter's script wrote a key outside its prefix", func(r *result.Result) {
+			r.Runs[0].Memory.KeysOutsidePrefix, r.Runs[0].Memory.OutsidePrefixExamples = 1, []string{"stray:1"}
+		}, "wrote 1 keys outside the run prefix it was given (e.g. stray:1)"},
 		{"the run did not complete", func(r *result.Result) {
 			r.Complete, r.IncompleteReason = false, "redis at 127.0.0.1:1 went away"
 		}, "did not complete: redis at 127.0.0.1:1 went away"},

@@ -16,6 +16,13 @@ type Memory struct {
 	BytesPerIdentity        float64 `json:"bytes_per_identity"`
 	MemoryUsageSampledBytes float64 `json:"memory_usage_sampled_bytes"`
 	KeysWithoutTTL          int64   `json:"keys_without_ttl"`
+	// KeysOutsidePrefix counts keys a declared limiter's script wrote
+	// outside the run prefix it was given (checked on a server rlbench
+	// started, where every key is rlbench's): a script must touch only its
+	// KEYS, or cleanup cannot be exact and cluster mode refuses it.
+	KeysOutsidePrefix int64 `json:"keys_outside_prefix"`
+	// OutsidePrefixExamples names a few of those keys.
+	OutsidePrefixExamples []string `json:"outside_prefix_examples,omitempty"`
 
 	// ClientBuffersDeltaBytes is the change in mem_clients_normal over the
 	// run: the buffers of rlbench's own connections, left out of
@@ -48,8 +55,12 @@ func (m *Memory) PerIdentity() (float64, bool) {
 }
 
 // Server is the server-side cost of the limiter's script, from INFO
-// commandstats (cmdstat_evalsha) before and after the run.
+// commandstats (cmdstat_evalsha, or cmdstat_fcall for a Redis Function)
+// before and after the run.
 type Server struct {
+	// Command is the command whose figures these are ("evalsha", "fcall");
+	// empty in results written before declared limiters: evalsha.
+	Command     string  `json:"command,omitempty"`
 	UsecPerCall float64 `json:"usec_per_call"`
 	Calls       int64   `json:"calls"`
 

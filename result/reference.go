@@ -4,7 +4,7 @@ package result
 // same client, around and during a run: the round trip of PING and of a
 // script that only reads TIME, sent on a fixed schedule while the run's
 // traffic goes on; the server time of that script and of the limiter's
-// own, interleaved call by call in pipelines right after the run; and, for
+// own, interleaved call by call right after the run; and, for
 // a closed-loop run, how fast its goroutines get through the trivial
 // script in closed loop. A uniformly slower or busier machine moves these
 // and the run's own figures alike.
@@ -17,8 +17,8 @@ type Reference struct {
 	Calls int64 `json:"calls"`
 	// UsecPerCall and LimiterUsecPerCall are the server time per call of
 	// the trivial script and of the limiter's, each call of one followed by
-	// a call of the other in the same pipeline (the median of a few such
-	// pipelines); zero when the limiter runs no script.
+	// a call of the other (the median of a few rounds of them); zero when
+	// the limiter's decision is not one call of one command.
 	UsecPerCall        float64 `json:"usec_per_call"`
 	LimiterUsecPerCall float64 `json:"limiter_usec_per_call,omitempty"`
 	// ThroughputPerS is, for a closed-loop run, how many trivial scripts a
@@ -38,8 +38,9 @@ type Relative struct {
 	LatencyP50 float64 `json:"latency_p50"`
 	LatencyP99 float64 `json:"latency_p99"`
 	// ServerCost is the limiter's server time per call over the trivial
-	// script's, interleaved call by call: the median over the pipelines of
-	// the ratio within one. Zero when the limiter runs no script.
+	// script's, interleaved call by call: the median over the rounds of
+	// the ratio within one. Zero when the limiter's decision is not one call
+	// of one command.
 	ServerCost float64 `json:"server_cost,omitempty"`
 	// Throughput is, for a closed-loop run, rate.achieved_per_s over
 	// reference.throughput_per_s: a machine that is slower all round lowers

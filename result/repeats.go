@@ -39,7 +39,8 @@ var medianFields = []string{
 // repetition, because one bad repetition is a real finding, not noise.
 var worstFields = []string{
 	"audit.overshoot", "audit.policy_excess", "audit.model_mismatches", "audit.violations",
-	"audit.max_window_admitted", "memory.keys_without_ttl", "eviction.evicted_keys", "eviction.expired_keys",
+	"audit.max_window_admitted", "memory.keys_without_ttl", "memory.keys_outside_prefix",
+	"audit.reply.remaining_wrong", "audit.reply.retry_after_too_early", "eviction.evicted_keys", "eviction.expired_keys",
 }
 
 // MergeRepetitions folds the repetitions of every algorithm/scenario in

@@ -27,9 +27,15 @@ type Result struct {
 	Redis   RedisInfo   `json:"redis"`
 	Host    HostInfo    `json:"host"`
 	// RunID is the id in every key the invocation wrote (rlbench:<run_id>:...).
-	RunID      string    `json:"run_id"`
-	StartedAt  time.Time `json:"started_at"`
-	FinishedAt time.Time `json:"finished_at"`
+	RunID string `json:"run_id"`
+	// Segment says which part of the identities this invocation ran, when
+	// several ran one profile together (rlbench run --segment I/N).
+	Segment *SegmentInfo `json:"segment,omitempty"`
+	// MergedSegments is, for a result merged from segments (rlbench merge),
+	// how many it was merged from, and their run ids.
+	MergedSegments []string  `json:"merged_segments,omitempty"`
+	StartedAt      time.Time `json:"started_at"`
+	FinishedAt     time.Time `json:"finished_at"`
 	// Complete is false when the invocation was interrupted or aborted;
 	// IncompleteReason then says why, and the runs hold what was measured.
 	Complete         bool              `json:"complete"`
@@ -41,6 +47,16 @@ type Result struct {
 	// report.Assess, which derives them from the fields above); empty on a
 	// pass.
 	VerdictReasons []string `json:"verdict_reasons,omitempty"`
+}
+
+// SegmentInfo identifies one segment of a load that several processes
+// made together: its index and their count, a name shared by all of them
+// (from the profile, seed, count and start), and the common start.
+type SegmentInfo struct {
+	Index   int        `json:"index"`
+	Count   int        `json:"count"`
+	Group   string     `json:"group"`
+	StartAt *time.Time `json:"start_at,omitempty"`
 }
 
 // Tool identifies the rlbench build that wrote the result.
@@ -60,12 +76,18 @@ type ProfileInfo struct {
 	Algorithms  []string   `json:"algorithms"`
 	Concurrency int        `json:"concurrency"`
 	WarmupS     float64    `json:"warmup_s"`
+	// ReportIdentities is the population the report projects each
+	// limiter's memory onto (the profile's report.identities); zero means
+	// the most identities a run held.
+	ReportIdentities int64 `json:"report_identities,omitempty"`
+	// Limiters describes the user's own limiters the profile declared.
+	Limiters []LimiterInfo `json:"limiters,omitempty"`
 	// ExpectBroken names the limiters the profile runs as negative
 	// controls: their broken promises are expected, and the verdict fails
 	// unless the audit catches each of them.
 	ExpectBroken []string `json:"expect_broken,omitempty"`
-	// ErrorBudget is the fraction of a run's decisions that may be matched
-	// by calls that got no decision before the verdict fails; nil in a
+	// ErrorBudget is how many calls without a decision a run may have, as
+	// a fraction of its decisions, before the verdict fails; nil in a
 	// result written before the field existed, read as DefaultErrorBudget.
 	ErrorBudget *float64 `json:"error_budget,omitempty"`
 }

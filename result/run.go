@@ -31,6 +31,12 @@ type Run struct {
 	Memory   *Memory  `json:"memory,omitempty"`
 	Server   *Server  `json:"server,omitempty"`
 	Series   []Second `json:"series"`
+	// Timeline is the run in bins finer than a second, for plots of short
+	// runs and of what happened around an event.
+	Timeline *Timeline `json:"timeline,omitempty"`
+	// Edge is, for a boundary run, how admissions fell around each
+	// identity's window boundary.
+	Edge *Edge `json:"edge,omitempty"`
 	// Repeats is set when the run was repeated (--repeat N): the run's
 	// figures are then medians over the repetitions, and Repeats holds each
 	// repetition's values so a comparison can tell noise from change.
@@ -69,11 +75,23 @@ type Params struct {
 	// Boundary holds the boundary shape's parameters.
 	Boundary *BoundaryParams `json:"boundary,omitempty"`
 
-	// Distribution, ZipfExponent and Repeats describe how a cardinality
-	// scenario chose identities.
+	// FromPerS and Stages describe a ramp: the offered rate (for all
+	// identities) it starts at, and each stage's rate and length.
+	FromPerS float64       `json:"from_per_s,omitempty"`
+	Stages   []StageParams `json:"stages,omitempty"`
+
+	// Distribution, ZipfExponent and Repeats describe how a scenario chose
+	// identities, when not simply in turn.
 	Distribution string  `json:"distribution,omitempty"`
 	ZipfExponent float64 `json:"zipf_exponent,omitempty"`
 	Repeats      int64   `json:"repeats,omitempty"`
+}
+
+// StageParams is one stage of a ramp: over DurationS seconds the offered
+// rate moves in a straight line to TargetPerS.
+type StageParams struct {
+	TargetPerS float64 `json:"target_per_s"`
+	DurationS  float64 `json:"duration_s"`
 }
 
 // Requests tallies a run. Sent = Allowed + Denied + Errors.
@@ -150,6 +168,104 @@ type Audit struct {
 	MaxWindowAdmitted int64 `json:"max_window_admitted"`
 	BoundWindow       int64 `json:"bound_window"`
 	Violations        int64 `json:"violations"`
+
+	// Basis says what the audit could judge (AuditByModel, AuditByBound,
+	// AuditByBoundClientTime); empty means AuditByModel, as in results
+	// written before declared limiters.
+	Basis string `json:"basis,omitempty"`
+	// WindowMs is the interval MaxWindowAdmitted and BoundWindow are
+	// measured over when it is not the policy's window: a declared promise
+	// of so many requests per its own interval.
+	WindowMs int64 `json:"window_ms,omitempty"`
+	// Timing says how uncertain the decisions' times were, when the audit
+	// had only the client's (AuditByBoundClientTime).
+	Timing *AuditTiming `json:"timing,omitempty"`
+	// Reply is what checking the replies' remaining and retry_after against
+	// the reference model found; nil when nothing was checked. Each wrong
+	// answer also counts its decision in ModelMismatches.
+	Reply *ReplyCheck `json:"reply,omitempty"`
+}
+
+// What an audit could judge.
+const (
+	// AuditByModel: every decision replayed through the reference model at
+	// the server time it used, and the bound checked on those times.
+	AuditByModel = "model"
+	// AuditByBound: only the bound, at the server times the replies
+	// carried (the semantics has no model, or is a declared promise).
+	AuditByBound = "bound"
+	// AuditByBoundClientTime: only the bound, on the client's clock: each
+	// decision lies somewhere between its send and its reply, and only
+	// what holds for every such placement counts (see AuditTiming).
+	AuditByBoundClientTime = "bound_client_time"
+)
+
+// HasModel reports whether the audit replayed a reference model, so that
+// ExpectedAllowed and ModelMismatches mean something.
+func (a *Audit) HasModel() bool { return a.Basis == "" || a.Basis == AuditByModel }
+
+// AuditTiming is how well an audit on client times knew when each decision
+// was made: between the request's send and its reply, so within half the
+// round trip of its midpoint.
+type AuditTiming struct {
+	// UncertaintyP50Us and UncertaintyMaxUs are the median and the largest
+	// half round trip of the audited decisions.
+	UncertaintyP50Us int64 `json:"uncertainty_p50_us"`
+	UncertaintyMaxUs int64 `json:"uncertainty_max_us"`
+	// MaxWindowAdmittedPossible is the most admissions of one identity some
+	// placement of the decisions within their round trips could put in one
+	// window. Audit.MaxWindowAdmitted counts only admissions certainly in
+	// one window, wherever in its round trip each was decided: overshoot
+	// is judged on that, so what it reports holds for every placement.
+	MaxWindowAdmittedPossible int64 `json:"max_window_admitted_possible"`
+}
+
+// ReplyCheck is what the audit found in the parts of the replies a caller
+// builds X-RateLimit-Remaining and Retry-After headers from, checked
+// against the reference model.
+type ReplyCheck struct {
+	// RemainingChecked counts replies whose remaining was checked;
+	// RemainingWrong those whose whole requests left differ from the
+	// model's, or that promise more than the model has.
+	RemainingChecked int64 `json:"remaining_checked"`
+	RemainingWrong   int64 `json:"remaining_wrong"`
+	// RetryAfterChecked counts denials whose retry_after_ms was checked;
+	// RetryAfterTooEarly those after which a request retried exactly that
+	// much later, with nothing admitted in between, would still be denied.
+	RetryAfterChecked  int64 `json:"retry_after_checked"`
+	RetryAfterTooEarly int64 `json:"retry_after_too_early"`
+}
+
+// Timeline is a run bin by bin: what was decided in each bin of BinMs
+// milliseconds (counted when decided, like Series), and each bin's p99 to
+// within 10%. Bins start at 10ms and widen (doubling) for long runs, so a
+// run has at most a few hundred.
+type Timeline struct {
+	BinMs int64 `json:"bin_ms"`
+	Bins  []Bin `json:"bins"`
+}
+
+// Bin is one bin of a Timeline; TMs is its start from the run's start.
+type Bin struct {
+	TMs     int64 `json:"t_ms"`
+	Allowed int64 `json:"allowed"`
+	Denied  int64 `json:"denied"`
+	Errors  int64 `json:"errors"`
+	P99Us   int64 `json:"p99_us"`
+}
+
+// Edge is how a boundary run's admissions fell around each identity's
+// window boundary, over the audited identities: for every millisecond t
+// from FromMs (negative: before the boundary) on, the most and the mean
+// number of requests one identity had admitted in the window of WindowMs
+// ending at t. A fixed window's curve jumps to twice the limit just after
+// the boundary; a sliding log's never passes the limit.
+type Edge struct {
+	WindowMs     int64     `json:"window_ms"`
+	FromMs       int64     `json:"from_ms"`
+	Identities   int64     `json:"identities"`
+	MaxInWindow  []int64   `json:"max_in_window"`
+	MeanInWindow []float64 `json:"mean_in_window"`
 }
 
 // Second is one second of a run.

@@ -1,8 +1,12 @@
 package workload
 
 import (
+	"cmp"
+	"math"
 	"slices"
+	"strconv"
 	"sync"
+	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/profile"
@@ -14,59 +18,119 @@ import (
 const auditShards = 64
 
 // auditor keeps, for each audited identity, every decision that came back:
-// the server time it used and its answer, packed into one word. Replaying
-// them in server order through the limiter's model after the run is the
-// audit. Memory is 8 bytes per audited decision.
+// when it was made and its answer, and what its reply said that the model
+// can check. Replaying them in time order after the run is the audit:
+// through the limiter's reference model when it has one and the decisions
+// carry the server time they used; against its bound alone otherwise.
+// Memory is 24 bytes per audited decision.
 type auditor struct {
-	limiter algorithms.Auditable
+	limiter algorithms.Bounded
+	// model is nil when only the bound is judged.
+	model algorithms.Auditable
+	// fields are the reply parts checked against the model.
+	fields algorithms.ReplyFields
+	// window is the interval the bound is stated over, in microseconds.
+	window int64
 	// slots maps a sampled identity to its index in decisions; nil when
 	// every identity is audited and the identity is the index.
 	slots     map[uint64]int32
-	decisions [][]uint64
+	decisions [][]auditRecord
 	sampled   bool
 	locks     [auditShards]sync.Mutex
+	// edges, when watched, measures admissions around each identity's
+	// window boundary.
+	edges *edges
 }
+
+// auditRecord is one decision as the audit keeps it.
+type auditRecord struct {
+	// key is the decision's time in microseconds shifted left by one, with
+	// bit 0 set for a denial, so that sorting puts decisions in time order
+	// and, within one microsecond, admissions before denials: the order
+	// every limiter decides in when time stands still. The time is the
+	// server's, or without it the client's send.
+	key uint64
+	// remaining is the reply's, NaN when it is not checked.
+	remaining float64
+	// widthUs is how long after the send the reply came, when the time is
+	// the client's: the decision was made somewhere in between.
+	widthUs uint32
+	// retryMs is a denial's retry hint, in whole milliseconds rounded up.
+	retryMs uint32
+}
+
+func (r auditRecord) at() int64     { return int64(r.key >> 1) }
+func (r auditRecord) allowed() bool { return r.key&1 == 0 }
+
+// timed reports whether the time is the client's, known only to lie
+// between the send and the reply.
+func (r auditRecord) timed() bool { return r.widthUs > 0 }
 
 // newAuditor prepares the audit of a run over identities callers, keeping
 // at most spec.Identities of them (a sample drawn with seed). It returns
-// nil, which audits nothing, when the limiter has no model or the audit is
+// nil, which audits nothing, when the limiter has no bound or the audit is
 // turned off.
 func newAuditor(lim algorithms.Limiter, identities int, spec profile.AuditSpec, seed int64) *auditor {
-	a, ok := lim.(algorithms.Auditable)
+	b, ok := lim.(algorithms.Bounded)
 	if !ok || spec.Identities <= 0 || identities <= 0 {
 		return nil
 	}
-	au := &auditor{limiter: a}
+	au := &auditor{limiter: b, window: lim.Policy().WindowMicros()}
+	if m, ok := lim.(algorithms.Auditable); ok {
+		au.model = m
+		au.fields = algorithms.ReplyFields{Remaining: true, RetryAfter: true}
+		if r, ok := lim.(algorithms.ReplyDescriber); ok {
+			au.fields = r.ReplyFields()
+		}
+	}
+	if bi, ok := lim.(algorithms.BoundIntervaler); ok {
+		au.window = bi.BoundInterval().Microseconds()
+	}
 	n := identities
 	if identities > spec.Identities {
 		au.slots = sampleIdentities(uint64(identities), uint64(spec.Identities), seed)
 		au.sampled = true
 		n = spec.Identities
 	}
-	au.decisions = make([][]uint64, n)
+	au.decisions = make([][]auditRecord, n)
 	return au
 }
 
 // record keeps one outcome of identity, if it is audited and got a
 // decision. A nil auditor records nothing.
-func (a *auditor) record(identity uint64, d algorithms.Decision, err error) {
-	if a == nil || err != nil {
+func (a *auditor) record(identity uint64, o *outcome) {
+	if a == nil || o.err != nil {
 		return
 	}
 	slot, ok := a.slot(identity)
 	if !ok {
 		return
 	}
-	// Bit 0 is set for a denial, so that sorting puts decisions in server
-	// time order and, within one microsecond, admissions before denials:
-	// the order every limiter decides in when time stands still.
-	v := uint64(d.ServerNowMicros) << 1
+	d := &o.decision
+	r := auditRecord{remaining: math.NaN()}
+	at := d.ServerNowMicros
+	if at <= 0 {
+		// No server time: the decision was made between the send and the
+		// reply.
+		at = o.sent.UnixMicro()
+		r.widthUs = uint32(min(max(o.done.Sub(o.sent).Microseconds(), 1), math.MaxUint32))
+	}
+	r.key = uint64(at) << 1
 	if !d.Allowed {
-		v |= 1
+		r.key |= 1
+	}
+	if a.fields.Remaining {
+		if v, err := strconv.ParseFloat(d.Remaining, 64); err == nil {
+			r.remaining = v
+		}
+	}
+	if a.fields.RetryAfter && !d.Allowed {
+		ms := (d.RetryAfter + time.Millisecond - 1) / time.Millisecond
+		r.retryMs = uint32(min(max(int64(ms), 0), math.MaxUint32))
 	}
 	mu := &a.locks[slot%auditShards]
 	mu.Lock()
-	a.decisions[slot] = append(a.decisions[slot], v)
+	a.decisions[slot] = append(a.decisions[slot], r)
 	mu.Unlock()
 }
 
@@ -78,51 +142,115 @@ func (a *auditor) slot(identity uint64) (int, bool) {
 	return int(s), ok
 }
 
-// result replays every audited identity through a fresh model and measures
-// its busiest window (see result.Audit for what each figure means). It
-// frees the decisions as it goes and must be called once all recording has
-// finished. A nil auditor has no result.
-func (a *auditor) result() *result.Audit {
+// result replays every audited identity, through a fresh model when the
+// limiter has one, and measures its busiest window (see result.Audit for
+// what each figure means), and the edge curve when it was watched. It
+// frees the decisions as it goes and must be called once all recording
+// has finished. A nil auditor has no result.
+func (a *auditor) result() (*result.Audit, *result.Edge) {
 	if a == nil {
-		return nil
+		return nil, nil
 	}
 	policy := a.limiter.Policy()
-	window := policy.WindowMicros()
-	res := &result.Audit{Sampled: a.sampled, BoundWindow: a.limiter.Bound(policy.Window)}
-	var admitted []int64
+	res := &result.Audit{Sampled: a.sampled, BoundWindow: a.limiter.Bound(time.Duration(a.window) * time.Microsecond), Basis: result.AuditByModel}
+	if a.model == nil {
+		res.Basis = result.AuditByBound
+	}
+	if a.window != policy.WindowMicros() {
+		res.WindowMs = a.window / 1000
+	}
+	var checks result.ReplyCheck
+	var timing *timingAudit
+	var admitted []auditRecord
+	var stamps []int64
 	for slot, decs := range a.decisions {
 		if len(decs) == 0 {
 			continue
 		}
 		a.decisions[slot] = nil
-		slices.Sort(decs)
+		slices.SortFunc(decs, func(x, y auditRecord) int { return cmp.Compare(x.key, y.key) })
 		res.Identities++
 		res.Decisions += int64(len(decs))
-		model := a.limiter.Model()
+		if a.model != nil {
+			a.replay(decs, res, &checks)
+		}
 		admitted = admitted[:0]
-		for _, v := range decs {
-			stamp, allowed := int64(v>>1), v&1 == 0
-			expected := model.Allow(stamp)
-			if expected {
-				res.ExpectedAllowed++
-			}
-			if expected != allowed {
-				res.ModelMismatches++
-			}
-			if allowed {
-				admitted = append(admitted, stamp)
+		for _, r := range decs {
+			if r.allowed() {
+				admitted = append(admitted, r)
 			}
 		}
 		res.Allowed += int64(len(admitted))
-		busiest := maxInWindow(admitted, window)
+		var busiest, policyBusiest int64
+		stamps = stamps[:0]
+		for _, r := range admitted {
+			stamps = append(stamps, r.at())
+		}
+		if a.edges != nil {
+			a.edges.add(slot, stamps)
+		}
+		if decs[0].timed() {
+			if timing == nil {
+				timing = newTimingAudit()
+			}
+			busiest, policyBusiest = timing.identity(decs, admitted, a.window, policy.WindowMicros())
+		} else {
+			busiest = maxInWindow(stamps, a.window)
+			policyBusiest = busiest
+			if a.window != policy.WindowMicros() {
+				policyBusiest = maxInWindow(stamps, policy.WindowMicros())
+			}
+		}
 		res.MaxWindowAdmitted = max(res.MaxWindowAdmitted, busiest)
 		if over := busiest - res.BoundWindow; over > 0 {
 			res.Overshoot += over
 			res.Violations++
 		}
-		res.PolicyExcess = max(res.PolicyExcess, busiest-policy.Limit)
+		res.PolicyExcess = max(res.PolicyExcess, policyBusiest-policy.Limit)
 	}
-	return res
+	if timing != nil {
+		res.Basis = result.AuditByBoundClientTime
+		res.Timing = timing.result()
+	}
+	if checks != (result.ReplyCheck{}) {
+		res.Reply = &checks
+	}
+	return res, a.edges.contract()
+}
+
+// replay runs one identity's decisions, in server time order, through a
+// fresh model: each one whose answer differs from the model's, or whose
+// remaining or retry hint the model contradicts, is a mismatch.
+func (a *auditor) replay(decs []auditRecord, res *result.Audit, checks *result.ReplyCheck) {
+	model := a.model.Model()
+	rm, _ := model.(algorithms.ReplyModel)
+	for _, r := range decs {
+		stamp, allowed := r.at(), r.allowed()
+		expected := model.Allow(stamp)
+		if expected {
+			res.ExpectedAllowed++
+		}
+		wrong := expected != allowed
+		if rm != nil && !wrong {
+			if !math.IsNaN(r.remaining) {
+				checks.RemainingChecked++
+				if !algorithms.RemainingAgrees(r.remaining, rm.Remaining()) {
+					checks.RemainingWrong++
+					wrong = true
+				}
+			}
+			if a.fields.RetryAfter && !allowed {
+				checks.RetryAfterChecked++
+				if !algorithms.RetryAgrees(rm, stamp, time.Duration(r.retryMs)*time.Millisecond) {
+					checks.RetryAfterTooEarly++
+					wrong = true
+				}
+			}
+		}
+		if wrong {
+			res.ModelMismatches++
+		}
+	}
 }
 
 // maxInWindow is the most stamps (sorted, microseconds) within any

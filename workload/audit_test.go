@@ -77,29 +77,37 @@ func TestAuditorReplaysInServerOrder(t *testing.T) {
 		id      uint64
 		at      int64
 		allowed bool
+		retry   time.Duration
 	}
 	decisions := []dec{
 		// identity 0: two admitted at the end of its window, two at the
-		// start of the next: 4 in 10ms where the bound is 2 x 2.
-		{0, t0 + 9_500, true}, {0, t0, true}, {0, t0 + 11_000, true}, {0, t0 + 11_000, true}, {0, t0 + 11_001, false},
+		// start of the next: 4 in 10ms where the bound is 2 x 2. The
+		// denial's hint points just past that window's expiry millisecond.
+		{0, t0 + 9_500, true, 0}, {0, t0, true, 0}, {0, t0 + 11_000, true, 0}, {0, t0 + 11_000, true, 0}, {0, t0 + 11_001, false, 11 * time.Millisecond},
 		// identity 1: Redis admitted a third request the model denies.
-		{1, t0 + 2, true}, {1, t0 + 1, true}, {1, t0 + 3, true},
+		{1, t0 + 2, true, 0}, {1, t0 + 1, true, 0}, {1, t0 + 3, true, 0},
 		// identity 2: admitted and denied in the same microsecond, the
 		// denial recorded first.
-		{2, t0, false}, {2, t0, true}, {2, t0, true},
+		{2, t0, false, 11 * time.Millisecond}, {2, t0, true, 0}, {2, t0, true, 0},
 	}
 	for _, d := range decisions {
-		a.record(d.id, algorithms.Decision{Allowed: d.allowed, ServerNowMicros: d.at}, nil)
+		a.record(d.id, decided(algorithms.Decision{Allowed: d.allowed, ServerNowMicros: d.at, RetryAfter: d.retry}))
 	}
-	a.record(2, algorithms.Decision{}, errors.New("i/o timeout"))
-	got := a.result()
+	a.record(2, &outcome{err: errors.New("i/o timeout")})
+	got, _ := a.result()
 	want := result.Audit{
 		Identities: 3, Decisions: 11, Allowed: 9, ExpectedAllowed: 8, ModelMismatches: 1,
-		MaxWindowAdmitted: 3, BoundWindow: 4, Overshoot: 0, Violations: 0, PolicyExcess: 1,
+		MaxWindowAdmitted: 3, BoundWindow: 4, Overshoot: 0, Violations: 0, PolicyExcess: 1, Basis: result.AuditByModel,
 	}
 	// identity 0's window of t0+9500..t0+11000 holds 3 (t0 itself is out).
+	reply := got.Reply
+	got.Reply = nil
 	if *got != want {
 		t.Errorf("audit\n got %+v\nwant %+v", *got, want)
+	}
+	// Both denials' retry hints were checked, and hold.
+	if reply == nil || *reply != (result.ReplyCheck{RetryAfterChecked: 2}) {
+		t.Errorf("reply check %+v, want 2 retry hints checked, none early", reply)
 	}
 }
 
@@ -110,10 +118,10 @@ func TestAuditorSeesOvershoot(t *testing.T) {
 	a := newAuditor(algorithms.NewSlidingLog(nil, p), 2, profile.AuditSpec{Identities: 10}, 1)
 	for id := uint64(0); id < 2; id++ {
 		for i := int64(0); i < 5+int64(id); i++ {
-			a.record(id, algorithms.Decision{Allowed: true, ServerNowMicros: 1_764_000_000_000_000 + i}, nil)
+			a.record(id, decided(algorithms.Decision{Allowed: true, ServerNowMicros: 1_764_000_000_000_000 + i}))
 		}
 	}
-	got := a.result()
+	got, _ := a.result()
 	if got.Overshoot != 2+3 || got.Violations != 2 || got.MaxWindowAdmitted != 6 || got.BoundWindow != 3 || got.PolicyExcess != 3 {
 		t.Errorf("audit %+v, want overshoot 5 over 2 identities, max 6 against a bound of 3", *got)
 	}
@@ -128,9 +136,9 @@ func TestAuditorSamples(t *testing.T) {
 	lim := algorithms.NewFixedWindow(nil, algorithms.Policy{Limit: 1, Window: time.Second})
 	a := newAuditor(lim, 1000, profile.AuditSpec{Identities: 10}, 3)
 	for id := uint64(0); id < 1000; id++ {
-		a.record(id, algorithms.Decision{Allowed: true, ServerNowMicros: 1_764_000_000_000_000}, nil)
+		a.record(id, decided(algorithms.Decision{Allowed: true, ServerNowMicros: 1_764_000_000_000_000}))
 	}
-	got := a.result()
+	got, _ := a.result()
 	if !got.Sampled || got.Identities != 10 || got.Decisions != 10 {
 		t.Errorf("audit %+v, want a sample of 10 identities", *got)
 	}
@@ -177,7 +185,7 @@ func benchmarkAudit(b *testing.B, keep int) {
 				rng := rand.New(rand.NewPCG(uint64(w), 1))
 				for i := w; i < decisions; i += writers {
 					at := int64(1_764_000_000_000_000) + int64(i)*10 + rng.Int64N(5)
-					a.record(uint64(i%identities), algorithms.Decision{Allowed: rng.IntN(3) > 0, ServerNowMicros: at}, nil)
+					a.record(uint64(i%identities), decided(algorithms.Decision{Allowed: rng.IntN(3) > 0, ServerNowMicros: at}))
 				}
 			}(w)
 		}
@@ -185,7 +193,7 @@ func benchmarkAudit(b *testing.B, keep int) {
 		runtime.GC()
 		var held runtime.MemStats
 		runtime.ReadMemStats(&held)
-		res := a.result()
+		res, _ := a.result()
 		stop()
 		if want := int64(decisions / identities * keep); res.Decisions != want || res.Identities != int64(keep) {
 			b.Fatalf("audited %d decisions of %d identities, want %d of %d", res.Decisions, res.Identities, want, keep)
@@ -230,4 +238,34 @@ func sampleHeap(peak *atomic.Uint64) (stop func()) {
 		}
 	}()
 	return func() { close(done); wg.Wait(); sample() }
+}
+
+// TestAuditorMeasuresTheEdge: around an identity's window boundary, the
+// edge curve counts its admissions in the window ending at each
+// millisecond, counting each stamp in from its own microsecond and out one
+// window later. An identity whose boundary is unknown (its prime failed)
+// is left out.
+func TestAuditorMeasuresTheEdge(t *testing.T) {
+	p := algorithms.Policy{Limit: 2, Window: 100 * time.Millisecond}
+	a := newAuditor(algorithms.NewFixedWindow(nil, p), 3, profile.AuditSpec{Identities: 10}, 1)
+	a.watchEdges(-5, 5)
+	const boundary = int64(1_764_000_000_000_000)
+	a.setEdge(0, boundary)
+	for _, at := range []int64{boundary - 100_000, boundary - 2_000, boundary + 2_000} {
+		a.record(0, decided(algorithms.Decision{Allowed: true, ServerNowMicros: at}))
+	}
+	a.record(1, decided(algorithms.Decision{Allowed: true, ServerNowMicros: boundary})) // no boundary known
+	_, edge := a.result()
+	if edge == nil || edge.Identities != 1 || edge.FromMs != -5 || edge.WindowMs != 100 || len(edge.MaxInWindow) != 11 {
+		t.Fatalf("edge %+v, want one identity over -5..5ms of a 100ms window", edge)
+	}
+	// At -5ms the prime (-100ms) is still in the window ending then; at
+	// -2ms the first admission joins; the prime leaves at 0ms (the window
+	// is (end-100ms, end]); at +2ms the next one joins.
+	want := []int64{1, 1, 1, 2, 2, 1, 1, 2, 2, 2, 2}
+	for i, w := range want {
+		if edge.MaxInWindow[i] != w || edge.MeanInWindow[i] != float64(w) {
+			t.Errorf("at %+dms: max %d mean %v, want %d", int64(i)+edge.FromMs, edge.MaxInWindow[i], edge.MeanInWindow[i], w)
+		}
+	}
 }

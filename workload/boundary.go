@@ -35,12 +35,25 @@ func burstDues(b profile.Boundary, boundaryMicros int64) []int64 {
 }
 
 // windowEnd says where the window a prime opened ends, in server
-// microseconds: where the limiter says, or a window after the prime.
-func windowEnd(lim algorithms.Limiter, primeMicros int64) int64 {
-	if w, ok := lim.(algorithms.Windowed); ok {
-		return w.WindowEnd(primeMicros)
+// microseconds: where the limiter says (by a formula, or by asking Redis
+// right after the prime), else a window after the prime. A prime whose
+// reply carries no server time is placed, on the server's clock, halfway
+// through its round trip.
+func (d *scheduler) windowEnd(ctx context.Context, prime *outcome, key string, offset clockOffset) (int64, error) {
+	at := prime.decision.ServerNowMicros
+	if at <= 0 {
+		at = offset.serverMicros(prime.sent.Add(prime.done.Sub(prime.sent) / 2))
 	}
-	return primeMicros + lim.Policy().WindowMicros()
+	switch l := d.limiter.(type) {
+	case algorithms.Windowed:
+		return l.WindowEnd(at), nil
+	case algorithms.WindowProber:
+		end, ok, err := l.ProbeWindowEnd(ctx, key)
+		if err != nil || ok {
+			return end, err
+		}
+	}
+	return at + d.limiter.Policy().WindowMicros(), nil
 }
 
 // scheduleBoundary runs a boundary scenario: it aligns the local clock
@@ -51,17 +64,18 @@ func (r *Runner) scheduleBoundary(ctx context.Context, d *scheduler, s profile.S
 	if err != nil {
 		return scheduleEnd{}, err
 	}
-	out := d.boundaryBursts(ctx, s.Boundary, s.Identities, offset, s.Duration+boundaryGrace)
+	out, err := d.boundaryBursts(ctx, s.Boundary, s.Identities, offset, s.Duration+boundaryGrace)
 	out.clock = &offset
-	return out, nil
+	return out, err
 }
 
 // boundaryBursts is the boundary shape's schedule. The pacing goroutine
 // sends each prime itself, at its due time, and from the reply's server
 // time places that identity's bursts, converted to local time through
 // offset; burst requests go to the workers at their due times, like an
-// open loop. Requests that fall due after until are counted as unsent.
-func (d *scheduler) boundaryBursts(ctx context.Context, b profile.Boundary, identities int, offset clockOffset, until time.Duration) scheduleEnd {
+// open loop. Requests that fall due after until are counted as unsent. A
+// window's end that cannot be read ends the schedule with the error.
+func (d *scheduler) boundaryBursts(ctx context.Context, b profile.Boundary, identities int, offset clockOffset, until time.Duration) (scheduleEnd, error) {
 	jobs, wait := d.startWorkers()
 	defer wait()
 	defer close(jobs)
@@ -78,30 +92,41 @@ func (d *scheduler) boundaryBursts(ctx context.Context, b profile.Boundary, iden
 		prime := false
 		primeDue := start.Add(base + time.Duration(next)*b.Stagger)
 		switch {
+		case next < identities && !d.segment.Owns(uint64(next)):
+			// Another segment's identity: its slot in the schedule stays
+			// empty here.
+			next++
+			continue
 		case next < identities && (len(pending) == 0 || !pending[0].due.Before(primeDue)):
 			j, prime = job{identity: uint64(next), due: primeDue}, true
 			next++
 		case len(pending) > 0:
 			j = heap.Pop(&pending).(job)
 		default:
-			return scheduleEnd{elapsed: d.clock.Now().Sub(start)}
+			return scheduleEnd{elapsed: d.clock.Now().Sub(start)}, nil
 		}
 		if j.due.Sub(start) >= until {
-			unsent := 1 + int64(len(pending)) + b.Requests(identities-next)
+			rest := d.segment.Share(identities) - d.segment.Share(next)
+			unsent := 1 + int64(len(pending)) + b.Requests(rest)
 			if prime {
 				unsent += 2 * b.Burst
 			}
-			return scheduleEnd{elapsed: d.clock.Now().Sub(start), unsent: unsent}
+			return scheduleEnd{elapsed: d.clock.Now().Sub(start), unsent: unsent}, nil
 		}
 		// Sleep also reports a stop when nothing is left to wait, so a
 		// schedule that is behind still ends when asked to.
 		if d.clock.Sleep(ctx, j.due.Sub(d.clock.Now())) != nil {
-			return scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}
+			return scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}, nil
 		}
 		if prime {
-			d.call(primer, j.identity, j.due)
+			key := d.call(primer, j.identity, j.due)
 			if primer.out.err == nil {
-				edge := windowEnd(d.limiter, primer.out.decision.ServerNowMicros)
+				edge, err := d.windowEnd(ctx, &primer.out, key, offset)
+				if err != nil {
+					rest := d.segment.Share(identities) - d.segment.Share(next)
+					return scheduleEnd{elapsed: d.clock.Now().Sub(start), unsent: int64(len(pending)) + b.Requests(rest) + 2*b.Burst}, err
+				}
+				d.rec.audit.setEdge(j.identity, edge)
 				for _, due := range burstDues(b, edge) {
 					heap.Push(&pending, job{identity: j.identity, due: start.Add(offset.localTime(due).Sub(start))})
 				}
@@ -111,7 +136,7 @@ func (d *scheduler) boundaryBursts(ctx context.Context, b profile.Boundary, iden
 		select {
 		case jobs <- j:
 		case <-ctx.Done():
-			return scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}
+			return scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}, nil
 		}
 	}
 }

@@ -135,7 +135,10 @@ func TestBoundaryScheduleOnAFakeClock(t *testing.T) {
 		t.Fatalf("clock offset %+v, want %s give or take 51us", offset, server.skew)
 	}
 	const identities = 6
-	out := d.boundaryBursts(context.Background(), b, identities, offset, b.Span(lim.Policy(), identities)+boundaryGrace)
+	out, err := d.boundaryBursts(context.Background(), b, identities, offset, b.Span(lim.Policy(), identities)+boundaryGrace)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if out.interrupted || out.unsent != 0 {
 		t.Fatalf("schedule ended early: %+v", out)
 	}
@@ -190,7 +193,10 @@ func TestBoundaryCountsWhatRunsPastTheEnd(t *testing.T) {
 	// Three identities primed 1s apart, each with bursts about a 200ms
 	// window later: an end at 1.1s sends the first identity's prime and
 	// bursts and the second one's prime, and nothing after.
-	out := d.boundaryBursts(context.Background(), b, 3, clockOffset{}, 1100*time.Millisecond)
+	out, err := d.boundaryBursts(context.Background(), b, 3, clockOffset{}, 1100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
 	sent := d.rec.completed()
 	if sent != 1+2*3+1 {
 		t.Errorf("sent %d, want the first identity's 7 and the second prime", sent)
@@ -208,7 +214,10 @@ func TestBoundaryStopsOnCancel(t *testing.T) {
 	d := fakeScheduler(clock, lim, 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	out := d.boundaryBursts(ctx, profile.Boundary{Burst: 3, Offset: 10 * time.Millisecond}, 5, clockOffset{}, time.Hour)
+	out, err := d.boundaryBursts(ctx, profile.Boundary{Burst: 3, Offset: 10 * time.Millisecond}, 5, clockOffset{}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if !out.interrupted || lim.calls.Load() != 0 {
 		t.Errorf("interrupted %v after %d calls; want a stop before the first", out.interrupted, lim.calls.Load())
 	}

@@ -62,6 +62,11 @@ func (c clockOffset) localTime(serverMicros int64) time.Time {
 	return time.UnixMicro(serverMicros).Add(-c.Offset)
 }
 
+// serverMicros is the server instant, in microseconds, of local time t.
+func (c clockOffset) serverMicros(t time.Time) int64 {
+	return t.Add(c.Offset).UnixMicro()
+}
+
 // contract is the estimate as the result records it.
 func (c clockOffset) contract() *result.ClockOffset {
 	return &result.ClockOffset{

@@ -44,10 +44,16 @@ func newRun(p *profile.Profile, spec profile.RunSpec, prefix string, concurrency
 	case !s.Rate.Max:
 		run.Params.Arrival = string(s.Arrival)
 	}
-	if s.Shape == profile.ShapeCardinality {
-		run.Params.Distribution = string(s.Distribution)
-		run.Params.ZipfExponent = s.ZipfExponent
-		run.Params.Repeats = s.Repeats
+	run.Params.Distribution = string(s.Distribution)
+	run.Params.ZipfExponent = s.ZipfExponent
+	run.Params.Repeats = s.Repeats
+	if s.Shape == profile.ShapeRamp {
+		run.Params.FromPerS = s.From.TargetPerSecond(p.Policy, s.Identities)
+		for _, st := range s.Stages {
+			run.Params.Stages = append(run.Params.Stages, result.StageParams{
+				TargetPerS: st.Rate.TargetPerSecond(p.Policy, s.Identities), DurationS: st.Duration.Seconds(),
+			})
+		}
 	}
 	return run
 }
@@ -64,6 +70,9 @@ func profileInfo(p *profile.Profile) result.ProfileInfo {
 		Algorithms:  p.Algorithms,
 		Concurrency: p.Concurrency,
 		WarmupS:     p.Warmup.Seconds(),
+		Limiters:    limiterInfos(p.Declared),
+
+		ReportIdentities: p.Report.Identities,
 	}
 	budget := p.ErrorBudget
 	info.ExpectBroken, info.ErrorBudget = p.ExpectBroken, &budget

@@ -94,7 +94,9 @@ func newPicker(s profile.Scenario, seed int64) (IdentityPicker, error) {
 	if exponent == 0 {
 		exponent = profile.DefaultZipfExponent
 	}
-	if s.Shape != profile.ShapeCardinality {
+	if s.Shape != profile.ShapeCardinality && s.Distribution == "" {
+		// Identities follow the arrivals: in turn for uniform arrivals,
+		// at random for Poisson ones.
 		if s.Arrival == profile.Poisson {
 			return NewRandomPicker(count, seed), nil
 		}

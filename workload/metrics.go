@@ -62,6 +62,7 @@ type recShard struct {
 	uncorrected latencies
 	maxLag      time.Duration
 	seconds     []second
+	timeline    timeline
 	errors      map[string]int64
 }
 
@@ -74,7 +75,7 @@ func newRecorder(start time.Time) *recorder {
 	n := runtime.GOMAXPROCS(0)
 	r := &recorder{start: start, shards: make([]*recShard, n)}
 	for i := range r.shards {
-		r.shards[i] = &recShard{corrected: newLatencies(), uncorrected: newLatencies(), errors: map[string]int64{}}
+		r.shards[i] = &recShard{corrected: newLatencies(), uncorrected: newLatencies(), timeline: newTimeline(), errors: map[string]int64{}}
 	}
 	return r
 }
@@ -92,10 +93,8 @@ func (r *recorder) record(worker int, o *outcome) {
 	// A request belongs to the second it was decided in: counted by due
 	// time, a backlog cleared after a stall would show more admissions in
 	// one second than the limiter ever made.
-	sec := int(o.done.Sub(r.start) / time.Second)
-	if sec < 0 {
-		sec = 0
-	}
+	decided := o.done.Sub(r.start)
+	sec := int(max(decided, 0) / time.Second)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -114,6 +113,7 @@ func (r *recorder) record(worker int, o *outcome) {
 		b.hist = newSeriesHistogram()
 	}
 	_ = b.hist.RecordValue(corrected)
+	s.timeline.add(decided, o, corrected)
 	_ = s.corrected.all.RecordValue(corrected)
 	_ = s.uncorrected.all.RecordValue(uncorrected)
 	switch {
@@ -155,6 +155,7 @@ func (r *recorder) fill(run *result.Run) {
 	corrected, uncorrected := newLatencies(), newLatencies()
 	var maxLag time.Duration
 	var secs []second
+	tl := newTimeline()
 	errs := map[string]int64{}
 	for _, s := range r.shards {
 		s.mu.Lock()
@@ -178,11 +179,13 @@ func (r *recorder) fill(run *result.Run) {
 				secs[i].hist.Merge(b.hist)
 			}
 		}
+		tl.merge(s.timeline)
 		for m, n := range s.errors {
 			errs[m] += n
 		}
 		s.mu.Unlock()
 	}
+	run.Timeline = tl.contract()
 	run.LatencyUs = result.Digest(corrected.all)
 	run.LatencyUncorrectedUs = result.Digest(uncorrected.all)
 	run.LatencyAllowedUs = result.Digest(corrected.allowed)

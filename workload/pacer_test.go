@@ -130,12 +130,14 @@ func (p *countingPicker) Pick(n uint64) uint64 {
 	return p.IdentityPicker.Pick(n)
 }
 
-// settleOn makes clock wait, before it moves, until every request picked so
-// far has reached the limiter (bounded, so a bug fails instead of hanging).
+// settleOn makes clock wait, before it moves, until every request picked
+// before the one it is waiting for has reached the limiter (bounded, so a
+// bug fails instead of hanging). The schedule picks a request's identity
+// before it sleeps until the request is due.
 func settleOn(clock *fakeClock, picker *countingPicker, lim *instantLimiter) {
 	clock.settle = func() {
 		deadline := time.Now().Add(5 * time.Second)
-		for lim.calls.Load() < picker.picks.Load() && time.Now().Before(deadline) {
+		for lim.calls.Load() < picker.picks.Load()-1 && time.Now().Before(deadline) {
 			runtime.Gosched()
 		}
 	}
@@ -238,5 +240,67 @@ func TestOpenLoopStopsOnCancel(t *testing.T) {
 	}
 	if n := d.rec.completed(); n > 1 {
 		t.Errorf("sent %d requests after cancel", n)
+	}
+}
+
+// TestRampPacer: a ramp's requests are due where the area under its rate
+// reaches each count.
+func TestRampPacer(t *testing.T) {
+	ms := func(d float64) time.Duration { return time.Duration(d * float64(time.Millisecond)) }
+	for _, tc := range []struct {
+		why    string
+		from   float64
+		stages []RampStage
+		due    map[uint64]time.Duration
+		count  int // requests due before the end
+	}{
+		{"a flat stage is a constant rate", 100, []RampStage{{100, time.Second}},
+			map[uint64]time.Duration{0: 0, 1: ms(10), 99: ms(990)}, 100},
+		{"from nothing to 100/s in 1s: n is due at sqrt(2n/100)", 0, []RampStage{{100, time.Second}},
+			map[uint64]time.Duration{0: 0, 2: ms(200), 8: ms(400), 32: ms(800), 49: ms(989.949)}, 50},
+		{"up, hold, down: 50 + 100 + 50", 0, []RampStage{{100, time.Second}, {100, time.Second}, {0, time.Second}},
+			map[uint64]time.Duration{50: ms(1000), 150: ms(2000), 199: ms(2858.579)}, 200},
+		{"a silent stage offers nothing, then the ramp goes on", 0, []RampStage{{0, time.Second}, {100, time.Second}},
+			map[uint64]time.Duration{0: time.Second, 2: ms(1200)}, 50},
+	} {
+		p := NewRampPacer(tc.from, tc.stages, false, 0)
+		for n, want := range tc.due {
+			if got := p.Due(n); (got - want).Abs() > time.Microsecond {
+				t.Errorf("%s: Due(%d) = %s, want %s", tc.why, n, got, want)
+			}
+		}
+		var end time.Duration
+		for _, s := range tc.stages {
+			end += s.Duration
+		}
+		p = NewRampPacer(tc.from, tc.stages, false, 0)
+		n := uint64(0)
+		for p.Due(n) < end {
+			n++
+		}
+		if int(n) != tc.count {
+			t.Errorf("%s: %d requests due before %s, want %d", tc.why, n, end, tc.count)
+		}
+	}
+}
+
+// TestRampPacerPoisson: Poisson arrivals on a ramp come to its area on
+// average, and repeat with the seed.
+func TestRampPacerPoisson(t *testing.T) {
+	count := func(seed int64) int {
+		p := NewRampPacer(0, []RampStage{{4000, 5 * time.Second}}, true, seed)
+		n := uint64(0)
+		for p.Due(n) < 5*time.Second {
+			n++
+		}
+		return int(n)
+	}
+	const want = 10000.0 // 4000/s x 5s / 2
+	n := count(3)
+	if math.Abs(float64(n)-want) > 5*math.Sqrt(want) {
+		t.Errorf("%d arrivals, want about %v", n, want)
+	}
+	if count(3) != n {
+		t.Errorf("the same seed gave a different schedule")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/result"
 )
@@ -26,7 +27,7 @@ const (
 const (
 	sharedMemoryNote = "used_memory is the whole server's: on a Redis rlbench did not start, other clients' writes move used_memory_delta_bytes and bytes_per_identity, " +
 		"and the clients' buffers come from mem_clients_normal, which lags them by up to a second (tens of bytes per identity at 10k identities); a private server gives exact figures"
-	sharedStatsNote = "INFO commandstats is the whole server's: on a Redis rlbench did not start, other clients' EVALSHA calls are counted too"
+	sharedStatsNote = "INFO commandstats is the whole server's: on a Redis rlbench did not start, other clients' calls of the same command (EVALSHA, FCALL) are counted too"
 	embeddedNote    = "the embedded server has no used_memory, MEMORY USAGE or commandstats: only keys and TTLs are Redis-like figures"
 )
 
@@ -34,6 +35,8 @@ const (
 // server's memory and command statistics before and after the traffic.
 type probe struct {
 	r        *Runner
+	limiter  algorithms.Limiter
+	command  string
 	self     *selfSampler
 	before   redisenv.MemoryReading
 	stats    redisenv.CommandStat
@@ -43,11 +46,11 @@ type probe struct {
 	notes    []string
 }
 
-// startProbe takes the readings a run over identities callers is measured
-// against. It runs after the warm-up and after earlier runs' keys are gone,
-// right before the traffic.
-func (r *Runner) startProbe(ctx context.Context, identities int) *probe {
-	p := &probe{r: r, self: startSelfSampler()}
+// startProbe takes the readings a run of lim over identities callers is
+// measured against. It runs after the warm-up and after earlier runs' keys
+// are gone, right before the traffic.
+func (r *Runner) startProbe(ctx context.Context, lim algorithms.Limiter, identities int) *probe {
+	p := &probe{r: r, limiter: lim, command: serverCommand(lim), self: startSelfSampler()}
 	if r.Env.Mode == redisenv.Embedded {
 		return p
 	}
@@ -76,7 +79,7 @@ func (r *Runner) startProbe(ctx context.Context, identities int) *probe {
 	if p.memErr == nil && !settled && settle > 0 && r.Env.Mode == redisenv.Private {
 		p.notes = append(p.notes, fmt.Sprintf("used_memory was still moving %s after the previous run's keys were deleted", settleTimeout))
 	}
-	p.stats, p.statsErr = redisenv.ReadCommandStat(ctx, r.Env.Client, "evalsha")
+	p.stats, p.statsErr = redisenv.ReadCommandStat(ctx, r.Env.Client, p.command)
 	return p
 }
 
@@ -94,11 +97,8 @@ func (p *probe) finish(ctx context.Context, prefix string, run *result.Run, runE
 	run.Memory = m
 	embedded := p.r.Env.Mode == redisenv.Embedded
 
-	census, censusErr := redisenv.TakeCensus(ctx, p.r.Env.Client, prefix, memorySampleKeys, uint64(p.r.Profile.Seed), func(key string) {
-		if isIdentityKey(key, prefix) {
-			m.Identities++
-		}
-	})
+	census, censusErr := redisenv.TakeCensus(ctx, p.r.Env.Client, prefix, memorySampleKeys, uint64(p.r.Profile.Seed),
+		identityCounter(p.limiter, prefix, run.Identities, maxIdentityBits, &m.Identities))
 	var sample redisenv.MemorySample
 	var sampleErr error
 	if censusErr == nil && !embedded {
@@ -120,6 +120,7 @@ func (p *probe) finish(ctx context.Context, prefix string, run *result.Run, runE
 		return
 	}
 	m.Keys, m.KeysWithoutTTL = census.Keys, census.WithoutTTL
+	p.sweepOutside(ctx, m)
 	if haveUsedMemory && m.Identities > 0 {
 		m.BytesPerIdentity = float64(m.UsedMemoryDeltaBytes-m.ClientBuffersDeltaBytes) / float64(m.Identities)
 	}
@@ -147,13 +148,13 @@ func (p *probe) readServer(ctx context.Context, run *result.Run) (haveUsedMemory
 	} else {
 		m.Notes = append(m.Notes, "no used_memory: "+firstError(p.memErr, err).Error())
 	}
-	stats, err := redisenv.ReadCommandStat(ctx, p.r.Env.Client, "evalsha")
+	stats, err := redisenv.ReadCommandStat(ctx, p.r.Env.Client, p.command)
 	if p.statsErr != nil || err != nil {
 		m.Notes = append(m.Notes, "no commandstats: "+firstError(p.statsErr, err).Error())
 		return haveUsedMemory
 	}
 	d := stats.Sub(p.stats)
-	run.Server = &result.Server{UsecPerCall: d.UsecPerCall(), Calls: d.Calls, Usec: d.Usec, FailedCalls: d.FailedCalls, StatsReset: p.reset}
+	run.Server = &result.Server{Command: p.command, UsecPerCall: d.UsecPerCall(), Calls: d.Calls, Usec: d.Usec, FailedCalls: d.FailedCalls, StatsReset: p.reset}
 	if shared {
 		run.Server.Note = sharedStatsNote
 	}

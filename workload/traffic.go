@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/profile"
 )
 
 // job is one request handed from the schedule to a worker.
@@ -19,8 +20,12 @@ type job struct {
 // scheduler sends one run's requests to a limiter from many goroutines, on
 // the schedule of the run's shape, and records every outcome.
 type scheduler struct {
-	limiter     algorithms.Limiter
-	prefix      string
+	limiter algorithms.Limiter
+	prefix  string
+	// segment is the part of the identities this process sends for: of
+	// every schedule it sends only the requests of identities it owns, at
+	// their due times in the whole schedule.
+	segment     profile.Segment
 	clock       Clock
 	rec         *recorder
 	concurrency int
@@ -60,8 +65,8 @@ func (d *scheduler) newWorker(id int) *worker {
 	return &worker{id: id, buf: buf}
 }
 
-// call sends one request for identity and records it.
-func (d *scheduler) call(w *worker, identity uint64, due time.Time) {
+// call sends one request for identity, records it, and returns the key.
+func (d *scheduler) call(w *worker, identity uint64, due time.Time) string {
 	key := string(strconv.AppendUint(w.buf[:len(d.prefix)], identity, 10))
 	o := &w.out
 	o.identity, o.due = identity, due
@@ -69,12 +74,13 @@ func (d *scheduler) call(w *worker, identity uint64, due time.Time) {
 	o.decision, o.err = d.limiter.Allow(d.callCtx, key)
 	o.done = d.clock.Now()
 	d.rec.record(w.id, o)
-	d.rec.audit.record(identity, o.decision, o.err)
+	d.rec.audit.record(identity, o)
 	if o.err != nil {
 		d.lastError.Store(o.done.UnixNano())
 	} else {
 		d.lastSuccess.Store(o.done.UnixNano())
 	}
+	return key
 }
 
 // openLoop runs an open-loop schedule: each request is handed to a free worker
@@ -96,6 +102,12 @@ func (d *scheduler) openLoop(ctx context.Context, pacer Pacer, picker IdentityPi
 		if due >= duration {
 			return scheduleEnd{elapsed: duration}
 		}
+		// Every request of the whole schedule is drawn, in order, so that
+		// every segment sees the same identities at the same due times.
+		identity := picker.Pick(n)
+		if !d.segment.Owns(identity) {
+			continue
+		}
 		if wait := due - d.clock.Now().Sub(start); wait > 0 {
 			if d.clock.Sleep(ctx, wait) != nil {
 				return scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}
@@ -104,10 +116,10 @@ func (d *scheduler) openLoop(ctx context.Context, pacer Pacer, picker IdentityPi
 		if d.clock.Now().Sub(start) >= duration+deadlineGrace {
 			// The deadline passed while the generator was behind: what was
 			// due but never sent is counted, not silently dropped.
-			return scheduleEnd{elapsed: duration, unsent: countDue(pacer, n, duration, maxRequests)}
+			return scheduleEnd{elapsed: duration, unsent: 1 + d.countDue(pacer, picker, n+1, duration, maxRequests)}
 		}
 		select {
-		case jobs <- job{identity: picker.Pick(n), due: start.Add(due)}:
+		case jobs <- job{identity: identity, due: start.Add(due)}:
 		case <-ctx.Done():
 			return scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}
 		}
@@ -136,11 +148,14 @@ func (d *scheduler) startWorkers() (jobs chan job, wait func()) {
 // may still be sent, so a last request is not lost to a sleep's overshoot.
 const deadlineGrace = 50 * time.Millisecond
 
-// countDue counts the requests from n on that are due before duration.
-func countDue(p Pacer, n uint64, duration time.Duration, maxRequests int64) int64 {
+// countDue counts the requests from n on that are due before duration,
+// for identities of the segment.
+func (d *scheduler) countDue(p Pacer, picker IdentityPicker, n uint64, duration time.Duration, maxRequests int64) int64 {
 	var c int64
 	for ; p.Due(n) < duration && (maxRequests <= 0 || int64(n) < maxRequests); n++ {
-		c++
+		if d.segment.Owns(picker.Pick(n)) {
+			c++
+		}
 	}
 	return c
 }
@@ -166,7 +181,9 @@ func (d *scheduler) closedLoop(ctx context.Context, picker IdentityPicker, durat
 				if maxRequests > 0 && int64(n) >= maxRequests {
 					return
 				}
-				d.call(w, picker.Pick(n), now)
+				if identity := picker.Pick(n); d.segment.Owns(identity) {
+					d.call(w, identity, now)
+				}
 			}
 		}(d.newWorker(i))
 	}

@@ -24,7 +24,7 @@ type command struct {
 
 // commands lists the subcommands, as `rlbench help` shows them.
 func commands() []command {
-	return []command{runCommand(), reportCommand(), compareCommand(), validateCommand(), algorithmsCommand(), versionCommand()}
+	return []command{runCommand(), reportCommand(), compareCommand(), mergeCommand(), validateCommand(), initCommand(), algorithmsCommand(), versionCommand()}
 }
 
 // lookup finds the subcommand called name.

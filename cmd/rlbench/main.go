@@ -57,7 +57,10 @@ Usage:
   rlbench report [-o DIR] RESULT   render plots and report.html from a result.json
                                    (--format text|benchfmt prints the summary or benchstat lines)
   rlbench compare BASE CURRENT     compare two results; exit 1 on a regression
+  rlbench merge RESULT...          one result from the segments of a load (run --segment I/N)
   rlbench validate PROFILE...      check profiles without running them
+  rlbench init LIMITER.lua         write a commented profile for your own limiter (a Lua
+                                   script or a Redis Functions library)
   rlbench algorithms               list the limiters and what they promise
   rlbench version                  print the version
 

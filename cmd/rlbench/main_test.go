@@ -162,7 +162,9 @@ func TestValidateSaysHowLongARunTakes(t *testing.T) {
 // TestShippedProfilesAreValid keeps profiles/ in step with the parser.
 func TestShippedProfilesAreValid(t *testing.T) {
 	paths, _ := filepath.Glob("../../profiles/*.yaml")
-	if len(paths) < 3 {
+	examples, _ := filepath.Glob("../../profiles/*/*.yaml")
+	paths = append(paths, examples...)
+	if len(paths) < 6 {
 		t.Fatalf("found %d profiles", len(paths))
 	}
 	for _, p := range paths {

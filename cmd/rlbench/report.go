@@ -22,14 +22,14 @@ func reportCommand() command {
 	var outDir, format string
 	return command{
 		name:  "report",
-		usage: "[-o DIR] [--format html|text|benchfmt] RESULT.json",
+		usage: "[-o DIR] [--format html|text|markdown|benchfmt] RESULT.json",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&outDir, "o", "", "write into `DIR` (default: the result's own directory)")
-			fs.StringVar(&format, "format", "html", "`html` (plots, .hgrm files, report.html), text (the summary) or benchfmt (lines for benchstat)")
+			fs.StringVar(&format, "format", "html", "`html` (plots, .hgrm files, report.html), text (the summary), markdown (the summary for a pull request) or benchfmt (lines for benchstat)")
 		},
 		run: func(_ context.Context, args []string, stdout, _ io.Writer) error {
-			if format != "html" && format != "text" && format != "benchfmt" {
-				return usageErrorf("-format %q: want html, text or benchfmt", format)
+			if format != "html" && format != "text" && format != "markdown" && format != "benchfmt" {
+				return usageErrorf("-format %q: want html, text, markdown or benchfmt", format)
 			}
 			if err := wantArgs("report", args, 1, "exactly one result.json"); err != nil {
 				return err
@@ -47,6 +47,8 @@ func writeReport(path, outDir, format string, stdout io.Writer) error {
 	switch format {
 	case "text":
 		return report.WriteSummary(stdout, res)
+	case "markdown":
+		return report.WriteMarkdown(stdout, res)
 	case "benchfmt":
 		return report.WriteBenchfmt(stdout, res)
 	}
@@ -90,11 +92,15 @@ func readResult(path string) (*result.Result, error) {
 }
 
 // renderReport writes the plots, .hgrm files and report.html into dir,
-// with each algorithm's semantics from the registry.
+// with each algorithm's semantics from the registry, and each declared
+// limiter's from the result.
 func renderReport(dir string, res *result.Result) ([]string, error) {
 	semantics := map[string]string{}
 	for _, a := range algorithms.List() {
 		semantics[a.Name] = a.Semantics
+	}
+	for _, l := range res.Profile.Limiters {
+		semantics[l.Name] = l.Description
 	}
 	return html.Render(dir, res, html.RenderOptions{Semantics: semantics})
 }

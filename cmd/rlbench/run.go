@@ -28,7 +28,13 @@ type runOptions struct {
 	noEmbedded bool
 	noReport   bool
 	repeat     int
+	segment    string
+	startAt    string
 }
+
+// startAtEnv names the environment variable that may carry the common
+// start of a segmented run, so that every pod of a Job shares one value.
+const startAtEnv = "RLBENCH_START_AT"
 
 // runCommand runs a profile.
 func runCommand() command {
@@ -55,6 +61,39 @@ func (o *runOptions) declare(fs *flag.FlagSet) {
 	fs.BoolVar(&o.noEmbedded, "no-embedded", false, "fail instead of using the embedded server when redis-server is missing")
 	fs.BoolVar(&o.noReport, "no-report", false, "write only result.json: no plots, .hgrm files or report.html")
 	fs.IntVar(&o.repeat, "repeat", 1, "run each scenario `N` times and report the median of each latency figure with its spread")
+	fs.StringVar(&o.segment, "segment", "", "run part `I/N` of the identities (I from 0 to N-1), in step with the processes that run the others; merge their results with rlbench merge")
+	fs.StringVar(&o.startAt, "start-at", "", "with --segment: start at this RFC 3339 `TIME` (default $"+startAtEnv+", else at once)")
+}
+
+// segments reads --segment and --start-at (or $RLBENCH_START_AT).
+func (o runOptions) segments() (workload.Segments, error) {
+	var s workload.Segments
+	if o.segment == "" {
+		if o.startAt != "" {
+			return s, usageErrorf("--start-at needs --segment I/N")
+		}
+		return s, nil
+	}
+	seg, err := profile.ParseSegment(o.segment)
+	if err != nil {
+		return s, usageErrorf("--segment: %v", err)
+	}
+	s.Segment = seg
+	at := o.startAt
+	if at == "" {
+		at = os.Getenv(startAtEnv)
+	}
+	if at != "" {
+		t, err := time.Parse(time.RFC3339, at)
+		if err != nil {
+			return s, usageErrorf("--start-at %q is not an RFC 3339 time like 2026-11-30T14:00:00Z", at)
+		}
+		if time.Until(t) > 24*time.Hour {
+			return s, usageErrorf("--start-at %s is more than a day away", at)
+		}
+		s.StartAt = t
+	}
+	return s, nil
 }
 
 // runProfile runs a profile: it gets a Redis, drives every run of the plan,
@@ -63,6 +102,10 @@ func (o *runOptions) declare(fs *flag.FlagSet) {
 func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, stderr io.Writer) error {
 	if o.repeat < 1 || o.repeat > 100 {
 		return usageErrorf("-repeat %d: want 1 to 100", o.repeat)
+	}
+	segs, err := o.segments()
+	if err != nil {
+		return err
 	}
 	prof, err := profile.Load(profilePath)
 	if err != nil {
@@ -92,6 +135,7 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 		KeepKeys:  o.keepKeys,
 		Observer:  newProgress(stderr, o.quiet),
 		Repeat:    o.repeat,
+		Segments:  segs,
 		ShareCPUs: true,
 	}
 	runner.NewLimiter = newLimiter
@@ -99,7 +143,11 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	res.Tool = result.Tool{Name: "rlbench", Version: version(), GoVersion: runtime.Version()}
 	report.Judge(res, prof.Thresholds)
 
-	dir := filepath.Join(o.outDir, fmt.Sprintf("%s-%s", prof.Name, res.StartedAt.Format("20060102T150405Z")))
+	name := fmt.Sprintf("%s-%s", prof.Name, res.StartedAt.Format("20060102T150405Z"))
+	if s := res.Segment; s != nil {
+		name += fmt.Sprintf("-segment%dof%d", s.Index, s.Count)
+	}
+	dir := filepath.Join(o.outDir, name)
 	path := filepath.Join(dir, "result.json")
 	writeErr := result.WriteFile(path, res)
 	cleanupErr := cleanup(env, runner, o.keepKeys)

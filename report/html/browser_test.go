@@ -45,13 +45,25 @@ func TestReportInABrowser(t *testing.T) {
 
 	ctx := newBrowser(t, browser)
 	got := loadPage(t, ctx, filepath.Join(dir, HTMLFile))
-	if len(got.images) != 17 {
-		t.Errorf("page shows %d images, want the 17 plots of the fixture", len(got.images))
+	if len(got.images) != 18 {
+		t.Errorf("page shows %d images, want the 18 plots of the fixture", len(got.images))
 	}
+	edge := false
 	for _, img := range got.images {
 		if !img.Complete || img.NaturalWidth != PlotWidthPx || img.NaturalHeight != PlotHeightPx {
 			t.Errorf("image %q did not decode: complete %v, natural size %dx%d", img.Alt, img.Complete, img.NaturalWidth, img.NaturalHeight)
 		}
+		edge = edge || strings.HasPrefix(img.Alt, "Admissions around the window boundary")
+	}
+	if !edge {
+		t.Error("the page shows no plot of admissions around the window boundary for the boundary scenario")
+	}
+	// The decision summary answers the reader's question before anything
+	// else: it is on the page, above the environment, with a row per
+	// algorithm and the promise each kept.
+	d := got.decision
+	if !d.Found || d.Rows != 4 || d.Top >= d.EnvTop || !strings.Contains(d.Text, "Kept its promise") || !strings.Contains(d.Text, "Fastest at the server") {
+		t.Errorf("decision summary: %+v; want 4 rows above the environment, saying who kept its promise and who was fastest", d)
 	}
 	for _, u := range got.outside {
 		t.Errorf("page requested %s", u)
@@ -129,8 +141,18 @@ type imageState struct {
 	NaturalHeight int    `json:"naturalHeight"`
 }
 
+// decisionState is what the page shows of its decision summary.
+type decisionState struct {
+	Found  bool    `json:"found"`
+	Text   string  `json:"text"`
+	Rows   int     `json:"rows"`
+	Top    float64 `json:"top"`
+	EnvTop float64 `json:"envTop"`
+}
+
 type pageLoad struct {
-	images []imageState
+	images   []imageState
+	decision decisionState
 	// outside lists every request for something other than the page
 	// itself or an embedded data: URI.
 	outside    []string
@@ -181,12 +203,22 @@ func loadPage(t *testing.T, parent context.Context, file string) pageLoad {
 	if err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
+	decision, err := chromedp.Run(ctx, chromedp.Evaluate[decisionState](`(() => {
+		const d = document.querySelector('#decision');
+		const env = Array.from(document.querySelectorAll('h2')).find(h => h.textContent === 'Environment');
+		if (!d) return {found: false};
+		return {found: true, text: d.innerText, rows: d.querySelectorAll('tr').length - 1,
+			top: d.getBoundingClientRect().top, envTop: env ? env.getBoundingClientRect().top : 0};
+	})()`))
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
 	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("%s: screenshot: %v", file, err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	res.images, res.screenshot = images, shot
+	res.images, res.screenshot, res.decision = images, shot, decision
 	return res
 }

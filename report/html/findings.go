@@ -2,78 +2,210 @@ package html
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/rlbench/rlbench/report"
 	"github.com/rlbench/rlbench/result"
 )
 
-// findings says in plain sentences what each run of alg showed: how much
-// it admitted, how much of one identity's traffic got through in one
-// window against the policy and against the algorithm's own bound, whether
-// the reference model agreed, its latency and its memory.
-func findings(v *view, alg string) []finding {
-	var out []finding
+// remarks says in a few sentences what this run showed about alg that a
+// reader would not see at a glance in the tables: whether it kept its
+// promise, how far it let one identity past the policy, where it stood
+// among the algorithms on admissions, server time, client latency and
+// memory, and anything that went wrong. Figures that are unremarkable
+// (in the middle of the pack) are left to the tables, so the paragraphs of
+// different algorithms say different things.
+func remarks(v *view, alg string) []string {
+	var out []string
+	runs := v.algorithmRuns(alg)
+	if len(runs) == 0 {
+		return []string{"This result holds no run of it."}
+	}
+	out = append(out, promiseRemark(v, alg, runs)...)
+	out = append(out, admissionRemarks(v, alg)...)
+	if r := rankRemark(v, alg, "server time per decision", func(run *result.Run) (float64, bool) {
+		if run.Server == nil || run.Server.Calls == 0 {
+			return 0, false
+		}
+		return run.Server.UsecPerCall, true
+	}, func(f float64) string { return fmt.Sprintf("%.1f µs", f) }); r != "" {
+		out = append(out, r)
+	}
+	if r := rankRemark(v, alg, "p99 latency", func(run *result.Run) (float64, bool) {
+		return float64(run.LatencyUs.P99), run.LatencyUs.Count > 0 && !report.ScheduleSlipped(run)
+	}, func(f float64) string { return report.FormatMicros(int64(f)) }); r != "" {
+		out = append(out, r)
+	}
+	if r := rankRemark(v, alg, "Redis memory per identity", func(run *result.Run) (float64, bool) {
+		return run.Memory.PerIdentity()
+	}, report.FormatSize); r != "" {
+		out = append(out, r)
+	}
+	out = append(out, troubleRemarks(alg, runs)...)
+	return out
+}
+
+// algorithmRuns are alg's runs in scenario order.
+func (v *view) algorithmRuns(alg string) []*result.Run {
+	var out []*result.Run
 	for _, s := range v.scenarios {
 		if run := v.run(alg, s); run != nil {
-			out = append(out, finding{Scenario: s, Text: describeRun(v.r, run)})
+			out = append(out, run)
 		}
 	}
 	return out
 }
 
-// finding is what one run of an algorithm showed; Text follows "In
-// <scenario>".
-type finding struct{ Scenario, Text string }
+// promiseRemark says whether alg kept its own bound and agreed with its
+// model, and how far it let one identity past the policy.
+func promiseRemark(v *view, alg string, runs []*result.Run) []string {
+	var broken, reset []string
+	var worst *result.Run
+	audited := false
+	for _, run := range runs {
+		a := run.Audit
+		if a == nil {
+			continue
+		}
+		if run.Eviction.ResetState() {
+			// The server dropped the limiter's state: its audit says
+			// nothing about the limiter.
+			reset = append(reset, run.Scenario)
+			continue
+		}
+		audited = true
+		if a.Overshoot > 0 || a.ModelMismatches > 0 {
+			broken = append(broken, fmt.Sprintf("in %s it admitted %s beyond its own bound and disagreed with its model on %s decisions",
+				run.Scenario, report.FormatCount(a.Overshoot), report.FormatCount(a.ModelMismatches)))
+		}
+		if worst == nil || a.PolicyExcess > worst.Audit.PolicyExcess {
+			worst = run
+		}
+	}
+	var out []string
+	if len(reset) > 0 {
+		out = append(out, fmt.Sprintf("In %s Redis evicted keys or restarted during the run, so that run's audit says nothing about the limiter.",
+			strings.Join(reset, ", ")))
+	}
+	if !audited {
+		return append(out, "No other run of it was audited, so this result cannot say whether it keeps its promise.")
+	}
+	switch a := worst.Audit; {
+	case len(broken) > 0:
+		out = append(out, "It broke its promise: "+strings.Join(broken, "; ")+".")
+	case a.Basis == result.AuditByBoundClientTime:
+		out = append(out, "Its replies carry no server time, so it was judged by its bound alone, counting only admissions that fell in one window wherever in its round trip each was decided; it kept it.")
+	case !a.HasModel():
+		out = append(out, "Having no reference model, it was judged by its bound alone, and kept it.")
+	default:
+		out = append(out, "It kept its own bound and agreed with its reference model on every audited decision.")
+	}
+	a := worst.Audit
+	limit := runLimit(v.r, worst)
+	windowMs := runWindowMs(v.r, worst)
+	if a.WindowMs > 0 {
+		windowMs = a.WindowMs // a declared promise's own interval
+	}
+	window := report.FormatMillis(windowMs)
+	switch {
+	case a.PolicyExcess <= 0:
+		out = append(out, fmt.Sprintf("No identity ever got more than the policy's %s within one %s window.", report.FormatCount(limit), window))
+	case limit > 0:
+		out = append(out, fmt.Sprintf("In %s one identity got %s admitted within one %s window, %.2fx the policy's %s (its bound allows %s).",
+			worst.Scenario, report.FormatCount(a.MaxWindowAdmitted), window, float64(a.MaxWindowAdmitted)/float64(limit),
+			report.FormatCount(limit), report.FormatCount(a.BoundWindow)))
+	}
+	return out
+}
 
-func describeRun(r *result.Result, run *result.Run) string {
-	var b strings.Builder
-	q := run.Requests
-	if run.Incomplete {
-		b.WriteString("(incomplete) ")
-	}
-	if q.Sent == 0 {
-		b.WriteString("it was sent no requests.")
-		return b.String()
-	}
-	fmt.Fprintf(&b, "it admitted %s of %s requests (%.1f%%)", report.FormatCount(q.Allowed), report.FormatCount(q.Sent), 100*float64(q.Allowed)/float64(q.Sent))
-	if q.Errors > 0 {
-		fmt.Fprintf(&b, "; %s got no decision", report.FormatCount(q.Errors))
-	}
-	b.WriteString(". ")
-	if e := run.Eviction; e.ResetState() {
-		b.WriteString("Redis dropped limiter state during this run (it evicted or restarted), so what follows says nothing about the limiter. ")
-	}
-	if a := run.Audit; a != nil {
-		limit := runLimit(r, run)
-		fmt.Fprintf(&b, "At most %s requests of one identity got through within one %s window", report.FormatCount(a.MaxWindowAdmitted), report.FormatMillis(runWindowMs(r, run)))
-		if limit > 0 && a.MaxWindowAdmitted > limit {
-			fmt.Fprintf(&b, ": %.2fx the policy limit of %s", float64(a.MaxWindowAdmitted)/float64(limit), report.FormatCount(limit))
-		} else {
-			fmt.Fprintf(&b, ", within the policy limit of %s", report.FormatCount(limit))
+// admissionRemarks names the scenarios where alg admitted clearly more or
+// clearly less than the other algorithms did on the same traffic.
+func admissionRemarks(v *view, alg string) []string {
+	var out []string
+	for _, s := range v.scenarios {
+		run := v.run(alg, s)
+		if run == nil || run.Requests.Sent == 0 {
+			continue
 		}
-		if a.Overshoot > 0 {
-			fmt.Fprintf(&b, ", and beyond its own bound of %s: %s requests too many over %s identities. ",
-				report.FormatCount(a.BoundWindow), report.FormatCount(a.Overshoot), report.FormatCount(a.Violations))
-		} else {
-			fmt.Fprintf(&b, ", and within its own bound of %s. ", report.FormatCount(a.BoundWindow))
+		share := func(r *result.Run) float64 { return float64(r.Requests.Allowed) / float64(r.Requests.Sent) }
+		var others []float64
+		for _, o := range v.scenarioRuns(s) {
+			if o.Algorithm != alg && o.Requests.Sent > 0 {
+				others = append(others, share(o))
+			}
 		}
-		if a.ModelMismatches == 0 {
-			b.WriteString("The reference model agreed with every decision. ")
-		} else {
-			fmt.Fprintf(&b, "The reference model disagreed on %s decisions (it would have admitted %s). ",
-				report.FormatCount(a.ModelMismatches), report.FormatCount(a.ExpectedAllowed))
+		if len(others) == 0 {
+			continue
+		}
+		sort.Float64s(others)
+		mine, mid := share(run), others[len(others)/2]
+		switch {
+		case mine > mid*1.1 && mine > others[len(others)-1]:
+			out = append(out, fmt.Sprintf("In %s it admitted the most: %.0f%% of requests, against %.0f%% for the middle of the others.", s, 100*mine, 100*mid))
+		case mine < mid*0.9 && mine < others[0]:
+			out = append(out, fmt.Sprintf("In %s it admitted the least: %.0f%% of requests, against %.0f%% for the middle of the others.", s, 100*mine, 100*mid))
 		}
 	}
-	fmt.Fprintf(&b, "Latency p50 %s, p99 %s", report.FormatMicros(run.LatencyUs.P50), report.FormatMicros(run.LatencyUs.P99))
-	if m := run.Memory; m != nil {
-		if bpi, ok := m.PerIdentity(); ok {
-			fmt.Fprintf(&b, "; Redis held %.0f B per identity", bpi)
+	return out
+}
+
+// rankRemark says where alg stands on one figure among the algorithms of
+// this result, when it is the best or the worst of at least three, taking
+// each algorithm's figure from the scenario where all have one.
+func rankRemark(v *view, alg, what string, figure func(*result.Run) (float64, bool), format func(float64) string) string {
+	for _, s := range v.scenarios {
+		var values []float64
+		var mine float64
+		found := false
+		for _, run := range v.scenarioRuns(s) {
+			f, ok := figure(run)
+			if !ok {
+				continue
+			}
+			values = append(values, f)
+			if run.Algorithm == alg {
+				mine, found = f, true
+			}
 		}
-		if m.KeysWithoutTTL > 0 {
-			fmt.Fprintf(&b, ", and %s keys had no TTL (a leak)", report.FormatCount(m.KeysWithoutTTL))
+		if !found || len(values) < 3 {
+			continue
+		}
+		sort.Float64s(values)
+		switch mine {
+		case values[0]:
+			if values[1] > mine*1.05 {
+				return fmt.Sprintf("It had the lowest %s in %s (%s; next %s).", what, s, format(mine), format(values[1]))
+			}
+		case values[len(values)-1]:
+			if values[len(values)-2]*1.05 < mine {
+				return fmt.Sprintf("It had the highest %s in %s (%s; next %s).", what, s, format(mine), format(values[len(values)-2]))
+			}
+		}
+		return ""
+	}
+	return ""
+}
+
+// troubleRemarks lists what went wrong in alg's runs: calls without a
+// decision, keys without a TTL, a schedule the generator could not keep,
+// an incomplete run.
+func troubleRemarks(alg string, runs []*result.Run) []string {
+	var out []string
+	for _, run := range runs {
+		if run.Incomplete {
+			out = append(out, fmt.Sprintf("Its %s run did not complete.", run.Scenario))
+		}
+		if q := run.Requests; q.Errors > 0 {
+			out = append(out, fmt.Sprintf("In %s, %s of %s calls got no decision.", run.Scenario, report.FormatCount(q.Errors), report.FormatCount(q.Sent)))
+		}
+		if m := run.Memory; m != nil && m.KeysWithoutTTL > 0 {
+			out = append(out, fmt.Sprintf("In %s it left %s keys without a TTL: they never expire.", run.Scenario, report.FormatCount(m.KeysWithoutTTL)))
+		}
+		if report.ScheduleSlipped(run) {
+			out = append(out, fmt.Sprintf("In %s the generator fell behind its schedule, so that run's latency is the generator's queue more than %s's (p99 from the actual send: %s).",
+				run.Scenario, alg, report.FormatMicros(run.LatencyUncorrectedUs.P99)))
 		}
 	}
-	b.WriteString(".")
-	return b.String()
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/rlbench/rlbench/report"
@@ -35,15 +36,22 @@ func WriteHTML(w io.Writer, r *result.Result, figs []Figure, opts RenderOptions)
 
 // page is what the template shows, every figure already formatted.
 type page struct {
-	Title      string
-	Pass       bool
-	Verdict    string
-	Reasons    []string
-	Notes      []string
-	Env        []field
-	Thresholds []thresholdRow
-	Scenarios  []scenarioSection
-	Across     []figureView
+	Title    string
+	Pass     bool
+	Verdict  string
+	Reasons  []string
+	Notes    []string
+	Decision decision
+	Env      []field
+	// Thresholds are the failed rules, then the ones that held, which the
+	// page folds away behind a line when there are many.
+	Thresholds     []thresholdRow
+	ThresholdsHeld []thresholdRow
+	FoldHeld       bool
+	Scenarios      []scenarioSection
+	Across         []figureView
+	// Omitted says which plots were left out, and why.
+	Omitted    []string
 	Algorithms []algorithmSection
 	HGRMNote   string
 }
@@ -61,6 +69,7 @@ type scenarioSection struct {
 	Describe  string
 	HasAudit  bool
 	HasMemory bool
+	HasServer bool
 	Rows      []tableRow
 	Figures   []figureView
 }
@@ -71,11 +80,12 @@ type tableRow struct {
 	Algorithm, Color                             string
 	Incomplete                                   bool
 	Sent, Allowed, Denied, Errors, Rate, Target  string
-	P50, P99, P999, Max                          string
+	P50, P99, P999, Max, P99Sent                 string
 	Expected, Mismatches, MaxWindow, Overshoot   string
 	PolicyExcess, BytesPerIdentity, KeysNoTTL    string
+	MemoryUsage, Encodings, UsecPerCall          string
 	BadErrors, BadMismatch, BadOvershoot, BadTTL bool
-	WarnExcess                                   bool
+	WarnExcess, Slipped                          bool
 }
 
 type figureView struct {
@@ -86,17 +96,22 @@ type figureView struct {
 
 type algorithmSection struct {
 	Name, Color, Semantics string
-	Findings               []finding
+	Remarks                []string
 }
+
+// foldThresholdsFrom is how many rules that held the page lists openly;
+// more are folded behind a summary line.
+const foldThresholdsFrom = 8
 
 const dash = "—"
 
 func newPage(r *result.Result, figs []Figure, opts RenderOptions) page {
 	v := newView(r)
 	p := page{
-		Title: "rlbench report: " + r.Profile.Name,
-		Notes: report.Notes(r),
-		Env:   environment(r),
+		Title:    "rlbench report: " + r.Profile.Name,
+		Notes:    report.Notes(r),
+		Decision: decide(v),
+		Env:      environment(r),
 	}
 	for _, th := range r.Thresholds {
 		row := thresholdRow{Expression: th.Expression, Run: th.Run, OK: th.OK, Note: th.Note}
@@ -104,8 +119,13 @@ func newPage(r *result.Result, figs []Figure, opts RenderOptions) page {
 			field := result.FieldOf(th.Expression)
 			row.Value, row.Against = report.FormatFieldValue(field, th.Value), report.FormatFieldValue(field, th.Against)
 		}
-		p.Thresholds = append(p.Thresholds, row)
+		if th.OK {
+			p.ThresholdsHeld = append(p.ThresholdsHeld, row)
+		} else {
+			p.Thresholds = append(p.Thresholds, row)
+		}
 	}
+	p.FoldHeld = len(p.ThresholdsHeld) > foldThresholdsFrom
 	j := report.Assess(r)
 	p.Pass, p.Verdict = j.Verdict == result.Pass, strings.ToUpper(j.Verdict)
 	p.Reasons = append(append(p.Reasons, j.Reasons...), j.Caught...)
@@ -130,9 +150,10 @@ func newPage(r *result.Result, figs []Figure, opts RenderOptions) page {
 			sem = "This version of rlbench has no description of this algorithm."
 		}
 		p.Algorithms = append(p.Algorithms, algorithmSection{
-			Name: a, Color: hexColor(v.colors.color(a)), Semantics: sentence(sem), Findings: findings(v, a),
+			Name: a, Color: hexColor(v.colors.color(a)), Semantics: sentence(sem), Remarks: remarks(v, a),
 		})
 	}
+	p.Omitted = omittedPlots(v)
 	if len(r.Runs) > 0 {
 		p.HGRMNote = "Each run's latency distribution is also written beside this page as hgrm/<algorithm>-<scenario>.hgrm " +
 			"(and .uncorrected.hgrm), in milliseconds, for the HdrHistogram plotter."
@@ -190,6 +211,7 @@ func scenarioView(v *view, s string, figs []figureView) scenarioSection {
 	for _, run := range runs {
 		sec.HasAudit = sec.HasAudit || run.Audit != nil
 		sec.HasMemory = sec.HasMemory || run.Memory != nil
+		sec.HasServer = sec.HasServer || run.Server != nil
 	}
 	for _, run := range runs {
 		sec.Rows = append(sec.Rows, newTableRow(v, run))
@@ -200,7 +222,7 @@ func scenarioView(v *view, s string, figs []figureView) scenarioSection {
 func describeScenario(run *result.Run) string {
 	parts := []string{"shape " + run.Shape}
 	if run.Params.Rate != "" {
-		rate := "rate " + run.Params.Rate
+		rate := "rate " + readableRate(run)
 		if run.Params.Arrival != "" {
 			rate += " (" + run.Params.Arrival + ")"
 		}
@@ -227,17 +249,23 @@ func newTableRow(v *view, run *result.Run) tableRow {
 		Rate: report.FormatRate(run.Rate.AchievedPerS), Target: "max",
 		P50: report.FormatMicros(run.LatencyUs.P50), P99: report.FormatMicros(run.LatencyUs.P99),
 		P999: report.FormatMicros(run.LatencyUs.P999), Max: report.FormatMicros(run.LatencyUs.Max),
+		P99Sent:  report.FormatMicros(run.LatencyUncorrectedUs.P99),
 		Expected: dash, Mismatches: dash, MaxWindow: dash, Overshoot: dash, PolicyExcess: dash,
-		BytesPerIdentity: dash, KeysNoTTL: dash,
-		BadErrors: q.Errors > 0,
+		BytesPerIdentity: dash, KeysNoTTL: dash, MemoryUsage: dash, Encodings: dash, UsecPerCall: dash,
+		BadErrors: q.Errors > 0, Slipped: report.ScheduleSlipped(run),
+	}
+	if s := run.Server; s != nil && s.Calls > 0 {
+		row.UsecPerCall = fmt.Sprintf("%.2f", s.UsecPerCall)
 	}
 	if run.Rate.TargetPerS > 0 {
 		row.Target = report.FormatRate(run.Rate.TargetPerS)
 	}
 	if a := run.Audit; a != nil {
-		row.Expected = report.FormatCount(a.ExpectedAllowed)
-		row.Mismatches = report.FormatCount(a.ModelMismatches)
-		row.MaxWindow = fmt.Sprintf("%s / %s", report.FormatCount(a.MaxWindowAdmitted), report.FormatCount(a.BoundWindow))
+		if a.HasModel() {
+			row.Expected = report.FormatCount(a.ExpectedAllowed)
+			row.Mismatches = report.FormatCount(a.ModelMismatches)
+		}
+		row.MaxWindow = fmt.Sprintf("%s / %s", report.FormatCount(a.MaxWindowAdmitted), report.AuditBound(a))
 		row.Overshoot = report.FormatCount(a.Overshoot)
 		row.PolicyExcess = report.FormatCount(a.PolicyExcess)
 		// A run whose limiter state the server dropped is not the
@@ -253,8 +281,49 @@ func newTableRow(v *view, run *result.Run) tableRow {
 		}
 		row.KeysNoTTL = report.FormatCount(m.KeysWithoutTTL)
 		row.BadTTL = m.KeysWithoutTTL > 0
+		if m.MemoryUsageSampledBytes > 0 {
+			row.MemoryUsage = report.FormatSize(m.MemoryUsageSampledBytes)
+		}
+		if len(m.Encodings) > 0 {
+			row.Encodings = report.FormatEncodings(m.Encodings)
+		}
 	}
 	return row
+}
+
+// readableRate is a scenario's rate as people read it: the profile's own
+// words ("2x", "max", "500/s"), or for a shape that derives its rate (the
+// boundary shape), the average it works out to, rounded.
+func readableRate(run *result.Run) string {
+	perS, ok := strings.CutSuffix(run.Params.Rate, "/s")
+	if !ok {
+		return run.Params.Rate
+	}
+	v, err := strconv.ParseFloat(perS, 64)
+	if err != nil {
+		return run.Params.Rate
+	}
+	s := report.FormatRate(v) + "/s"
+	if run.Params.Boundary != nil {
+		s = "about " + s + " on average"
+	}
+	return s
+}
+
+// omittedPlots says which cross-scenario plots the page leaves out, and
+// why, so a reader does not look for them.
+func omittedPlots(v *view) []string {
+	var out []string
+	hasMemory := false
+	for i := range v.r.Runs {
+		hasMemory = hasMemory || v.r.Runs[i].Memory != nil
+	}
+	if hasMemory && !v.hasMemoryPerIdentity() {
+		out = append(out, fmt.Sprintf("Memory per identity is not plotted: no run had %s identities holding a key, too few for the figure to mean more than allocator noise. "+
+			"The tables show keys, keys without a TTL and MEMORY USAGE per key; a cardinality scenario measures memory per identity.",
+			report.FormatCount(result.MinIdentitiesForBytes)))
+	}
+	return out
 }
 
 // sentence capitalises s and ends it with a full stop.

@@ -6,22 +6,27 @@ import (
 )
 
 // Colours come from the Okabe-Ito palette, which stays distinguishable for
-// the common forms of colour blindness. The known limiters keep the same
-// colour in every report, so a reader who has seen one report can read the
-// next at a glance; other names take the remaining colours in order.
+// the common forms of colour blindness. The four classic limiters get hues
+// far apart and of different lightness (dark blue, mid vermillion and
+// green, light purple), so they also stay apart printed in grey; fixed
+// window and leaky bucket are no longer the two oranges. The known limiters
+// keep the same colour in every report, so a reader who has seen one report
+// can read the next at a glance; other names take the remaining colours in
+// order.
 var (
 	knownColors = map[string]color.RGBA{
 		"fixed_window":  {0xD5, 0x5E, 0x00, 0xFF}, // vermillion: the loosest reading of the policy
 		"sliding_log":   {0x00, 0x72, 0xB2, 0xFF}, // blue
 		"token_bucket":  {0x00, 0x9E, 0x73, 0xFF}, // bluish green
-		"leaky_bucket":  {0xE6, 0x9F, 0x00, 0xFF}, // orange
-		"naive_counter": {0xCC, 0x79, 0xA7, 0xFF}, // reddish purple
+		"leaky_bucket":  {0xCC, 0x79, 0xA7, 0xFF}, // reddish purple
+		"naive_counter": {0x56, 0xB4, 0xE9, 0xFF}, // sky blue: the negative control
 	}
+	// Near black is left out: it draws the policy limit.
 	spareColors = []color.RGBA{
-		{0x56, 0xB4, 0xE9, 0xFF}, // sky blue
-		{0x33, 0x33, 0x33, 0xFF}, // near black
-		{0x99, 0x99, 0x99, 0xFF}, // grey
+		{0xE6, 0x9F, 0x00, 0xFF}, // orange
 		{0x8C, 0x6D, 0x00, 0xFF}, // dark yellow
+		{0x99, 0x99, 0x99, 0xFF}, // grey
+		{0x6A, 0x3D, 0x9A, 0xFF}, // dark purple
 	}
 )
 

@@ -13,36 +13,44 @@ import (
 // admissionsOverTime draws one tile per algorithm: allowed requests per
 // second as a solid area in the algorithm's colour, denied ones stacked
 // above as a lighter band, and the policy's limit for all the scenario's
-// identities as a dashed line. Tiles share their axes so they compare.
+// identities as a dashed line, over the bins the throughput plot uses.
+// Tiles share their axes so they compare.
 func admissionsOverTime(v *view, scenario string) (drawing, error) {
 	runs := v.scenarioRuns(scenario)
 	title := "Admissions over time — scenario " + scenario
-	xMax, yMax := 1.0, 0.0
-	seconds := 0
+	xMax, yMax := 0.0, 0.0
+	count := 0
+	binned := map[*result.Run][]spannedBin{}
+	axis := "time (s, decisions counted when decided)"
 	for _, run := range runs {
-		seconds += len(run.Series)
-		for _, s := range run.Series {
-			xMax = max(xMax, float64(s.TS+1))
-			yMax = max(yMax, float64(s.Allowed+s.Denied))
+		bins, width := fullBins(run)
+		binned[run] = bins
+		count += len(bins)
+		for _, b := range bins {
+			xMax = max(xMax, float64(b.TMs+b.spanMs)/1000)
+			yMax = max(yMax, float64(b.Allowed+b.Denied)*1000/float64(b.spanMs))
 		}
 		yMax = max(yMax, aggregateLimit(v.r, run))
+		if len(bins) > 0 {
+			axis = fmt.Sprintf("time (s; %s bins, decisions counted when decided)", report.FormatMillis(width))
+		}
 	}
-	if seconds == 0 {
-		p := newPlot(title, seriesAxis, "requests/s")
-		return markNoData(p, "no per-second series in this scenario"), nil
+	if count == 0 {
+		p := newPlot(title, axis, "requests/s")
+		return markNoData(p, "no decisions over time in this scenario"), nil
 	}
 	var tiles []*plot.Plot
 	for i, run := range runs {
-		p := newPlot(run.Algorithm, seriesAxis, "requests/s")
+		p := newPlot(run.Algorithm, axis, "requests/s")
 		col := v.colors.color(run.Algorithm)
 		p.Title.TextStyle.Color = col
 		p.Title.TextStyle.Font.Size = vg.Points(12)
-		if len(run.Series) == 0 {
-			markNoData(p, "no per-second series")
+		if len(binned[run]) == 0 {
+			markNoData(p, "no decisions over time")
 			tiles = append(tiles, p)
 			continue
 		}
-		allowed, total := stepAreas(run.Series)
+		allowed, total := stepAreas(binned[run])
 		denied, err := plotter.NewPolygon(band(allowed, total))
 		if err != nil {
 			return nil, err
@@ -79,15 +87,16 @@ func admissionsOverTime(v *view, scenario string) (drawing, error) {
 	return grid{title: title, plots: gridOf(tiles, 2)}, nil
 }
 
-// stepAreas turns a per-second series into step outlines of the allowed
-// count and of allowed + denied: each second is a flat segment from t to
-// t+1, as the counts are per whole second.
-func stepAreas(series []result.Second) (allowed, total plotter.XYs) {
-	for _, s := range series {
-		t := float64(s.TS)
-		a, d := float64(s.Allowed), float64(s.Allowed+s.Denied)
-		allowed = append(allowed, plotter.XY{X: t, Y: a}, plotter.XY{X: t + 1, Y: a})
-		total = append(total, plotter.XY{X: t, Y: d}, plotter.XY{X: t + 1, Y: d})
+// stepAreas turns bins into step outlines of the allowed rate and of the
+// allowed + denied rate, per second: each bin is a flat segment over its
+// span, as the counts are per whole bin.
+func stepAreas(bins []spannedBin) (allowed, total plotter.XYs) {
+	for _, b := range bins {
+		from, to := float64(b.TMs)/1000, float64(b.TMs+b.spanMs)/1000
+		perS := 1000 / float64(b.spanMs)
+		a, d := float64(b.Allowed)*perS, float64(b.Allowed+b.Denied)*perS
+		allowed = append(allowed, plotter.XY{X: from, Y: a}, plotter.XY{X: to, Y: a})
+		total = append(total, plotter.XY{X: from, Y: d}, plotter.XY{X: to, Y: d})
 	}
 	return allowed, total
 }

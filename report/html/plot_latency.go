@@ -86,7 +86,9 @@ func latencySpectrum(v *view, scenario string) (drawing, error) {
 			}
 		}
 	}
+	entries := len(curves)
 	if anyDashed {
+		entries++
 		key, err := line(plotter.XYs{{}, {X: 1}}, inkColor, vg.Points(1.5))
 		if err != nil {
 			return nil, err
@@ -104,8 +106,23 @@ func latencySpectrum(v *view, scenario string) (drawing, error) {
 	p.X.Tick.Marker = ticks
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = logTicks{}
-	p.Y.Min, p.Y.Max = lo/1.25, hi*1.6
+	if hi >= 1000 {
+		// Latencies of seconds read better in seconds.
+		p.Y.Label.Text = "latency (s, log scale)"
+		p.Y.Tick.Marker = scaledTicks{logTicks{}, 1000}
+	}
+	// The legend sits in a strip kept free below the lowest curve, at the
+	// right, where the curves (which rise to the right) never are.
+	p.Legend.Top, p.Legend.Left = false, false
+	p.Legend.XOffs, p.Legend.YOffs = -vg.Points(8), vg.Points(4)
+	p.Y.Max = hi * 1.6
+	p.Y.Min = math.Pow(10, math.Log10(p.Y.Max)-(math.Log10(p.Y.Max)-math.Log10(lo/1.25))/(1-legendShare(entries)))
 	return p, nil
+}
+
+// legendShare is the part of a plot's height a legend of n entries needs.
+func legendShare(n int) float64 {
+	return min(0.04+0.05*float64(n), 0.6)
 }
 
 // spectrum samples h on the nines axis from 0% up to the last percentile

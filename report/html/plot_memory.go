@@ -15,9 +15,20 @@ func memoryPerIdentity(v *view) (drawing, error) {
 	if len(groups) == 0 {
 		return markNoData(p, fmt.Sprintf("no run had %d identities holding a key, too few for memory per identity", result.MinIdentitiesForBytes)), nil
 	}
-	layout := newBarLayout(len(groups), len(v.algorithms))
+	var algs []string
+	for _, alg := range v.algorithms {
+		for _, s := range groups {
+			if run := v.run(alg, s); run != nil {
+				if _, ok := run.Memory.PerIdentity(); ok {
+					algs = append(algs, alg)
+					break
+				}
+			}
+		}
+	}
+	layout := newBarLayout(len(groups), len(algs))
 	top := 0.0
-	for i, alg := range v.algorithms {
+	for i, alg := range algs {
 		values := make([]float64, len(groups))
 		texts := make([]string, len(groups))
 		for g, s := range groups {
@@ -45,4 +56,10 @@ func memoryPerIdentity(v *view) (drawing, error) {
 	nominalGroups(p, groups)
 	padTop(p, top, 0.3)
 	return p, nil
+}
+
+// hasMemoryPerIdentity says whether any run has a memory-per-identity
+// figure; without one the plot is left out, and the page says why.
+func (v *view) hasMemoryPerIdentity() bool {
+	return len(v.scenariosWith(func(run *result.Run) bool { _, ok := run.Memory.PerIdentity(); return ok })) > 0
 }

@@ -21,13 +21,12 @@ var (
 	inkColor  = color.RGBA{0x44, 0x44, 0x44, 0xFF}
 	// limitColor draws the policy limit in every plot that shows it.
 	limitColor = color.RGBA{0x22, 0x22, 0x22, 0xFF}
-	dashes     = []vg.Length{vg.Points(6), vg.Points(4)}
+	// gridEdgeColor marks an instant across a plot, such as a window
+	// boundary.
+	gridEdgeColor = color.RGBA{0x88, 0x88, 0x88, 0xFF}
+	dashes        = []vg.Length{vg.Points(6), vg.Points(4)}
+	dots          = []vg.Length{vg.Points(1.5), vg.Points(3)}
 )
-
-// seriesAxis labels the time axis of per-second series. Requests count in
-// the second they were due, not the one they were sent in: when the
-// generator falls behind, a second can show more than was sent in it.
-const seriesAxis = "time (s, requests counted when decided)"
 
 // newPlot returns a plot with the shared look and the given texts.
 func newPlot(title, xLabel, yLabel string) *plot.Plot {
@@ -161,6 +160,24 @@ func (logTicks) Ticks(lo, hi float64) []plot.Tick {
 		// Less than one 1-2-5 step inside the range: label every tick.
 		for i := range ticks {
 			ticks[i].Label = report.FormatTick(ticks[i].Value)
+		}
+	}
+	return ticks
+}
+
+// scaledTicks labels an axis in a larger unit than its values: ticks of
+// values in milliseconds labelled in seconds, with a divisor of 1000.
+type scaledTicks struct {
+	plot.Ticker
+	divisor float64
+}
+
+// Ticks implements plot.Ticker.
+func (s scaledTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := s.Ticker.Ticks(lo, hi)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = report.FormatTick(ticks[i].Value / s.divisor)
 		}
 	}
 	return ticks

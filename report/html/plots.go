@@ -47,14 +47,18 @@ type drawing interface{ Draw(draw.Canvas) }
 type scenarioPlot struct {
 	file  string
 	title string
-	build func(v *view, scenario string) (drawing, error)
+	// include says whether the scenario has what the plot shows; nil for
+	// every scenario.
+	include func(v *view, scenario string) bool
+	build   func(v *view, scenario string) (drawing, error)
 }
 
 // scenarioPlots are drawn once per scenario, in this order.
 var scenarioPlots = []scenarioPlot{
-	{"latency", "Latency by percentile", latencySpectrum},
-	{"admissions", "Admissions over time", admissionsOverTime},
-	{"throughput", "Throughput and p99 over time", throughputOverTime},
+	{"edge", "Admissions around the window boundary", (*view).hasEdge, admissionsAtTheEdge},
+	{"latency", "Latency by percentile", nil, latencySpectrum},
+	{"admissions", "Admissions over time", nil, admissionsOverTime},
+	{"throughput", "Throughput and p99 over time", nil, throughputOverTime},
 }
 
 // acrossPlots span every scenario, in this order; include says whether
@@ -66,7 +70,7 @@ var acrossPlots = []struct {
 }{
 	{"admitted-vs-bound.png", "Most admitted in one window vs the policy limit and each algorithm's own bound",
 		func(*view) bool { return true }, admittedVsBound},
-	{"memory.png", "Redis memory per identity", (*view).hasMemory, memoryPerIdentity},
+	{"memory.png", "Redis memory per identity", (*view).hasMemoryPerIdentity, memoryPerIdentity},
 	{"memory-vs-identities.png", "Redis memory per identity as identities grow", (*view).hasMemoryCurve, memoryCurve},
 }
 
@@ -81,6 +85,9 @@ func Plots(r *result.Result) ([]Figure, error) {
 	var figs []Figure
 	for _, s := range v.scenarios {
 		for _, sp := range scenarioPlots {
+			if sp.include != nil && !sp.include(v, s) {
+				continue
+			}
 			d, err := sp.build(v, s)
 			if err != nil {
 				return nil, fmt.Errorf("%s plot of scenario %s: %w", sp.file, s, err)

@@ -100,16 +100,6 @@ func (v *view) scenariosWith(has func(*result.Run) bool) []string {
 	return out
 }
 
-// hasMemory reports whether any run carries memory figures.
-func (v *view) hasMemory() bool {
-	for i := range v.r.Runs {
-		if v.r.Runs[i].Memory != nil {
-			return true
-		}
-	}
-	return false
-}
-
 // fileSlug turns a scenario name into a file-name part: letters, digits,
 // dot, dash and underscore pass, anything else becomes an underscore.
 func fileSlug(s string) string {

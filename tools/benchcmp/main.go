@@ -1,10 +1,13 @@
-// Command benchcmp checks that rlbench is not the bottleneck it measures: on
-// one private redis-server it alternates rlbench's closed loop (fixed_window,
-// 50 goroutines) with redis-benchmark -c 50 running the same script through
+// Command benchcmp checks that rlbench is not the bottleneck it measures:
+// on a redis-server it alternates rlbench's closed loop (fixed_window, 50
+// goroutines) with redis-benchmark -c 50 running the same script through
 // EVALSHA, and prints each throughput and the median ratio
-// rlbench / redis-benchmark.
+// rlbench / redis-benchmark. It does so for two servers: one started as
+// rlbench's private server is (a child in its own process group), and one
+// started the way a service runs (daemonized, in a session of its own), as
+// users run rlbench against both.
 //
-//	go run ./tools/benchcmp [-rounds 3] [-seconds 3] [-clients 50]
+//	go run ./tools/benchcmp [-rounds 3] [-seconds 3] [-clients 50] [-targets private,daemon]
 package main
 
 import (
@@ -33,6 +36,8 @@ func main() {
 	clients := flag.Int("clients", 50, "goroutines (rlbench) and connections (redis-benchmark)")
 	identities := flag.Int("identities", 1000, "distinct keys both tools spread requests over")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the rlbench rounds to `FILE`")
+	targets := flag.String("targets", "private,daemon", "servers to measure against: private (a child, as rlbench starts it), daemon (daemonized, in its own session)")
+	showSched = flag.Bool("schedstat", false, "print the scheduler's figures for the server and rlbench in each round")
 	flag.Parse()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -43,33 +48,59 @@ func main() {
 		defer f.Close()
 		profileFile = f
 	}
-	if err := run(*rounds, time.Duration(*seconds*float64(time.Second)), *clients, *identities); err != nil {
-		fmt.Fprintln(os.Stderr, "benchcmp:", err)
-		os.Exit(1)
+	var medians []string
+	for _, target := range strings.Split(*targets, ",") {
+		ratio, err := run(target, *rounds, time.Duration(*seconds*float64(time.Second)), *clients, *identities)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchcmp:", err)
+			os.Exit(1)
+		}
+		medians = append(medians, fmt.Sprintf("%s %.3f", target, ratio))
 	}
+	fmt.Printf("median ratio rlbench / redis-benchmark: %s (target >= 0.9 each)\n", strings.Join(medians, ", "))
 }
 
 // profileFile, when set, receives a CPU profile of the rlbench rounds only.
 var profileFile *os.File
 
-func run(rounds int, span time.Duration, clients, identities int) error {
+// showSched prints, per round, how busy the server and rlbench were and
+// how long they waited for a CPU.
+var showSched *bool
+
+// run measures against one kind of server, started for the purpose, and
+// returns the median ratio.
+func run(target string, rounds int, span time.Duration, clients, identities int) (float64, error) {
 	ctx := context.Background()
 	serverPath, err := exec.LookPath("redis-server")
 	if err != nil {
-		return fmt.Errorf("redis-server not on PATH: %w", err)
+		return 0, fmt.Errorf("redis-server not on PATH: %w", err)
 	}
 	benchPath, err := exec.LookPath("redis-benchmark")
 	if err != nil {
-		return fmt.Errorf("redis-benchmark not on PATH (Debian package redis-tools): %w", err)
+		return 0, fmt.Errorf("redis-benchmark not on PATH (Debian package redis-tools): %w", err)
 	}
-	srv, err := redisenv.StartServer(ctx, serverPath)
-	if err != nil {
-		return err
+	var addr string
+	switch target {
+	case "private":
+		srv, err := redisenv.StartServer(ctx, serverPath)
+		if err != nil {
+			return 0, err
+		}
+		defer srv.Stop()
+		addr = srv.Addr
+	case "daemon":
+		d, err := startDaemon(ctx, serverPath)
+		if err != nil {
+			return 0, err
+		}
+		defer d.stop()
+		addr = d.addr
+	default:
+		return 0, fmt.Errorf("unknown target %q (private or daemon)", target)
 	}
-	defer srv.Stop()
-	env, err := redisenv.Open(ctx, redisenv.Options{Addr: srv.Addr, PoolSize: clients + 4})
+	env, err := redisenv.Open(ctx, redisenv.Options{Addr: addr, PoolSize: clients + 4})
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer env.Close()
 
@@ -77,36 +108,50 @@ func run(rounds int, span time.Duration, clients, identities int) error {
 	policy := algorithms.Policy{Limit: 1_000_000, Window: time.Minute}
 	lim := algorithms.NewFixedWindow(env.Client, policy)
 	if err := lim.Load(ctx); err != nil {
-		return err
+		return 0, err
 	}
-	fmt.Printf("redis %s on %s; fixed_window via EVALSHA, %d clients, %d keys, %s per measurement, %d CPUs\n",
-		env.Version, srv.Addr, clients, identities, span, runtime.NumCPU())
+	fmt.Printf("%s: redis %s on %s; fixed_window via EVALSHA, %d clients, %d keys, %s per measurement, %d CPUs\n",
+		target, env.Version, addr, clients, identities, span, runtime.NumCPU())
 
+	serverPID := 0
+	if info, err := env.Client.Info(ctx, "server").Result(); err == nil {
+		serverPID, _ = strconv.Atoi(redisenv.ParseInfo(info)["process_id"])
+	}
 	var ours, theirs, ratios []float64
 	for i := 0; i < rounds; i++ {
-		b, err := redisBenchmark(benchPath, srv.Addr, lim.Script().SHA1(), policy, clients, identities, span)
+		before, start := readCPUTimes(serverPID), time.Now()
+		b, err := redisBenchmark(benchPath, addr, lim.Script().SHA1(), policy, clients, identities, span)
 		if err != nil {
-			return err
+			return 0, err
 		}
-		r, procs, err := rlbenchClosedLoop(ctx, env, policy, clients, identities, span)
+		benchServer, benchWall := readCPUTimes(serverPID).sub(before), time.Since(start)
+		watch := &trafficWatch{pids: []int{serverPID, os.Getpid()}, span: span}
+		r, procs, err := rlbenchClosedLoop(ctx, env, policy, clients, identities, span, watch)
 		if err != nil {
-			return err
+			return 0, err
 		}
+		deltas, ourWall := watch.result()
+		ourServer, ourSelf := deltas[0], deltas[1]
 		ours, theirs, ratios = append(ours, r), append(theirs, b), append(ratios, r/b)
-		fmt.Printf("round %d: rlbench %8.0f/s (GOMAXPROCS %d)  redis-benchmark %8.0f/s  ratio %.3f\n", i+1, r, procs, b, r/b)
-		if err := env.Client.FlushDB(ctx).Err(); err != nil { // our own private server
-			return err
+		fmt.Printf("%s round %d: rlbench %8.0f/s (GOMAXPROCS %d)  redis-benchmark %8.0f/s  ratio %.3f\n", target, i+1, r, procs, b, r/b)
+		if *showSched && serverPID > 0 {
+			fmt.Printf("    redis-server under redis-benchmark: %s\n", benchServer.describe(benchWall))
+			fmt.Printf("    redis-server under rlbench:         %s\n", ourServer.describe(ourWall))
+			fmt.Printf("    rlbench itself:                     %s\n", ourSelf.describe(ourWall))
+		}
+		if err := env.Client.FlushDB(ctx).Err(); err != nil { // a server started for this measurement
+			return 0, err
 		}
 	}
-	fmt.Printf("median: rlbench %.0f/s  redis-benchmark %.0f/s  ratio %.3f (target >= 0.9)\n",
-		median(ours), median(theirs), median(ratios))
-	return nil
+	fmt.Printf("%s median: rlbench %.0f/s  redis-benchmark %.0f/s  ratio %.3f (target >= 0.9)\n",
+		target, median(ours), median(theirs), median(ratios))
+	return median(ratios), nil
 }
 
 // rlbenchClosedLoop measures rlbench's own request path: the runner, the
 // recorder and the limiter binding, closed loop, as `rlbench run` runs it.
 // It returns the rate and the GOMAXPROCS the run had.
-func rlbenchClosedLoop(ctx context.Context, env *redisenv.Env, p algorithms.Policy, clients, identities int, span time.Duration) (float64, int, error) {
+func rlbenchClosedLoop(ctx context.Context, env *redisenv.Env, p algorithms.Policy, clients, identities int, span time.Duration, obs workload.Observer) (float64, int, error) {
 	prof := &profile.Profile{
 		Name:        "benchcmp",
 		Policy:      p,
@@ -124,7 +169,7 @@ func rlbenchClosedLoop(ctx context.Context, env *redisenv.Env, p algorithms.Poli
 			defer pprof.StopCPUProfile()
 		}
 	}
-	res, err := (&workload.Runner{Profile: prof, Env: env, KeepKeys: true, ShareCPUs: true}).Run(ctx)
+	res, err := (&workload.Runner{Profile: prof, Env: env, KeepKeys: true, ShareCPUs: true, Observer: obs}).Run(ctx)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -1,0 +1,407 @@
+package algorithms
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Limits on a declaration, so that what a profile controls stays small.
+const (
+	MaxDeclaredKeys = 16
+	MaxDeclaredArgs = 64
+)
+
+// Declaration is a user's own limiter: a Lua script (called with EVALSHA)
+// or a function of a Redis Functions library (FCALL), the templates its
+// keys and arguments are built from, where its reply carries each answer,
+// and what it promises. Bound to a client and a policy (Bind), it is one
+// more Limiter, audited by what its semantics allow.
+type Declaration struct {
+	// Name is unique among a profile's limiters; it names the limiter in
+	// keys, reports and thresholds.
+	Name string
+	// Script is the Lua source of a script. Alternatively Library is the
+	// source of a Redis Functions library and Function the function in it
+	// to call. Exactly one of Script and Library is given.
+	Script   string
+	Library  string
+	Function string
+	// SourcePath is the file the source came from, for messages.
+	SourcePath string
+	// Keys are the KEYS templates; each names the identity's state, so each
+	// uses ${identity}. The caller's namespace goes in front of every one.
+	Keys []Template
+	// Args are the ARGV templates.
+	Args []Template
+	// Reply says where the reply carries each answer.
+	Reply ReplyLayout
+	// Semantics is the algorithm family the limiter implements, or
+	// SemanticsBound with the Promise it makes.
+	Semantics Semantics
+	// Promise is the declared bound, for SemanticsBound only.
+	Promise Promise
+}
+
+// Validate reports the first thing that keeps the declaration from running
+// under policy p.
+func (d *Declaration) Validate(p Policy) error {
+	switch {
+	case d.Name == "":
+		return errors.New("name: missing")
+	case Known(d.Name):
+		return fmt.Errorf("name: %q is a built-in limiter; give your limiter a name of its own", d.Name)
+	case (d.Script == "") == (d.Library == ""):
+		return errors.New("give either script (a Lua script) or function and library (a Redis Function)")
+	case d.Library != "" && d.Function == "":
+		return errors.New("function: missing: name the function of the library to call")
+	case d.Script != "" && d.Function != "":
+		return errors.New("function: a script is called as a whole; give function only with library")
+	case len(d.Keys) == 0:
+		return errors.New(`keys: missing: give at least one key template, e.g. ["limiter:{${identity}}"]`)
+	case len(d.Keys) > MaxDeclaredKeys:
+		return fmt.Errorf("keys: %d templates; at most %d", len(d.Keys), MaxDeclaredKeys)
+	case len(d.Args) > MaxDeclaredArgs:
+		return fmt.Errorf("args: %d templates; at most %d", len(d.Args), MaxDeclaredArgs)
+	}
+	if d.Library != "" {
+		if _, err := libraryName(d.Library); err != nil {
+			return fmt.Errorf("library: %w", err)
+		}
+	}
+	for i, k := range d.Keys {
+		if !k.Uses(VarIdentity) {
+			return fmt.Errorf("keys[%d]: %q does not use ${identity}: every key must belong to one identity, or the audit cannot tell whose decision it was", i, k)
+		}
+	}
+	if p.Window%time.Second != 0 {
+		for i, a := range d.Args {
+			if a.Uses(VarWindowS) {
+				return fmt.Errorf("args[%d]: ${window_s} needs a window of whole seconds, and the policy's is %s", i, p.Window)
+			}
+		}
+	}
+	if err := d.Reply.Validate(); err != nil {
+		return fmt.Errorf("reply.%w", err)
+	}
+	switch {
+	case d.Semantics == "":
+		return fmt.Errorf("semantics: missing (known: %s)", strings.Join(SemanticsNames(), ", "))
+	case d.Semantics == SemanticsBound:
+		if err := d.Promise.Validate(); err != nil {
+			return fmt.Errorf("bound: %w", err)
+		}
+	case d.Promise != Promise{}:
+		return fmt.Errorf("bound: only semantics: bound takes a declared bound; %s has its own", d.Semantics)
+	}
+	if _, err := ParseSemantics(string(d.Semantics)); err != nil {
+		return fmt.Errorf("semantics: %w", err)
+	}
+	return nil
+}
+
+// Exact reports whether the audit can replay the limiter's decisions
+// through a reference model: its semantics has one and its reply carries
+// the server time each decision used.
+func (d *Declaration) Exact() bool {
+	return d.Semantics.HasModel() && d.Reply.ServerTimeUs > 0
+}
+
+// Describe says in one line what the limiter is and how it is judged.
+func (d *Declaration) Describe() string {
+	var what string
+	if d.Library != "" {
+		what = fmt.Sprintf("your Redis Function %s (library %s)", d.Function, d.SourcePath)
+	} else {
+		what = "your Lua script " + d.SourcePath
+	}
+	switch {
+	case d.Semantics == SemanticsBound:
+		return fmt.Sprintf("%s, which promises at most %s to one identity; the audit checks only that promise", what, d.Promise)
+	case d.Exact():
+		return fmt.Sprintf("%s, declared a %s; its reply carries server time, so the audit replays every decision through the %s reference model", what, d.Semantics, d.Semantics)
+	case d.Semantics == SemanticsGCRA:
+		return fmt.Sprintf("%s, declared a gcra (generic cell rate algorithm); it is judged by its bound (burst at once, then limit per window) until its reference model exists", what)
+	case d.Reply.ServerTimeUs > 0:
+		return fmt.Sprintf("%s, declared a %s; it is judged by the %s bound at the server times its replies carry", what, d.Semantics, d.Semantics)
+	default:
+		return fmt.Sprintf("%s, declared a %s; its reply carries no server time, so the audit judges the %s bound on client times, reporting only what holds however each decision is placed within its round trip", what, d.Semantics, d.Semantics)
+	}
+}
+
+// Bind makes the declared limiter for policy p on rdb, with ${scenario}
+// standing for scenario. The limiter is Bounded always, Auditable when its
+// decisions can be replayed exactly (Exact), and a WindowProber for
+// fixed_window semantics.
+func (d *Declaration) Bind(rdb Redis, p Policy, scenario string) (Limiter, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if err := d.Validate(p); err != nil {
+		return nil, fmt.Errorf("%s: %w", d.Name, err)
+	}
+	fixed := map[string]string{
+		VarScenario: scenario,
+		VarLimit:    strconv.FormatInt(p.Limit, 10),
+		VarWindowMs: strconv.FormatInt(p.WindowMillis(), 10),
+		VarWindowS:  strconv.FormatInt(int64(p.Window/time.Second), 10),
+		VarWindowUs: strconv.FormatInt(p.WindowMicros(), 10),
+		VarBurst:    strconv.FormatInt(p.Capacity(), 10),
+	}
+	l := &Declared{decl: d, policy: p, rdb: rdb}
+	for _, k := range d.Keys {
+		l.keys = append(l.keys, k.bind(fixed))
+	}
+	l.staticArgs = make([]any, len(d.Args))
+	for i, a := range d.Args {
+		b := a.bind(fixed)
+		l.args = append(l.args, b)
+		if b.isStatic {
+			l.staticArgs[i] = b.static
+		}
+		l.usesRequestID = l.usesRequestID || b.uses(VarRequestID)
+		l.usesNow = l.usesNow || b.uses(VarNowMs)
+	}
+	if d.Library != "" {
+		fn, err := NewFunction(d.Function, d.Library)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Name, err)
+		}
+		l.fn = fn
+	} else {
+		l.script = NewScript(d.Name, d.Script)
+	}
+	if d.Exact() {
+		return &declaredExact{l}, nil
+	}
+	return l, nil
+}
+
+// Declared is a declared limiter bound to a client and a policy.
+type Declared struct {
+	decl          *Declaration
+	policy        Policy
+	rdb           Redis
+	keys, args    []boundTemplate
+	staticArgs    []any
+	usesRequestID bool
+	usesNow       bool
+	requestIDs    atomic.Uint64
+	script        *Script
+	fn            *Function
+
+	matchOnce sync.Once
+	matchers  []*regexp.Regexp
+}
+
+var (
+	_ Bounded         = (*Declared)(nil)
+	_ BoundIntervaler = (*Declared)(nil)
+	_ ReplyDescriber  = (*Declared)(nil)
+	_ ServerCommander = (*Declared)(nil)
+	_ WindowProber    = (*Declared)(nil)
+	_ Auditable       = (*declaredExact)(nil)
+)
+
+// declaredExact is a declared limiter whose decisions the audit replays
+// through its family's reference model.
+type declaredExact struct{ *Declared }
+
+// Model implements Auditable: the family's model for the policy.
+func (l *declaredExact) Model() Model { return l.decl.Semantics.family(l.policy).Model() }
+
+// Declaration is what the limiter was declared as.
+func (l *Declared) Declaration() *Declaration { return l.decl }
+
+// Name implements Limiter: the declared name.
+func (l *Declared) Name() string { return l.decl.Name }
+
+// Policy implements Limiter.
+func (l *Declared) Policy() Policy { return l.policy }
+
+// Load implements Limiter: SCRIPT LOAD, or FUNCTION LOAD.
+func (l *Declared) Load(ctx context.Context) error {
+	if l.fn != nil {
+		return l.fn.Load(ctx, l.rdb)
+	}
+	return l.script.Load(ctx, l.rdb)
+}
+
+// Unload removes what Load put on the server and would otherwise outlive
+// the run: a Functions library Load created (scripts live in the script
+// cache only, and need nothing).
+func (l *Declared) Unload(ctx context.Context) error {
+	if l.fn != nil {
+		return l.fn.Unload(ctx, l.rdb)
+	}
+	return nil
+}
+
+// NoScriptReloads implements Limiter: reloads after NOSCRIPT, or after the
+// server lost the function.
+func (l *Declared) NoScriptReloads() int64 {
+	if l.fn != nil {
+		return l.fn.Reloads()
+	}
+	return l.script.Reloads()
+}
+
+// ServerCommand implements ServerCommander.
+func (l *Declared) ServerCommand() string {
+	if l.fn != nil {
+		return "fcall"
+	}
+	return "evalsha"
+}
+
+// ReplyFields implements ReplyDescriber: what the reply was declared to
+// carry.
+func (l *Declared) ReplyFields() ReplyFields { return l.decl.Reply.Fields() }
+
+// Bound implements Bounded: the bound of the declared semantics, or the
+// declared promise.
+func (l *Declared) Bound(d time.Duration) int64 {
+	return l.decl.Semantics.bound(l.policy, l.decl.Promise, d)
+}
+
+// BoundInterval implements BoundIntervaler: a declared promise's interval,
+// otherwise the policy's window.
+func (l *Declared) BoundInterval() time.Duration {
+	if l.decl.Semantics == SemanticsBound {
+		return l.decl.Promise.Per
+	}
+	return l.policy.Window
+}
+
+// splitIdentity splits an identity key into the caller's namespace (up to
+// and including the last ':') and the identity after it.
+func splitIdentity(key string) (namespace, identity string) {
+	i := strings.LastIndexByte(key, ':')
+	return key[:i+1], key[i+1:]
+}
+
+// Keys are the Redis keys the limiter uses for the identity key: each key
+// template with the identity filled in, behind the key's namespace.
+func (l *Declared) Keys(key string) []string {
+	ns, id := splitIdentity(key)
+	return l.expandKeys(ns, &requestVars{identity: id})
+}
+
+func (l *Declared) expandKeys(namespace string, v *requestVars) []string {
+	keys := make([]string, len(l.keys))
+	buf := make([]byte, 0, len(namespace)+32)
+	for i, t := range l.keys {
+		buf = t.appendTo(append(buf[:0], namespace...), v)
+		keys[i] = string(buf)
+	}
+	return keys
+}
+
+// Allow implements Limiter. key is the identity key <namespace>:<identity>,
+// as the built-in limiters take it: the declared key templates are filled
+// in with the identity (what follows the last ':') and put behind the
+// namespace, so `checkout:{${identity}}` under rlbench:r1:co:steady:42 is
+// the key rlbench:r1:co:steady:checkout:{42}.
+func (l *Declared) Allow(ctx context.Context, key string) (Decision, error) {
+	ns, id := splitIdentity(key)
+	v := requestVars{identity: id}
+	if l.usesRequestID {
+		v.requestID = l.requestIDs.Add(1)
+	}
+	if l.usesNow {
+		v.nowMs = time.Now().UnixMilli()
+	}
+	keys := l.expandKeys(ns, &v)
+	args := make([]any, len(l.args))
+	copy(args, l.staticArgs)
+	for i, a := range l.args {
+		if !a.isStatic {
+			args[i] = string(a.appendTo(nil, &v))
+		}
+	}
+	var reply any
+	var err error
+	if l.fn != nil {
+		reply, err = l.fn.Run(ctx, l.rdb, keys, args...)
+	} else {
+		reply, err = l.script.Run(ctx, l.rdb, keys, args...)
+	}
+	if errors.Is(err, redis.Nil) {
+		// A script that returns false (or nothing) answers nil.
+		reply, err = nil, nil
+	}
+	if err != nil {
+		return Decision{}, err
+	}
+	d, err := l.decl.Reply.Parse(reply)
+	if err != nil {
+		return Decision{}, fmt.Errorf("%s: %w", l.decl.Name, err)
+	}
+	return d, nil
+}
+
+// ProbeWindowEnd implements WindowProber for fixed_window semantics: right
+// after the request that opened the window, the first key's PTTL, read
+// with TIME in one round trip, says when the key expires; the key lives
+// through that millisecond, so the next window opens one later.
+func (l *Declared) ProbeWindowEnd(ctx context.Context, key string) (int64, bool, error) {
+	if l.decl.Semantics != SemanticsFixedWindow {
+		return 0, false, nil
+	}
+	k := l.Keys(key)[0]
+	var now *redis.TimeCmd
+	var ttl *redis.IntCmd
+	if _, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		now = p.Time(ctx)
+		ttl = redis.NewIntCmd(ctx, "pttl", k)
+		return p.Process(ctx, ttl)
+	}); err != nil {
+		return 0, false, fmt.Errorf("%s: reading TIME and PTTL %s to find the window's end: %w", l.decl.Name, k, err)
+	}
+	ms := ttl.Val()
+	if ms < 0 {
+		what := "does not exist"
+		if ms == -1 {
+			what = "has no TTL"
+		}
+		return 0, false, fmt.Errorf("%s: right after the request that opened its window, the key %s %s: a fixed window's first key must expire when its window ends", l.decl.Name, k, what)
+	}
+	nowMs := floorDiv(now.Val().UnixMicro(), 1000)
+	if ms > math.MaxInt64/1000-nowMs-1 {
+		return 0, false, fmt.Errorf("%s: key %s expires in %dms, beyond any window", l.decl.Name, k, ms)
+	}
+	return (nowMs + ms + 1) * 1000, true, nil
+}
+
+// IdentityOf reports which identity a key under namespace belongs to,
+// reading it back through the key templates.
+func (l *Declared) IdentityOf(namespace, key string) (string, bool) {
+	rest, ok := strings.CutPrefix(key, namespace)
+	if !ok {
+		return "", false
+	}
+	l.matchOnce.Do(func() {
+		for _, t := range l.keys {
+			l.matchers = append(l.matchers, t.matcher())
+		}
+	})
+	for i, m := range l.matchers {
+		sub := m.FindStringSubmatch(rest)
+		if sub == nil {
+			continue
+		}
+		if string(l.keys[i].appendTo(nil, &requestVars{identity: sub[1]})) == rest {
+			return sub[1], true
+		}
+	}
+	return "", false
+}

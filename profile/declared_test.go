@@ -1,0 +1,157 @@
+package profile
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rlbench/rlbench/algorithms"
+)
+
+// declaredDir holds a profile's limiter files: limiters/checkout.lua (a
+// script) and limiters/lib.lua (a Functions library).
+func declaredDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "limiters"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, src := range map[string]string{
+		"checkout.lua": "local n = redis.call('INCR', KEYS[1])\nreturn {n <= tonumber(ARGV[1]) and 1 or 0}\n",
+		"lib.lua":      "#!lua name=limits\nredis.register_function('allow', function(keys, args) return 1 end)\n",
+		"empty.lua":    "\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, "limiters", name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+const declaredHead = "policy: {limit: 100, window: 1s, burst: 150}\nscenarios:\n  - shape: steady\n    rate: 2x\n    duration: 1s\n"
+
+func TestParseDeclaredLimiters(t *testing.T) {
+	dir := declaredDir(t)
+	body := declaredHead + `algorithms:
+  - fixed_window
+  - name: checkout_limiter
+    script: limiters/checkout.lua
+    keys: ["checkout:{${identity}}"]
+    args: ["${limit}", "${window_ms}", "${burst}"]
+    reply:
+      allowed: 1
+      remaining: 2
+      retry_after_ms: 3
+      server_time_us: 4
+    semantics: token_bucket
+  - name: fn
+    function: allow
+    library: limiters/lib.lua
+    keys: ["a:{${identity}}", "b:{${identity}}"]
+    reply: {allowed: {position: 2, admit: OK, deny: [LIMITED, BANNED]}}
+    semantics: sliding_window
+  - name: promised
+    script: limiters/checkout.lua
+    keys: ["${identity}"]
+    reply: {allowed: 1}
+    semantics: bound
+    bound: {admitted: 10}
+thresholds:
+  - "checkout_limiter/* audit.model_mismatches == 0"
+`
+	p, err := Parse(filepath.Join(dir, "p.yaml"), []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(p.Algorithms, ","); got != "fixed_window,checkout_limiter,fn,promised" {
+		t.Errorf("algorithms %s", got)
+	}
+	if p.Declaration("fixed_window") != nil || len(p.Declared) != 3 {
+		t.Fatalf("declared %d; a built-in has a declaration", len(p.Declared))
+	}
+	co := p.Declaration("checkout_limiter")
+	if co.SourcePath != "limiters/checkout.lua" || !strings.Contains(co.Script, "INCR") || co.Semantics != algorithms.SemanticsTokenBucket ||
+		co.Reply.Fields() != (algorithms.ReplyFields{Remaining: true, RetryAfter: true, ServerTime: true}) || co.Reply.RetryAfterMs != 3 ||
+		len(co.Keys) != 1 || co.Keys[0].String() != "checkout:{${identity}}" || len(co.Args) != 3 || !co.Exact() {
+		t.Errorf("checkout_limiter: %+v", co)
+	}
+	fn := p.Declaration("fn")
+	if fn.Function != "allow" || !strings.HasPrefix(fn.Library, "#!lua name=limits") || fn.Semantics != algorithms.SemanticsSlidingLog ||
+		fn.Reply.Allowed != 2 || strings.Join(fn.Reply.Admit, ",") != "OK" || strings.Join(fn.Reply.Deny, ",") != "LIMITED,BANNED" || fn.Exact() {
+		t.Errorf("fn: %+v", fn)
+	}
+	if pr := p.Declaration("promised"); pr.Promise != (algorithms.Promise{Admitted: 10, Per: time.Second}) {
+		t.Errorf("a promise without per takes the policy's window: %+v", pr.Promise)
+	}
+	if len(p.Thresholds) != 1 {
+		t.Errorf("a threshold on a declared limiter: %d", len(p.Thresholds))
+	}
+}
+
+// TestParseDeclaredLimiterErrors: every wrong declaration names the file,
+// the line and the field.
+func TestParseDeclaredLimiterErrors(t *testing.T) {
+	dir := declaredDir(t)
+	const ok = "  - name: mine\n    script: limiters/checkout.lua\n    keys: [\"k:{${identity}}\"]\n    reply: {allowed: 1}\n    semantics: fixed_window\n"
+	for _, tc := range []struct {
+		why, algs, want string
+	}{
+		{"today's mistake: a file where a name goes",
+			"  - ./my_limiter.lua\n", `p.yaml:7: algorithms[0]: "./my_limiter.lua" is a file: declare your own limiter as a mapping`},
+		{"a missing file, resolved against the profile",
+			strings.Replace(ok, "checkout.lua", "nope.lua", 1), `p.yaml:8: algorithms[0].script: cannot read ` + filepath.Join(dir, "limiters/nope.lua") + `: no such file or directory`},
+		{"an empty file",
+			strings.Replace(ok, "checkout.lua", "empty.lua", 1), `algorithms[0].script: ` + filepath.Join(dir, "limiters/empty.lua") + ` is empty`},
+		{"no name",
+			strings.Replace(ok, "name: mine", "semantic: x", 1), `p.yaml:7: algorithms[0].semantic: unknown field (did you mean "semantics"?`},
+		{"a built-in's name",
+			strings.Replace(ok, "name: mine", "name: token_bucket", 1), `p.yaml:7: algorithms[0].name: "token_bucket" is a built-in limiter`},
+		{"the same name twice",
+			ok + ok, `p.yaml:12: algorithms[1].name: "mine" is listed twice`},
+		{"neither script nor library",
+			"  - name: mine\n    keys: [\"k:{${identity}}\"]\n    reply: {allowed: 1}\n    semantics: fixed_window\n", `algorithms[0].script: missing: give script: <file.lua>, or function: <name> with library`},
+		{"a library without the function to call",
+			strings.Replace(ok, "script: limiters/checkout.lua", "library: limiters/lib.lua", 1), `algorithms[0].function: missing: name the function of the library`},
+		{"a library without its #!lua line",
+			strings.Replace(ok, "script: limiters/checkout.lua", "library: limiters/checkout.lua\n    function: f", 1), `p.yaml:7: algorithms[0]: library: a Redis Functions library starts with a line like "#!lua name=mylib"`},
+		{"a key without the identity",
+			strings.Replace(ok, `"k:{${identity}}"`, `"k:{${identity}}", "global"`, 1), `p.yaml:9: algorithms[0].keys[1]: "global" does not use ${identity}`},
+		{"an unknown variable",
+			strings.Replace(ok, `"k:{${identity}}"`, `"k:{${user}}"`, 1), `p.yaml:9: algorithms[0].keys[0]: "k:{${user}}": unknown variable ${user} (known here: ${identity}, ${scenario})`},
+		{"seconds of a window that has none",
+			strings.Replace(ok, "    reply", "    args: [\"${window_s}\"]\n    reply", 1), ""},
+		{"no allowed position",
+			strings.Replace(ok, "{allowed: 1}", "{remaining: 2}", 1), `p.yaml:10: algorithms[0].reply.allowed: missing`},
+		{"two parts at one position",
+			strings.Replace(ok, "{allowed: 1}", "{allowed: 1, remaining: 1}", 1), `p.yaml:10: algorithms[0].reply.remaining: position 1 is already allowed`},
+		{"admitting values without denying ones",
+			strings.Replace(ok, "{allowed: 1}", "{allowed: {position: 1, admit: OK}}", 1), `algorithms[0].reply.allowed.deny: give both admit and deny`},
+		{"a misspelt semantics, with a hint",
+			strings.Replace(ok, "fixed_window", "token_bukket", 1), `p.yaml:11: algorithms[0].semantics: unknown semantics "token_bukket" (known: fixed_window, sliding_log, token_bucket, leaky_bucket, gcra, bound) (did you mean "token_bucket"?)`},
+		{"bound without the promise",
+			strings.Replace(ok, "fixed_window", "bound", 1), `algorithms[0].bound: missing: semantics: bound checks the promise you give here`},
+		{"a promise a family does not take",
+			ok + "    bound: {admitted: 5}\n", `p.yaml:12: algorithms[0].bound: only semantics: bound takes a declared bound; fixed_window has its own`},
+	} {
+		yaml := "policy: {limit: 100, window: 1s}\nscenarios:\n  - shape: steady\n    rate: 2x\n    duration: 1s\nalgorithms:\n" + tc.algs
+		_, err := Parse(filepath.Join(dir, "p.yaml"), []byte(yaml))
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tc.why, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s:\n got: %v\nwant: %s", tc.why, err, tc.want)
+		}
+	}
+	// ${window_s} with a window of 1.5s.
+	yaml := "policy: {limit: 100, window: 1500ms}\nscenarios:\n  - shape: steady\n    rate: 2x\n    duration: 1s\nalgorithms:\n" +
+		strings.Replace(ok, "    reply", "    args: [\"${window_s}\"]\n    reply", 1)
+	_, err := Parse(filepath.Join(dir, "p.yaml"), []byte(yaml))
+	if want := "p.yaml:7: algorithms[0]: args[0]: ${window_s} needs a window of whole seconds, and the policy's is 1.5s"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("window_s:\n got: %v\nwant: %s", err, want)
+	}
+}

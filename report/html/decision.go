@@ -1,0 +1,290 @@
+package html
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/rlbench/rlbench/report"
+	"github.com/rlbench/rlbench/result"
+)
+
+// projectedIdentities is the population a decision summary always projects
+// memory onto, beside the one the profile names.
+const projectedIdentities = 1_000_000
+
+// decision answers, from this run's own figures only, the question a
+// reader comes with: which limiter should I use, and what will it cost me?
+// A few sentences, one row per algorithm, and what could not be said and
+// why.
+type decision struct {
+	Sentences []string
+	Rows      []decisionRow
+	// MemoryAt and MemoryAtMillion head the two memory columns.
+	MemoryAt, MemoryAtMillion string
+	Missing                   []string
+}
+
+// decisionRow is one algorithm's line of the summary table.
+type decisionRow struct {
+	Algorithm, Color                     string
+	Promise                              string
+	Broken, Unaudited                    bool
+	PastPolicy, ServerUs, ClientP99, CPU string
+	MemoryAt, MemoryAtMillion            string
+
+	// The figures behind the cells, for the sentences.
+	usPerCall, worstP99, bytesPerIdentity          float64
+	haveServer, haveClient, haveMemory, havePolicy bool
+	slipped                                        bool
+	excess                                         int64
+	excessScenario, p99Scenario                    string
+}
+
+// decide builds the decision summary of v's result.
+func decide(v *view) decision {
+	var d decision
+	n := projectionIdentities(v.r)
+	d.MemoryAt = "memory at " + report.FormatCountShort(n) + " identities"
+	if n != projectedIdentities {
+		d.MemoryAtMillion = "memory at 1M identities"
+	}
+	for _, alg := range v.algorithms {
+		d.Rows = append(d.Rows, decideAlgorithm(v, alg, n, d.MemoryAtMillion != ""))
+	}
+	d.Sentences = decisionSentences(v, d.Rows)
+	d.Missing = missingFigures(v, d.Rows)
+	return d
+}
+
+// projectionIdentities is the population memory is projected onto: the
+// profile's report.identities, else the most identities a run held.
+func projectionIdentities(r *result.Result) int64 {
+	if r.Profile.ReportIdentities > 0 {
+		return r.Profile.ReportIdentities
+	}
+	var most int64
+	for i := range r.Runs {
+		most = max(most, int64(r.Runs[i].Identities))
+	}
+	return max(most, 1)
+}
+
+func decideAlgorithm(v *view, alg string, identities int64, millionToo bool) decisionRow {
+	row := decisionRow{Algorithm: alg, Color: hexColor(v.colors.color(alg)), PastPolicy: dash, ServerUs: dash,
+		ClientP99: dash, CPU: dash, MemoryAt: dash, MemoryAtMillion: dash}
+	var calls, usec, heldMost int64
+	audited := false
+	var broken []string
+	row.excess = -1
+	for _, s := range v.scenarios {
+		run := v.run(alg, s)
+		if run == nil {
+			continue
+		}
+		if a := run.Audit; a != nil {
+			audited = true
+			if a.Overshoot > 0 || a.ModelMismatches > 0 {
+				broken = append(broken, s)
+			}
+			if a.PolicyExcess > row.excess {
+				row.excess, row.excessScenario = a.PolicyExcess, s
+			}
+		}
+		if sv := run.Server; sv != nil && sv.Calls > 0 {
+			calls += sv.Calls
+			usec += sv.Usec
+		}
+		// A run whose generator fell behind measured its own queue: its
+		// p99 says nothing about the limiter.
+		if report.ScheduleSlipped(run) {
+			row.slipped = true
+		} else if run.LatencyUs.Count > 0 && (!row.haveClient || float64(run.LatencyUs.P99) > row.worstP99) {
+			row.worstP99, row.p99Scenario, row.haveClient = float64(run.LatencyUs.P99), s, true
+		}
+		// Memory per identity from the run that held the most identities:
+		// the figure that least depends on allocator noise.
+		if b, ok := run.Memory.PerIdentity(); ok && run.Memory.Identities > heldMost {
+			row.bytesPerIdentity, row.haveMemory, heldMost = b, true, run.Memory.Identities
+		}
+	}
+	switch {
+	case !audited:
+		row.Promise, row.Unaudited = "not audited", true
+	case len(broken) > 0:
+		row.Promise, row.Broken = "BROKEN in "+strings.Join(broken, ", "), true
+	default:
+		row.Promise = "kept"
+	}
+	if row.excess >= 0 {
+		row.havePolicy = true
+		row.PastPolicy = report.FormatCount(row.excess)
+		if row.excess > 0 {
+			row.PastPolicy += " (" + row.excessScenario + ")"
+		}
+	}
+	if calls > 0 {
+		row.usPerCall, row.haveServer = float64(usec)/float64(calls), true
+		row.ServerUs = fmt.Sprintf("%.1f µs", row.usPerCall)
+		if rate, source := cpuRate(v, alg); rate > 0 {
+			row.CPU = fmt.Sprintf("%.1f%% of a core at %s/s (%s)", row.usPerCall*rate/1e4, report.FormatRate(rate), source)
+		}
+	}
+	switch {
+	case row.haveClient:
+		row.ClientP99 = fmt.Sprintf("%s (%s)", report.FormatMicros(int64(row.worstP99)), row.p99Scenario)
+	case row.slipped:
+		row.ClientP99 = "— (generator-bound)"
+	}
+	if row.haveMemory {
+		row.MemoryAt = report.FormatSize(row.bytesPerIdentity * float64(identities))
+		if millionToo {
+			row.MemoryAtMillion = report.FormatSize(row.bytesPerIdentity * projectedIdentities)
+		}
+	}
+	return row
+}
+
+// cpuRate is the decision rate to project the server's CPU at: the
+// algorithm's open-loop run with the highest offered rate (the load a user
+// planned), else its fastest closed-loop run; with the scenario's name.
+func cpuRate(v *view, alg string) (float64, string) {
+	best, source, target := 0.0, "", 0.0
+	for _, s := range v.scenarios {
+		if run := v.run(alg, s); run != nil && run.Rate.TargetPerS > target {
+			target, best, source = run.Rate.TargetPerS, run.Rate.AchievedPerS, s
+		}
+	}
+	if best > 0 {
+		return best, source
+	}
+	for _, s := range v.scenarios {
+		if run := v.run(alg, s); run != nil && run.Rate.AchievedPerS > best {
+			best, source = run.Rate.AchievedPerS, s
+		}
+	}
+	return best, source
+}
+
+// decisionSentences says what the table shows, in words.
+func decisionSentences(v *view, rows []decisionRow) []string {
+	var out []string
+	var kept, broken, unaudited []string
+	for _, r := range rows {
+		switch {
+		case r.Broken:
+			broken = append(broken, r.Algorithm)
+		case r.Unaudited:
+			unaudited = append(unaudited, r.Algorithm)
+		default:
+			kept = append(kept, r.Algorithm)
+		}
+	}
+	if len(kept) > 0 {
+		out = append(out, fmt.Sprintf("Kept its promise (nothing admitted beyond its own bound, every decision as its reference model says): %s.", list(kept)))
+	}
+	if len(broken) > 0 {
+		out = append(out, fmt.Sprintf("Broke its promise: %s. Do not use it as it is.", list(broken)))
+	}
+	if len(unaudited) > 0 {
+		out = append(out, fmt.Sprintf("Not audited, so rlbench cannot say whether it keeps its promise: %s.", list(unaudited)))
+	}
+	if past := byExcess(rows); len(past) > 0 {
+		limit := report.FormatPolicy(v.r.Profile.Policy)
+		parts := make([]string, len(past))
+		for i, r := range past {
+			parts[i] = fmt.Sprintf("%s %s", r.Algorithm, report.FormatCount(r.excess))
+		}
+		out = append(out, fmt.Sprintf("Most one identity got past the policy (%s) within one window: %s.", limit, strings.Join(parts, ", ")))
+	}
+	if r, ok := fastest(rows, func(r decisionRow) (float64, bool) { return r.usPerCall, r.haveServer }); ok {
+		out = append(out, fmt.Sprintf("Fastest at the server: %s, %.1f µs of Redis time per decision.", r.Algorithm, r.usPerCall))
+	}
+	if r, ok := fastest(rows, func(r decisionRow) (float64, bool) { return r.worstP99, r.haveClient }); ok {
+		out = append(out, fmt.Sprintf("Fastest at the client: %s, with the lowest worst p99 over its scenarios (%s in %s).",
+			r.Algorithm, report.FormatMicros(int64(r.worstP99)), r.p99Scenario))
+	}
+	if r, ok := fastest(rows, func(r decisionRow) (float64, bool) { return r.bytesPerIdentity, r.haveMemory }); ok {
+		out = append(out, fmt.Sprintf("Cheapest in memory: %s, %s per identity.", r.Algorithm, report.FormatSize(r.bytesPerIdentity)))
+	}
+	return out
+}
+
+// byExcess lists the audited algorithms, most past the policy first.
+func byExcess(rows []decisionRow) []decisionRow {
+	var out []decisionRow
+	for _, r := range rows {
+		if r.havePolicy {
+			out = append(out, r)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].excess > out[j].excess })
+	return out
+}
+
+// fastest is the row with the smallest figure among those that have it.
+func fastest(rows []decisionRow, figure func(decisionRow) (float64, bool)) (decisionRow, bool) {
+	var best decisionRow
+	found := false
+	for _, r := range rows {
+		f, ok := figure(r)
+		if !ok {
+			continue
+		}
+		if b, _ := figure(best); !found || f < b {
+			best, found = r, true
+		}
+	}
+	return best, found
+}
+
+// missingFigures says which of the summary's figures this result cannot
+// give, and why.
+func missingFigures(v *view, rows []decisionRow) []string {
+	var out []string
+	var noServer, noMemory []string
+	for _, r := range rows {
+		if !r.haveServer {
+			noServer = append(noServer, r.Algorithm)
+		}
+		if !r.haveMemory {
+			noMemory = append(noMemory, r.Algorithm)
+		}
+	}
+	var slipped []string
+	for _, r := range rows {
+		if !r.haveClient && r.slipped {
+			slipped = append(slipped, r.Algorithm)
+		}
+	}
+	if len(slipped) > 0 {
+		out = append(out, fmt.Sprintf("No client latency for %s: in every run the generator fell behind its schedule, so the latency measured is its own queue "+
+			"(more concurrency, pipelining or a lower rate would keep the schedule).", list(slipped)))
+	}
+	if len(noServer) > 0 {
+		why := "the server gave no command statistics for its runs"
+		if v.r.Redis.Mode == "embedded" {
+			why = "the embedded server keeps no command statistics"
+		}
+		out = append(out, fmt.Sprintf("No server time per decision for %s: %s.", list(noServer), why))
+	}
+	if len(noMemory) > 0 {
+		out = append(out, fmt.Sprintf("No memory per identity for %s: memory per identity is measured from %s identities holding a key "+
+			"(fewer give allocator noise, not a figure); a cardinality scenario measures it, e.g. profiles/cardinality.yaml.",
+			list(noMemory), report.FormatCount(result.MinIdentitiesForBytes)))
+	}
+	return out
+}
+
+// list joins names as people write them: a, b and c.
+func list(names []string) string {
+	names = slices.Clone(names)
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}

@@ -1,0 +1,73 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rlbench/rlbench/result"
+)
+
+// WriteMarkdown prints the summary as Markdown, for a pull-request comment
+// or $GITHUB_STEP_SUMMARY: the verdict, one table of the runs with their
+// audit, the thresholds that failed, and what a reader must not miss.
+func WriteMarkdown(w io.Writer, r *result.Result) error {
+	j := Assess(r)
+	icon := "✅"
+	if j.Verdict != result.Pass {
+		icon = "❌"
+	}
+	fmt.Fprintf(w, "### rlbench %s: %s %s\n\n", mdEscape(r.Profile.Name), icon, j.Verdict)
+	for _, reason := range j.Reasons {
+		fmt.Fprintf(w, "- **%s**\n", mdEscape(reason))
+	}
+	for _, caught := range j.Caught {
+		fmt.Fprintf(w, "- %s\n", mdEscape(caught))
+	}
+	if len(j.Reasons)+len(j.Caught) > 0 {
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "Policy %s · Redis %s %s · rlbench %s\n\n",
+		mdEscape(FormatPolicy(r.Profile.Policy)), mdEscape(r.Redis.Mode), mdEscape(r.Redis.Version), mdEscape(r.Tool.Version))
+	fmt.Fprintln(w, "| algorithm | scenario | sent | allowed | denied | errors | rate/s | p50 | p99 | max in window / bound | over policy | audit |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		q := run.Requests
+		window, over, check := "—", "—", "not audited"
+		if a := run.Audit; a != nil {
+			window = fmt.Sprintf("%d / %d", a.MaxWindowAdmitted, a.BoundWindow)
+			over = fmt.Sprint(a.PolicyExcess)
+			check = "ok"
+			if c := auditCheck(r, run); c != "ok" {
+				check = "**" + strings.TrimPrefix(c, "<< ") + "**"
+			}
+		}
+		name := mdEscape(run.Algorithm)
+		if run.Incomplete {
+			name += " (incomplete)"
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s |\n",
+			name, mdEscape(run.Scenario), q.Sent, q.Allowed, q.Denied, q.Errors, FormatRate(run.Rate.AchievedPerS),
+			FormatMicros(run.LatencyUs.P50), FormatMicros(run.LatencyUs.P99), window, over, check)
+	}
+	var failed []result.ThresholdResult
+	for _, t := range r.Thresholds {
+		if !t.OK {
+			failed = append(failed, t)
+		}
+	}
+	if len(r.Thresholds) > 0 {
+		fmt.Fprintf(w, "\n%d thresholds checked, %d failed\n", len(r.Thresholds), len(failed))
+		for _, t := range failed {
+			fmt.Fprintf(w, "- **FAIL** `%s` on %s: %s\n", t.Expression, mdEscape(t.Run), mdEscape(thresholdOutcome(t)))
+		}
+	}
+	if notes := Notes(r); len(notes) > 0 {
+		fmt.Fprintln(w)
+		for _, n := range notes {
+			fmt.Fprintf(w, "- %s\n", mdEscape(n))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,28 @@
+package result
+
+// LimiterInfo describes a user's own limiter as the profile declared it, so
+// a result says exactly what ran and a report can describe it without the
+// profile.
+type LimiterInfo struct {
+	Name string `json:"name"`
+	// Kind is "script" (EVALSHA) or "function" (FCALL).
+	Kind string `json:"kind"`
+	// Source is the Lua file as the profile names it, and SourceSHA256 its
+	// digest.
+	Source       string `json:"source"`
+	SourceSHA256 string `json:"source_sha256"`
+	// Function is the function a library's FCALL calls.
+	Function string   `json:"function,omitempty"`
+	Keys     []string `json:"keys"`
+	Args     []string `json:"args,omitempty"`
+	// Reply holds the declared 1-based reply positions by part
+	// ("allowed", "remaining", "retry_after_ms", "server_time_us").
+	Reply map[string]int `json:"reply"`
+	// Semantics is the declared family, or "bound" with Bound the promise
+	// ("100 per 1s").
+	Semantics string `json:"semantics"`
+	Bound     string `json:"bound,omitempty"`
+	// Description says in one line what the limiter is and how the audit
+	// judged it.
+	Description string `json:"description"`
+}

@@ -1,0 +1,463 @@
+package result
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Notes a merged result carries where a figure could not be merged exactly.
+const (
+	mergedServerNote = "the server's figures are one segment's reading: segments share the server, so each reading covers all of them"
+	mergedMemoryNote = "used_memory is one segment's reading over the same window as the others' (they share the server): " +
+		"bytes per identity divides it by every segment's identities, so it is approximate"
+	mergedLatencyNote = "latency of allowed and denied requests alone: the highest of the segments' percentiles (no histogram to merge)"
+)
+
+// MergeSegments builds one result from the results of the segments of one
+// load (rlbench run --segment I/N): request counts, per-second series and
+// timelines are summed, latency histograms merged exactly, audit figures
+// combined (each segment audited its own identities), and the server's
+// memory and command figures taken from one segment with a note, since all
+// segments share the server. Results that do not belong together — another
+// profile, seed, segment count or start, a missing or a duplicate segment —
+// are an error that says which. Thresholds and the verdict are left for
+// the caller to evaluate on the merged result.
+func MergeSegments(results []*Result) (*Result, error) {
+	if len(results) == 0 {
+		return nil, errors.New("no results to merge")
+	}
+	bySegment, err := checkSegments(results)
+	if err != nil {
+		return nil, err
+	}
+	first := bySegment[0]
+	out := *first
+	out.Segment = nil
+	out.RunID = first.Segment.Group
+	out.Runs = nil
+	out.Thresholds = []ThresholdResult{}
+	out.Verdict = ""
+	out.Complete = true
+	var reasons []string
+	for _, r := range bySegment {
+		out.MergedSegments = append(out.MergedSegments, r.RunID)
+		if r.StartedAt.Before(out.StartedAt) {
+			out.StartedAt = r.StartedAt
+		}
+		if r.FinishedAt.After(out.FinishedAt) {
+			out.FinishedAt = r.FinishedAt
+		}
+		if !r.Complete {
+			out.Complete = false
+			reasons = append(reasons, fmt.Sprintf("segment %d: %s", r.Segment.Index, r.IncompleteReason))
+		}
+	}
+	out.IncompleteReason = strings.Join(reasons, "; ")
+	var order []string
+	runs := map[string][]*Run{}
+	for _, r := range bySegment {
+		for i := range r.Runs {
+			k := r.Runs[i].Key()
+			if _, ok := runs[k]; !ok {
+				order = append(order, k)
+			}
+			runs[k] = append(runs[k], &r.Runs[i])
+		}
+	}
+	for _, k := range order {
+		run, err := mergeRuns(runs[k], len(bySegment))
+		if err != nil {
+			return nil, err
+		}
+		out.Runs = append(out.Runs, run)
+	}
+	return &out, nil
+}
+
+// checkSegments checks the results are the segments of one load, each
+// once, and returns them in segment order.
+func checkSegments(results []*Result) ([]*Result, error) {
+	first := results[0]
+	if first.Segment == nil {
+		return nil, fmt.Errorf("result %s is not a segment (run with --segment I/N)", first.RunID)
+	}
+	count := first.Segment.Count
+	bySegment := make([]*Result, count)
+	for _, r := range results {
+		s := r.Segment
+		switch {
+		case s == nil:
+			return nil, fmt.Errorf("result %s is not a segment (run with --segment I/N)", r.RunID)
+		case r.Profile.SHA256 != first.Profile.SHA256:
+			return nil, fmt.Errorf("segment %d ran another profile (%s %.12s, not %s %.12s)", s.Index, r.Profile.Name, r.Profile.SHA256, first.Profile.Name, first.Profile.SHA256)
+		case r.Profile.Seed != first.Profile.Seed:
+			return nil, fmt.Errorf("segment %d ran with seed %d, segment %d with %d", s.Index, r.Profile.Seed, first.Segment.Index, first.Profile.Seed)
+		case s.Count != count:
+			return nil, fmt.Errorf("segment %d is one of %d segments, segment %d one of %d", s.Index, s.Count, first.Segment.Index, count)
+		case s.Group != first.Segment.Group:
+			return nil, fmt.Errorf("segment %d belongs to load %s, segment %d to %s (another start or another run)", s.Index, s.Group, first.Segment.Index, first.Segment.Group)
+		case s.Index < 0 || s.Index >= count:
+			return nil, fmt.Errorf("segment index %d out of 0..%d", s.Index, count-1)
+		case bySegment[s.Index] != nil:
+			return nil, fmt.Errorf("segment %d is given twice (runs %s and %s)", s.Index, bySegment[s.Index].RunID, r.RunID)
+		}
+		bySegment[s.Index] = r
+	}
+	var missing []string
+	for i, r := range bySegment {
+		if r == nil {
+			missing = append(missing, fmt.Sprint(i))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("segments %s of %d are missing", strings.Join(missing, ", "), count)
+	}
+	return bySegment, nil
+}
+
+// mergeRuns merges one algorithm/scenario's runs of the segments.
+func mergeRuns(parts []*Run, segments int) (Run, error) {
+	out := *parts[0]
+	out.Repeats = nil
+	var notes []string
+	if len(parts) < segments {
+		notes = append(notes, fmt.Sprintf("only %d of %d segments have this run", len(parts), segments))
+	}
+	out.Requests = Requests{}
+	out.Rate = RateFigures{}
+	out.Params.Concurrency = 0
+	out.Errors = nil
+	out.Incomplete = false
+	for _, p := range parts {
+		q := p.Requests
+		out.Requests.Sent += q.Sent
+		out.Requests.Allowed += q.Allowed
+		out.Requests.Denied += q.Denied
+		out.Requests.Errors += q.Errors
+		out.Requests.Late += q.Late
+		out.Requests.Unsent += q.Unsent
+		out.Requests.NoScriptReloads += q.NoScriptReloads
+		out.Requests.FaultErrors += q.FaultErrors
+		out.Rate.TargetPerS += p.Rate.TargetPerS
+		out.Rate.AchievedPerS += p.Rate.AchievedPerS
+		out.Params.Concurrency += p.Params.Concurrency
+		out.ElapsedS = max(out.ElapsedS, p.ElapsedS)
+		out.MaxLagUs = max(out.MaxLagUs, p.MaxLagUs)
+		out.Incomplete = out.Incomplete || p.Incomplete
+		if p.Note != "" && p != parts[0] {
+			notes = append(notes, p.Note)
+		}
+		if p.Repeats != nil {
+			notes = append(notes, "repetitions are not merged across segments: each segment's figures are its median repetition")
+		}
+	}
+	out.Errors = mergeErrors(parts)
+	if err := mergeLatency(&out, parts); err != nil {
+		return Run{}, err
+	}
+	if len(parts) > 1 {
+		notes = append(notes, mergedLatencyNote)
+	}
+	out.Series = mergeSeries(parts)
+	out.Timeline = mergeTimelines(parts)
+	out.Audit = mergeAudits(parts)
+	out.Edge = mergeEdges(parts)
+	out.Memory, notes = mergeMemory(parts, notes)
+	if out.Server != nil {
+		s := *out.Server
+		s.Note = strings.TrimPrefix(strings.Join([]string{s.Note, mergedServerNote}, "; "), "; ")
+		out.Server = &s
+	}
+	out.Eviction, out.Reference, out.Relative = mergeReference(&out, parts)
+	var kept []string
+	for _, n := range append([]string{parts[0].Note}, notes...) {
+		if n != "" && !slices.Contains(kept, n) {
+			kept = append(kept, n)
+		}
+	}
+	out.Note = strings.Join(kept, "; ")
+	return out, nil
+}
+
+// mergeLatency merges the histograms exactly and digests them again; the
+// allowed and denied digests, which have no histogram, take the highest of
+// the segments' figures.
+func mergeLatency(out *Run, parts []*Run) error {
+	for _, h := range []struct {
+		field  string
+		src    func(*Run) string
+		dst    *string
+		digest *Latency
+	}{
+		{"latency_hdr", func(r *Run) string { return r.LatencyHDR }, &out.LatencyHDR, &out.LatencyUs},
+		{"latency_uncorrected_hdr", func(r *Run) string { return r.LatencyUncorrectedHDR }, &out.LatencyUncorrectedHDR, &out.LatencyUncorrectedUs},
+	} {
+		merged := NewHistogram()
+		for _, p := range parts {
+			s := h.src(p)
+			if s == "" {
+				continue
+			}
+			d, err := hdrhistogram.Decode([]byte(s))
+			if err != nil {
+				return &HistogramError{Run: p.Key(), Field: h.field, Err: err}
+			}
+			merged.Merge(d)
+		}
+		enc, err := EncodeHistogram(merged)
+		if err != nil {
+			return err
+		}
+		*h.dst, *h.digest = enc, Digest(merged)
+	}
+	out.LatencyAllowedUs = highestLatency(parts, func(r *Run) Latency { return r.LatencyAllowedUs })
+	out.LatencyDeniedUs = highestLatency(parts, func(r *Run) Latency { return r.LatencyDeniedUs })
+	return nil
+}
+
+func highestLatency(parts []*Run, of func(*Run) Latency) Latency {
+	var out Latency
+	var sum float64
+	for _, p := range parts {
+		l := of(p)
+		out.Count += l.Count
+		sum += l.Mean * float64(l.Count)
+		out.P50, out.P90, out.P99 = max(out.P50, l.P50), max(out.P90, l.P90), max(out.P99, l.P99)
+		out.P999, out.Max = max(out.P999, l.P999), max(out.Max, l.Max)
+	}
+	if out.Count > 0 {
+		out.Mean = sum / float64(out.Count)
+	}
+	return out
+}
+
+func mergeErrors(parts []*Run) []ErrorCount {
+	var out []ErrorCount
+	for _, p := range parts {
+		for _, e := range p.Errors {
+			i := slices.IndexFunc(out, func(o ErrorCount) bool { return o.Message == e.Message })
+			if i < 0 {
+				out = append(out, e)
+				continue
+			}
+			out[i].Count += e.Count
+		}
+	}
+	slices.SortStableFunc(out, func(a, b ErrorCount) int { return int(b.Count - a.Count) })
+	return out
+}
+
+// mergeSeries adds the segments' seconds: they started together.
+func mergeSeries(parts []*Run) []Second {
+	var out []Second
+	for _, p := range parts {
+		for _, s := range p.Series {
+			for len(out) <= s.TS {
+				out = append(out, Second{TS: len(out)})
+			}
+			o := &out[s.TS]
+			o.Allowed += s.Allowed
+			o.Denied += s.Denied
+			o.Errors += s.Errors
+			o.P99Us = max(o.P99Us, s.P99Us)
+		}
+	}
+	return out
+}
+
+// mergeTimelines adds the segments' bins at the widest bin of any of them
+// (bins widen by doubling, so a narrower one divides it); a bin's p99 is
+// the highest of the segments'.
+func mergeTimelines(parts []*Run) *Timeline {
+	width := int64(0)
+	for _, p := range parts {
+		if p.Timeline != nil {
+			width = max(width, p.Timeline.BinMs)
+		}
+	}
+	if width == 0 {
+		return nil
+	}
+	out := &Timeline{BinMs: width}
+	for _, p := range parts {
+		if p.Timeline == nil || p.Timeline.BinMs <= 0 {
+			continue
+		}
+		for _, b := range p.Timeline.Bins {
+			i := int(b.TMs / width)
+			for len(out.Bins) <= i {
+				out.Bins = append(out.Bins, Bin{TMs: int64(len(out.Bins)) * width})
+			}
+			o := &out.Bins[i]
+			o.Allowed += b.Allowed
+			o.Denied += b.Denied
+			o.Errors += b.Errors
+			o.P99Us = max(o.P99Us, b.P99Us)
+		}
+	}
+	return out
+}
+
+// mergeAudits combines audits of disjoint identities: counts add up, the
+// busiest window is the busiest of any segment.
+func mergeAudits(parts []*Run) *Audit {
+	var out *Audit
+	for _, p := range parts {
+		a := p.Audit
+		if a == nil {
+			continue
+		}
+		if out == nil {
+			out = &Audit{BoundWindow: a.BoundWindow, Basis: a.Basis, WindowMs: a.WindowMs}
+		}
+		if a.Timing != nil {
+			if out.Timing == nil {
+				out.Timing = &AuditTiming{}
+			}
+			// The segments' medians are not a median of all; the larger
+			// is the figure to stand behind.
+			out.Timing.UncertaintyP50Us = max(out.Timing.UncertaintyP50Us, a.Timing.UncertaintyP50Us)
+			out.Timing.UncertaintyMaxUs = max(out.Timing.UncertaintyMaxUs, a.Timing.UncertaintyMaxUs)
+			out.Timing.MaxWindowAdmittedPossible = max(out.Timing.MaxWindowAdmittedPossible, a.Timing.MaxWindowAdmittedPossible)
+		}
+		if c := a.Reply; c != nil {
+			if out.Reply == nil {
+				out.Reply = &ReplyCheck{}
+			}
+			addCounts(out.Reply, c)
+		}
+		out.Identities += a.Identities
+		out.Sampled = out.Sampled || a.Sampled
+		out.Decisions += a.Decisions
+		out.Allowed += a.Allowed
+		out.ExpectedAllowed += a.ExpectedAllowed
+		out.ModelMismatches += a.ModelMismatches
+		out.Overshoot += a.Overshoot
+		out.Violations += a.Violations
+		out.PolicyExcess = max(out.PolicyExcess, a.PolicyExcess)
+		out.MaxWindowAdmitted = max(out.MaxWindowAdmitted, a.MaxWindowAdmitted)
+		out.BoundWindow = max(out.BoundWindow, a.BoundWindow)
+	}
+	return out
+}
+
+// mergeEdges combines edge curves of disjoint identities: the most of any,
+// the mean weighted by identities.
+func mergeEdges(parts []*Run) *Edge {
+	var out *Edge
+	for _, p := range parts {
+		e := p.Edge
+		if e == nil {
+			continue
+		}
+		if out == nil {
+			out = &Edge{WindowMs: e.WindowMs, FromMs: e.FromMs, MaxInWindow: make([]int64, len(e.MaxInWindow)), MeanInWindow: make([]float64, len(e.MeanInWindow))}
+		}
+		if e.FromMs != out.FromMs || len(e.MaxInWindow) != len(out.MaxInWindow) || len(e.MeanInWindow) != len(out.MeanInWindow) {
+			continue
+		}
+		total := out.Identities + e.Identities
+		for i := range out.MaxInWindow {
+			out.MaxInWindow[i] = max(out.MaxInWindow[i], e.MaxInWindow[i])
+		}
+		for i := range out.MeanInWindow {
+			out.MeanInWindow[i] = (out.MeanInWindow[i]*float64(out.Identities) + e.MeanInWindow[i]*float64(e.Identities)) / float64(total)
+		}
+		out.Identities = total
+	}
+	return out
+}
+
+// mergeMemory adds the segments' keys and identities, and takes the
+// server's memory from the first segment, over all identities.
+func mergeMemory(parts []*Run, notes []string) (*Memory, []string) {
+	var out *Memory
+	var sampledBytes float64
+	for _, p := range parts {
+		m := p.Memory
+		if m == nil {
+			continue
+		}
+		if out == nil {
+			c := *m
+			out = &c
+			out.Identities, out.Keys, out.KeysWithoutTTL, out.SampledKeys, out.KeysOutsidePrefix = 0, 0, 0, 0, 0
+			out.Encodings = map[string]int64{}
+		}
+		out.Identities += m.Identities
+		out.Keys += m.Keys
+		out.KeysWithoutTTL += m.KeysWithoutTTL
+		out.KeysOutsidePrefix += m.KeysOutsidePrefix
+		out.SampledKeys += m.SampledKeys
+		sampledBytes += m.MemoryUsageSampledBytes * float64(m.SampledKeys)
+		for k, v := range m.Encodings {
+			out.Encodings[k] += v
+		}
+		out.RlbenchPeakHeapBytes = max(out.RlbenchPeakHeapBytes, m.RlbenchPeakHeapBytes)
+		out.RlbenchPeakRSSBytes = max(out.RlbenchPeakRSSBytes, m.RlbenchPeakRSSBytes)
+	}
+	if out == nil {
+		return nil, notes
+	}
+	if out.SampledKeys > 0 {
+		out.MemoryUsageSampledBytes = sampledBytes / float64(out.SampledKeys)
+	}
+	if out.Identities > 0 && out.UsedMemoryDeltaBytes != 0 {
+		out.BytesPerIdentity = float64(out.UsedMemoryDeltaBytes-out.ClientBuffersDeltaBytes) / float64(out.Identities)
+		out.Notes = append(slices.Clone(out.Notes), mergedMemoryNote)
+	}
+	return out, notes
+}
+
+// addCounts adds every integer field of src to dst, a struct of counts
+// (the reply checks): a field added to the contract is merged with no
+// change here.
+func addCounts[T any](dst, src *T) {
+	d, s := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src).Elem()
+	for i := 0; i < d.NumField(); i++ {
+		if f := d.Field(i); f.CanInt() {
+			f.SetInt(f.Int() + s.Field(i).Int())
+		}
+	}
+}
+
+// mergeReference merges the segments' eviction readings and references.
+// Segments share one server over one window, so each read the same
+// evictions: the merged run has the most any segment saw, and a restart
+// any saw. Each segment measured its reference beside its own share of the
+// load; the merged run keeps the first's, with the closed-loop reference
+// rates added up as the runs' rates are, and its figures relative to it.
+func mergeReference(out *Run, parts []*Run) (*Eviction, *Reference, *Relative) {
+	var ev *Eviction
+	for _, p := range parts {
+		if p.Eviction == nil {
+			continue
+		}
+		if ev == nil {
+			e := *p.Eviction
+			ev = &e
+			continue
+		}
+		ev.EvictedKeys = max(ev.EvictedKeys, p.Eviction.EvictedKeys)
+		ev.ExpiredKeys = max(ev.ExpiredKeys, p.Eviction.ExpiredKeys)
+		ev.Restarted = ev.Restarted || p.Eviction.Restarted
+	}
+	first := parts[0]
+	if first.Reference == nil || first.Relative == nil {
+		return ev, nil, nil
+	}
+	ref := *first.Reference
+	ref.ThroughputPerS = 0
+	for _, p := range parts {
+		if p.Reference != nil {
+			ref.ThroughputPerS += p.Reference.ThroughputPerS
+		}
+	}
+	out.Reference = &ref
+	return ev, &ref, NewRelative(out, first.Relative.ServerCost)
+}

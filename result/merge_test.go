@@ -1,0 +1,81 @@
+package result_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/rlbench/rlbench/internal/resulttest"
+	"github.com/rlbench/rlbench/result"
+)
+
+// segments makes n segment results of one load out of the fixture.
+func segments(t *testing.T, n int) []*result.Result {
+	var out []*result.Result
+	for i := 0; i < n; i++ {
+		r := resulttest.Fixture(t)
+		r.RunID = "seg" + string(rune('a'+i))
+		r.Segment = &result.SegmentInfo{Index: i, Count: n, Group: "g1"}
+		out = append(out, r)
+	}
+	return out
+}
+
+// TestMergeSegments: counts, histograms and audits of the segments add up
+// in the merged result; the busiest window is the busiest of any segment.
+func TestMergeSegments(t *testing.T) {
+	parts := segments(t, 3)
+	parts[1].Runs[0].Audit.PolicyExcess += 5
+	parts[2].Complete, parts[2].IncompleteReason = false, "interrupted (Ctrl-C)"
+	merged, err := result.MergeSegments([]*result.Result{parts[2], parts[0], parts[1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if merged.Complete || !strings.Contains(merged.IncompleteReason, "segment 2: interrupted") || len(merged.MergedSegments) != 3 || merged.Segment != nil {
+		t.Errorf("envelope: complete %v (%q), merged from %v", merged.Complete, merged.IncompleteReason, merged.MergedSegments)
+	}
+	for i := range merged.Runs {
+		m, one := merged.Runs[i], parts[0].Runs[i]
+		if m.Requests.Sent != 3*one.Requests.Sent || m.Requests.Allowed != 3*one.Requests.Allowed {
+			t.Errorf("%s: sent %d allowed %d, want 3 x %d, 3 x %d", m.Key(), m.Requests.Sent, m.Requests.Allowed, one.Requests.Sent, one.Requests.Allowed)
+		}
+		h, _, err := m.Histograms()
+		// Three times the same histogram has the same percentiles, but for
+		// the rounding of the rank: at thrice the count the 99th can fall
+		// in the neighbouring bucket (3 significant digits).
+		if err != nil || h.Count() != 3*one.LatencyUs.Count || m.LatencyUs.Count != h.Count() || math.Abs(float64(m.LatencyUs.P99-one.LatencyUs.P99)) > float64(one.LatencyUs.P99)/100 {
+			t.Errorf("%s: merged histogram %v holds %d, digest %+v; want 3 x %d at the same p99 %d", m.Key(), err, h.Count(), m.LatencyUs, one.LatencyUs.Count, one.LatencyUs.P99)
+		}
+		if a := m.Audit; a == nil || a.Decisions != 3*one.Audit.Decisions || a.ModelMismatches != 0 || a.Identities != 3*one.Audit.Identities {
+			t.Errorf("%s: audit %+v", m.Key(), a)
+		}
+		if m.Rate.AchievedPerS != 3*one.Rate.AchievedPerS || len(m.Series) != len(one.Series) || m.Series[0].Allowed != 3*one.Series[0].Allowed {
+			t.Errorf("%s: rate %v, series %+v", m.Key(), m.Rate, m.Series)
+		}
+	}
+	if got := merged.Runs[0].Audit.PolicyExcess; got != parts[1].Runs[0].Audit.PolicyExcess {
+		t.Errorf("policy excess %d, want the busiest segment's %d", got, parts[1].Runs[0].Audit.PolicyExcess)
+	}
+}
+
+// TestMergeRefusesWhatDoesNotBelongTogether: each row breaks one thing.
+func TestMergeRefusesWhatDoesNotBelongTogether(t *testing.T) {
+	for _, tc := range []struct {
+		why    string
+		change func(p []*result.Result) []*result.Result
+		want   string
+	}{
+		{"a missing segment", func(p []*result.Result) []*result.Result { return p[:2] }, "segments 2 of 3 are missing"},
+		{"a duplicate segment", func(p []*result.Result) []*result.Result { p[2].Segment.Index = 1; return p }, "segment 1 is given twice"},
+		{"another profile", func(p []*result.Result) []*result.Result { p[1].Profile.SHA256 = "beef"; return p }, "segment 1 ran another profile"},
+		{"another seed", func(p []*result.Result) []*result.Result { p[2].Profile.Seed++; return p }, "segment 2 ran with seed"},
+		{"another count", func(p []*result.Result) []*result.Result { p[1].Segment.Count = 4; return p }, "segment 1 is one of 4 segments"},
+		{"another load (start)", func(p []*result.Result) []*result.Result { p[1].Segment.Group = "g2"; return p }, "segment 1 belongs to load g2"},
+		{"not a segment at all", func(p []*result.Result) []*result.Result { p[1].Segment = nil; return p }, "is not a segment"},
+	} {
+		_, err := result.MergeSegments(tc.change(segments(t, 3)))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error with %q", tc.why, err, tc.want)
+		}
+	}
+}

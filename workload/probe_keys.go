@@ -1,0 +1,83 @@
+package workload
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/result"
+)
+
+// outsideExamples is how many keys outside the run prefix a note names.
+const outsideExamples = 3
+
+// keyOwner is a limiter whose keys are made from templates: it names an
+// identity key's Redis keys, and reads the identity back out of one. A
+// declared limiter is one.
+type keyOwner interface {
+	Keys(key string) []string
+	IdentityOf(namespace, key string) (string, bool)
+}
+
+// maxIdentityBits bounds the bitmap identityCounter keeps (8 MiB).
+const maxIdentityBits = 1 << 26
+
+// identityCounter returns the census's visitor that counts into n the
+// identities holding a key under prefix. A built-in limiter's key is the
+// prefix and the identity; a declared limiter's keys come from its
+// templates, several per identity perhaps, so its identities are read back
+// through them and counted once each (a bit per identity of the run; past
+// maxBits identities, by the keys of its first template only).
+func identityCounter(lim algorithms.Limiter, prefix string, identities, maxBits int, n *int64) func(key string) {
+	owner, ok := lim.(keyOwner)
+	if !ok {
+		return func(key string) {
+			if isIdentityKey(key, prefix) {
+				*n++
+			}
+		}
+	}
+	var seen []uint64
+	if identities <= maxBits {
+		seen = make([]uint64, (identities+63)/64)
+	}
+	return func(key string) {
+		id, ok := owner.IdentityOf(prefix, key)
+		if !ok {
+			return
+		}
+		i, err := strconv.ParseUint(id, 10, 64)
+		switch {
+		case err != nil || i >= uint64(identities):
+		case seen == nil:
+			if owner.Keys(prefix + id)[0] == key {
+				*n++
+			}
+		case seen[i/64]&(1<<(i%64)) == 0:
+			seen[i/64] |= 1 << (i % 64)
+			*n++
+		}
+	}
+}
+
+// sweepOutside looks, after a declared limiter's run, for keys its script
+// wrote outside the prefix it was given. Only a server rlbench started can
+// say: there every key is rlbench's, and the stray ones are removed so the
+// next run is not blamed for them. On any other server the result says it
+// was not checked.
+func (p *probe) sweepOutside(ctx context.Context, m *result.Memory) {
+	if _, declared := p.limiter.(keyOwner); !declared {
+		return
+	}
+	if p.r.Env.Mode != redisenv.Private {
+		m.Notes = append(m.Notes, "keys a declared limiter's script writes outside its run prefix are looked for only on a server rlbench started")
+		return
+	}
+	out, err := redisenv.SweepOutside(ctx, p.r.Env.Client, p.r.Env.Mode, p.r.RunPrefix(), outsideExamples)
+	if err != nil {
+		m.Notes = append(m.Notes, "looking for keys outside the run prefix failed: "+err.Error())
+		return
+	}
+	m.KeysOutsidePrefix, m.OutsidePrefixExamples = out.Keys, out.Examples
+}

@@ -1,0 +1,148 @@
+package workload
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/profile"
+	"github.com/rlbench/rlbench/result"
+)
+
+// Segments says how this process shares a profile with others that run
+// the other segments of its identities at the same time, against the same
+// Redis, so that together they make one load. The zero value runs the
+// whole profile alone.
+type Segments struct {
+	// Segment is this process's part of the identities.
+	Segment profile.Segment
+	// StartAt is the wall-clock instant every segment starts at; zero
+	// starts at once.
+	StartAt time.Time
+	// Wait bounds how long a segment waits for the others before each run;
+	// zero means DefaultSegmentWait.
+	Wait time.Duration
+}
+
+// DefaultSegmentWait is how long a segment waits for the others to reach a
+// run: a run's probes and clean-up differ in length between segments.
+const DefaultSegmentWait = 2 * time.Minute
+
+// segmentLead is how far after the last segment arrives the segments start
+// a run together: time for every one of them to see the start and sleep
+// until it.
+const segmentLead = 200 * time.Millisecond
+
+// segmentKeyTTL keeps the meeting keys from outliving a run by much.
+const segmentKeyTTL = 10 * time.Minute
+
+// Group names the segments of one load: the same profile (by its SHA-256),
+// seed, count and start. Every segment computes the same name, and a merge
+// refuses results of different groups.
+func (s Segments) Group(p *profile.Profile) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d/%d/%s", p.Hash, p.Seed, s.Segment.Count, s.StartAt.UTC().Format(time.RFC3339Nano))))
+	return hex.EncodeToString(sum[:6])
+}
+
+// contract is what the result records of the segment.
+func (s Segments) contract(p *profile.Profile) *result.SegmentInfo {
+	if s.Segment.Whole() {
+		return nil
+	}
+	info := &result.SegmentInfo{Index: s.Segment.Index, Count: s.Segment.Count, Group: s.Group(p)}
+	if !s.StartAt.IsZero() {
+		t := s.StartAt.UTC()
+		info.StartAt = &t
+	}
+	return info
+}
+
+// waitForStart sleeps until the common start, if one is set.
+func (r *Runner) waitForStart(ctx context.Context) error {
+	if r.Segments.StartAt.IsZero() {
+		return nil
+	}
+	if d := time.Until(r.Segments.StartAt); d > 0 {
+		if err := r.Clock.Sleep(ctx, d); err != nil {
+			return ErrInterrupted
+		}
+	}
+	return nil
+}
+
+// meet makes the segments start run number index together: each counts
+// itself in under a key of the group's, waits until all have, and the last
+// to arrive names an instant in Redis's own time, segmentLead later, at
+// which every segment starts. The keys lie outside every run's prefix (they
+// belong to the group), and expire.
+func (r *Runner) meet(ctx context.Context, index int) error {
+	seg := r.Segments
+	if seg.Segment.Whole() {
+		return nil
+	}
+	wait := seg.Wait
+	if wait <= 0 {
+		wait = DefaultSegmentWait
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	base := fmt.Sprintf("%sseg-%s:run%d:", redisenv.KeyPrefixRoot, seg.Group(r.Profile), index)
+	rdb := r.Env.Client
+	arrived, err := rdb.Incr(ctx, base+"arrived").Result()
+	if err != nil {
+		return fmt.Errorf("segment %s meeting the others at run %d: %w", seg.Segment, index+1, err)
+	}
+	_ = rdb.Expire(ctx, base+"arrived", segmentKeyTTL).Err()
+	if arrived == int64(seg.Segment.Count) {
+		now, err := rdb.Time(ctx).Result()
+		if err != nil {
+			return fmt.Errorf("segment %s: reading Redis TIME: %w", seg.Segment, err)
+		}
+		start := now.Add(segmentLead).UnixMicro()
+		if err := rdb.Set(ctx, base+"start", start, segmentKeyTTL).Err(); err != nil {
+			return fmt.Errorf("segment %s: %w", seg.Segment, err)
+		}
+	}
+	var startMicros int64
+	for {
+		v, err := rdb.Get(ctx, base+"start").Result()
+		if err == nil {
+			startMicros, err = strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return fmt.Errorf("segment %s: start of run %d is %q", seg.Segment, index+1, v)
+			}
+			break
+		}
+		if !errors.Is(err, redis.Nil) {
+			if ctx.Err() != nil {
+				n, _ := rdb.Get(context.WithoutCancel(ctx), base+"arrived").Int64()
+				return fmt.Errorf("segment %s: only %d of %d segments reached run %d within %s", seg.Segment, n, seg.Segment.Count, index+1, wait)
+			}
+			return fmt.Errorf("segment %s meeting the others at run %d: %w", seg.Segment, index+1, err)
+		}
+		if err := r.Clock.Sleep(ctx, 5*time.Millisecond); err != nil {
+			n, _ := rdb.Get(context.WithoutCancel(ctx), base+"arrived").Int64()
+			if errors.Is(err, context.DeadlineExceeded) {
+				return fmt.Errorf("segment %s: only %d of %d segments reached run %d within %s", seg.Segment, n, seg.Segment.Count, index+1, wait)
+			}
+			return ErrInterrupted
+		}
+	}
+	offset, err := estimateClockOffset(ctx, rdb, r.Clock, DefaultClockSamples)
+	if err != nil {
+		return err
+	}
+	if d := offset.localTime(startMicros).Sub(r.Clock.Now()); d > 0 {
+		if err := r.Clock.Sleep(ctx, d); err != nil {
+			return ErrInterrupted
+		}
+	}
+	return nil
+}
