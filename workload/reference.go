@@ -189,6 +189,7 @@ func (s *referenceSampler) finish(ctx context.Context, run *result.Run, lim algo
 		costPrefix := strings.TrimSuffix(prefix, ":") + "~cost:"
 		ref.LimiterUsecPerCall, ref.UsecPerCall, cost = s.r.serverCost(ctx, lim, costPrefix)
 		s.r.cleanup(costPrefix)
+		s.r.sweepAfterCost(ctx, lim)
 	}
 	run.Reference = ref
 	run.Relative = result.NewRelative(run, cost)
@@ -237,4 +238,17 @@ func (r *Runner) serverCost(ctx context.Context, lim algorithms.Limiter, prefix 
 		ratios = append(ratios, l.UsecPerCall()/f.UsecPerCall())
 	}
 	return result.Median(lims), result.Median(refs), result.Median(ratios)
+}
+
+// sweepAfterCost removes, on a server rlbench started, the keys a declared
+// limiter's script wrote outside its prefix while its server cost was
+// measured: the run's own were counted and removed already, and these are
+// none of the next run's doing.
+func (r *Runner) sweepAfterCost(ctx context.Context, lim algorithms.Limiter) {
+	if _, declared := lim.(keyOwner); !declared || r.Env.Mode != redisenv.Private {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.Profile.Timeout+5*time.Second)
+	defer cancel()
+	_, _ = redisenv.SweepOutside(ctx, r.Env.Client, r.Env.Mode, r.RunPrefix(), 0)
 }
