@@ -74,6 +74,10 @@ type metric struct {
 	calibratedBy string
 	// tail: a tail percentile, compared only over minTailSamples requests.
 	tail bool
+	// scheduled: the figure follows the arrivals, so it is compared only
+	// where they are scheduled (open loop); in a closed loop they follow
+	// the machine's speed.
+	scheduled bool
 }
 
 // minTailSamples is the fewest requests (in one repetition) whose p99 is
@@ -83,7 +87,7 @@ const minTailSamples = 1000
 
 var compareMetrics = []metric{
 	{path: "audit.overshoot", exact: true},
-	{path: "audit.policy_excess", exact: true, timingDependent: true},
+	{path: "audit.policy_excess", exact: true, timingDependent: true, scheduled: true},
 	{path: "audit.model_mismatches", exact: true},
 	{path: "memory.keys_without_ttl", exact: true},
 	{path: "relative.latency_p50", tolerance: func(t Tolerances) float64 { return t.P50 }, given: "p50"},
@@ -211,6 +215,11 @@ func compareMetric(m metric, base, cur *result.Run, tol Tolerances) (CompareRow,
 	if !bok || !cok {
 		row.Verdict = NotMeasured
 		row.Note = "measured on one side only"
+		return row, true
+	}
+	if m.scheduled && (base.Rate.TargetPerS == 0 || cur.Rate.TargetPerS == 0) {
+		row.Verdict = NotMeasured
+		row.Note = "in a closed loop the arrivals, and how far one window gets past the policy, follow the machine's speed"
 		return row, true
 	}
 	if m.tail {

@@ -137,6 +137,12 @@ func TestCompareThroughput(t *testing.T) {
 			t.Errorf("%s: %+v, want %s", tc.why, row, tc.verdict)
 		}
 	}
+	// In a closed loop the arrivals follow the machine's speed, and so
+	// does how far one window gets past the policy.
+	row := rowFor(t, Compare(resultOf(closedLoop(40_000, true)), resultOf(closedLoop(20_000, true)), DefaultTolerances), "fixed_window/steady", "audit.policy_excess")
+	if row.Verdict != NotMeasured {
+		t.Errorf("policy excess of a closed loop: %+v", row)
+	}
 	open := closedLoop(1000, true)
 	open.Rate.TargetPerS = 1000
 	for _, r := range Compare(resultOf(open), resultOf(open), DefaultTolerances).Rows {

@@ -13,6 +13,7 @@ import (
 func compareRun(alg string, p50, p99 int64, usec, bpi float64, overshoot, excess, mismatches, noTTL int64) result.Run {
 	return result.Run{
 		Algorithm: alg, Scenario: "steady",
+		Rate:      result.RateFigures{TargetPerS: 1000, AchievedPerS: 1000},
 		LatencyUs: result.Latency{Count: 5000, P50: p50, P99: p99},
 		Audit:     &result.Audit{Overshoot: overshoot, PolicyExcess: excess, ModelMismatches: mismatches},
 		Memory:    &result.Memory{Identities: 10_000, BytesPerIdentity: bpi, KeysWithoutTTL: noTTL},
