@@ -20,6 +20,9 @@ type command struct {
 	flags func(fs *flag.FlagSet)
 	// run does the work with the positional arguments.
 	run func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	// inFlight says the command has calls in flight to finish when it is
+	// interrupted; any other command stops at once.
+	inFlight bool
 }
 
 // commands lists the subcommands, as `rlbench help` shows them.

@@ -18,24 +18,38 @@ import (
 
 func main() {
 	redisenv.QuietClientLogs()
-	ctx, stop := interruptContext(os.Stderr)
+	command := ""
+	if len(os.Args) > 1 {
+		command = os.Args[1]
+	}
+	ctx, stop := interruptContext(os.Stderr, command, func() {
+		redisenv.StopAll()
+		os.Exit(130)
+	})
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
-// interruptContext is cancelled by the first Ctrl-C (or SIGTERM): rlbench
+// interruptContext is cancelled by the first Ctrl-C (or SIGTERM). `run`
 // then stops issuing, lets calls in flight finish, and writes what it
-// measured. A second Ctrl-C quits at once.
-func interruptContext(stderr io.Writer) (context.Context, func()) {
+// measured; the other commands have no calls in flight and stop where they
+// are. A second Ctrl-C calls quit, which stops any private redis-server,
+// removes its directory and exits at once.
+func interruptContext(stderr io.Writer, command string, quit func()) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
+	c, _ := lookup(command)
 	go func() {
 		select {
 		case <-sig:
-			fmt.Fprintln(stderr, "\nrlbench: stopping: finishing calls in flight and writing what was measured (Ctrl-C again to quit now)")
+			if c.inFlight {
+				fmt.Fprintln(stderr, "\nrlbench: stopping: finishing calls in flight and writing what was measured (Ctrl-C again to quit now)")
+			} else {
+				fmt.Fprintln(stderr, "\nrlbench: stopping")
+			}
 			cancel()
 		case <-done:
 			return
@@ -43,7 +57,7 @@ func interruptContext(stderr io.Writer) (context.Context, func()) {
 		select {
 		case <-sig:
 			fmt.Fprintln(stderr, "rlbench: quitting without writing a result")
-			os.Exit(130)
+			quit()
 		case <-done:
 		}
 	}()

@@ -39,9 +39,10 @@ const startAtEnv = "RLBENCH_START_AT"
 func runCommand() command {
 	var o runOptions
 	return command{
-		name:  "run",
-		usage: "[flags] PROFILE",
-		flags: o.declare,
+		name:     "run",
+		usage:    "[flags] PROFILE",
+		flags:    o.declare,
+		inFlight: true,
 		run: func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			if err := wantArgs("run", args, 1, "exactly one profile file"); err != nil {
 				return err
