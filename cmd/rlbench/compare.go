@@ -26,24 +26,24 @@ func compareCommand() command {
 			fs.Var(percentFlag{&tol.UsecPerCall}, "server", "how much the server time per call may grow (e.g. 25%)")
 			fs.Var(percentFlag{&tol.BytesPerIdentity}, "bytes", "how much memory per identity may grow (e.g. 5%)")
 		},
-		run: func(_ context.Context, args []string, stdout, _ io.Writer) error {
+		run: func(ctx context.Context, args []string, stdout, _ io.Writer) error {
 			if err := wantArgs("compare", args, 2, "BASELINE.json and CURRENT.json"); err != nil {
 				return err
 			}
 			if format != "text" && format != "markdown" && format != "json" {
 				return usageErrorf("-format %q: want text, markdown or json", format)
 			}
-			return compareResults(args[0], args[1], tol, format, stdout)
+			return compareResults(ctx, args[0], args[1], tol, format, stdout)
 		},
 	}
 }
 
-func compareResults(basePath, curPath string, tol report.Tolerances, format string, stdout io.Writer) error {
-	base, err := readResult(basePath)
+func compareResults(ctx context.Context, basePath, curPath string, tol report.Tolerances, format string, stdout io.Writer) error {
+	base, err := readResult(ctx, basePath)
 	if err != nil {
 		return err
 	}
-	cur, err := readResult(curPath)
+	cur, err := readResult(ctx, curPath)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -31,6 +32,12 @@ func usageErrorf(format string, args ...any) error {
 type failedError struct{ msg string }
 
 func (e *failedError) Error() string { return e.msg }
+
+// interrupted is the error of a command the first Ctrl-C stopped while it
+// was doing what doing names: a runtime failure (exit 3).
+func interrupted(ctx context.Context, doing string) error {
+	return fmt.Errorf("interrupted while %s: %w", doing, context.Cause(ctx))
+}
 
 // exitCode maps an error to the exit code and prints it.
 func exitCode(err error, stderr io.Writer) int {

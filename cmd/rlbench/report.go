@@ -27,20 +27,20 @@ func reportCommand() command {
 			fs.StringVar(&outDir, "o", "", "write into `DIR` (default: the result's own directory)")
 			fs.StringVar(&format, "format", "html", "`html` (plots, .hgrm files, report.html), text (the summary), markdown (the summary for a pull request) or benchfmt (lines for benchstat)")
 		},
-		run: func(_ context.Context, args []string, stdout, _ io.Writer) error {
+		run: func(ctx context.Context, args []string, stdout, _ io.Writer) error {
 			if format != "html" && format != "text" && format != "markdown" && format != "benchfmt" {
 				return usageErrorf("-format %q: want html, text, markdown or benchfmt", format)
 			}
 			if err := wantArgs("report", args, 1, "exactly one result.json"); err != nil {
 				return err
 			}
-			return writeReport(args[0], outDir, format, stdout)
+			return writeReport(ctx, args[0], outDir, format, stdout)
 		},
 	}
 }
 
-func writeReport(path, outDir, format string, stdout io.Writer) error {
-	res, err := readResult(path)
+func writeReport(ctx context.Context, path, outDir, format string, stdout io.Writer) error {
+	res, err := readResult(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -56,7 +56,10 @@ func writeReport(path, outDir, format string, stdout io.Writer) error {
 	if dir == "" {
 		dir = filepath.Dir(path)
 	}
-	written, err := renderReport(dir, res)
+	written, err := renderReport(ctx, dir, res)
+	if ctx.Err() != nil {
+		return interrupted(ctx, "rendering the report into "+dir)
+	}
 	if err != nil {
 		var bad *result.HistogramError
 		if errors.As(err, &bad) {
@@ -79,8 +82,11 @@ func writeReport(path, outDir, format string, stdout io.Writer) error {
 
 // readResult reads a result file; a missing, malformed or truncated one is
 // bad input (exit 2), with report.Decode's account of what is wrong.
-func readResult(path string) (*result.Result, error) {
-	res, err := result.ReadFile(path)
+func readResult(ctx context.Context, path string) (*result.Result, error) {
+	res, err := result.ReadFileContext(ctx, path)
+	if ctx.Err() != nil {
+		return nil, interrupted(ctx, "reading "+path)
+	}
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -94,7 +100,7 @@ func readResult(path string) (*result.Result, error) {
 // renderReport writes the plots, .hgrm files and report.html into dir,
 // with each algorithm's semantics from the registry, and each declared
 // limiter's from the result.
-func renderReport(dir string, res *result.Result) ([]string, error) {
+func renderReport(ctx context.Context, dir string, res *result.Result) ([]string, error) {
 	semantics := map[string]string{}
 	for _, a := range algorithms.List() {
 		semantics[a.Name] = a.Semantics
@@ -102,5 +108,5 @@ func renderReport(dir string, res *result.Result) ([]string, error) {
 	for _, l := range res.Profile.Limiters {
 		semantics[l.Name] = l.Description
 	}
-	return html.Render(dir, res, html.RenderOptions{Semantics: semantics})
+	return html.RenderContext(ctx, dir, res, html.RenderOptions{Semantics: semantics})
 }

@@ -107,7 +107,10 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	if err != nil {
 		return err
 	}
-	prof, err := profile.Load(profilePath)
+	prof, err := profile.LoadContext(ctx, profilePath)
+	if ctx.Err() != nil {
+		return interrupted(ctx, "reading "+profilePath)
+	}
 	if err != nil {
 		return err
 	}
@@ -160,7 +163,7 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	fmt.Fprintf(stdout, "result: %s\n", path)
 	var reportErr error
 	if !o.noReport {
-		if written, err := renderReport(dir, res); err != nil {
+		if written, err := renderReport(context.WithoutCancel(ctx), dir, res); err != nil {
 			reportErr = fmt.Errorf("rendering the report: %w", err)
 		} else {
 			fmt.Fprintf(stdout, "report: %s\n", written[len(written)-1])

@@ -1,6 +1,7 @@
 package html
 
 import (
+	"context"
 	"bytes"
 	"path/filepath"
 
@@ -15,6 +16,12 @@ const HTMLFile = "report.html"
 // under hgrm/, and report.html with the plots embedded. It needs nothing
 // but r. It returns the paths written, the page last.
 func Render(dir string, r *result.Result, opts RenderOptions) ([]string, error) {
+	return RenderContext(context.Background(), dir, r, opts)
+}
+
+// RenderContext is Render, stopped between one file and the next when ctx
+// ends (it then returns ctx's error with the paths already written).
+func RenderContext(ctx context.Context, dir string, r *result.Result, opts RenderOptions) ([]string, error) {
 	// The .hgrm files decode every histogram, so a result whose histograms
 	// are damaged is refused before anything is written.
 	hgrms, err := HGRMs(r)
@@ -27,6 +34,9 @@ func Render(dir string, r *result.Result, opts RenderOptions) ([]string, error) 
 	}
 	var written []string
 	write := func(path string, data []byte) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if err := result.WriteFileAtomic(path, data); err != nil {
 			return err
 		}
