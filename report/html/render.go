@@ -1,8 +1,8 @@
 package html
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"path/filepath"
 
 	"github.com/rlbench/rlbench/result"
