@@ -115,6 +115,7 @@ func Parse(file string, data []byte) (*Profile, error) {
 		plan = p.Plan(1)
 	}
 	p.Thresholds = parseThresholds(top, plan, p)
+	checkResources(d, top, p)
 	if len(d.errs) > 0 {
 		return nil, d.errs
 	}
