@@ -217,5 +217,6 @@ func parseRedis(d *decoder, top *yamlMap) *RedisSpec {
 	if r.PasswordEnv != "" && !envNamePattern.MatchString(r.PasswordEnv) {
 		f.errorf("password_env", "%q is not an environment variable name (the password itself never goes in a profile)", r.PasswordEnv)
 	}
+	checkRedis(f, r)
 	return r
 }

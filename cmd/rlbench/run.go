@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/rlbench/rlbench/internal/redisconf"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/report"
@@ -215,6 +216,9 @@ func redisOptions(p *profile.Profile, o runOptions) (redisenv.Options, error) {
 		}
 	}
 	if o.redisAddr != "" {
+		if err := redisconf.CheckAddr(o.redisAddr); err != nil {
+			return ropts, usageErrorf("--redis: %v", err)
+		}
 		ropts.Addr = o.redisAddr
 	}
 	return ropts, nil
