@@ -56,7 +56,7 @@ func runCommand() command {
 // declare declares the flags of `rlbench run`.
 func (o *runOptions) declare(fs *flag.FlagSet) {
 	fs.StringVar(&o.redisAddr, "redis", "", "use the Redis at `ADDR` (host:port or redis:// URL) instead of the profile's or a private one")
-	fs.StringVar(&o.outDir, "out", "results", "write results under `DIR`")
+	fs.StringVar(&o.outDir, "out", "results", "write results under `DIR` (checked writable before the run starts)")
 	fs.BoolVar(&o.keepKeys, "keep-keys", false, "leave the run's keys in Redis for inspection")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar: one line per run")
 	fs.BoolVar(&o.noEmbedded, "no-embedded", false, "fail instead of using the embedded server when redis-server is missing")
@@ -117,6 +117,9 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	}
 	ropts, err := redisOptions(prof, o)
 	if err != nil {
+		return err
+	}
+	if err := checkOutDir(o.outDir); err != nil {
 		return err
 	}
 

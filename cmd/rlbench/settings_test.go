@@ -123,3 +123,19 @@ func TestTLSAgainstAPlainServer(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want exit %d and a failed TLS handshake", code, stderr, exitRuntime)
 	}
 }
+
+// TestOutputDirCheckedBeforeTheRun: an --out that cannot hold results is
+// bad usage found before Redis is even dialled, not after a whole run whose
+// result is then lost.
+func TestOutputDirCheckedBeforeTheRun(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{"/proc/rlbench-results", file, "/dev/null", filepath.Join(file, "below")} {
+		code, _, stderr := runCLI(t, "run", "--quiet", "--redis", redistest.ClosedAddr(t), "--out", out, writeProfile(t, tinyProfile))
+		if code != exitUsage || !strings.Contains(stderr, "--out "+out) {
+			t.Errorf("--out %s: exit %d, stderr %q; want exit %d naming it", out, code, stderr, exitUsage)
+		}
+	}
+}
