@@ -74,7 +74,8 @@ func ReadFileContext(ctx context.Context, path string) (*Result, error) {
 }
 
 // Decode parses a result and says what is wrong with a malformed one:
-// truncated JSON, unknown fields, another schema, or missing parts.
+// truncated JSON, unknown fields, another schema, missing parts, or a
+// count or figure no run can have measured (see validate).
 func Decode(data []byte) (*Result, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("empty file, not a result")
@@ -114,6 +115,9 @@ func Decode(data []byte) (*Result, error) {
 	}
 	if r.Verdict != Pass && r.Verdict != Fail {
 		return nil, fmt.Errorf("verdict %q is neither %q nor %q", r.Verdict, Pass, Fail)
+	}
+	if err := r.validate(); err != nil {
+		return nil, err
 	}
 	return &r, nil
 }
