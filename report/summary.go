@@ -111,7 +111,7 @@ func Notes(r *result.Result) []string {
 		if run.Requests.Errors > 0 {
 			msg := ""
 			if len(run.Errors) > 0 {
-				msg = fmt.Sprintf(" (most common: %q x%d)", run.Errors[0].Message, run.Errors[0].Count)
+				msg = ": " + describeErrors(run.Errors)
 			}
 			notes = append(notes, fmt.Sprintf("%s: %d of %d requests failed%s", run.Key(), run.Requests.Errors, run.Requests.Sent, msg))
 		}
