@@ -97,6 +97,7 @@ func Notes(r *result.Result) []string {
 		notes = append(notes, "INCOMPLETE: "+r.IncompleteReason+"; the figures cover what was measured before it stopped")
 	}
 	notes = append(notes, leakNotes(r)...)
+	notes = append(notes, skippedNotes(r)...)
 	if r.Redis.Note != "" {
 		notes = append(notes, r.Redis.Note)
 	}

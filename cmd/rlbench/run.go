@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/rlbench/rlbench/internal/redisconf"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/profile"
@@ -235,7 +237,13 @@ func cleanup(env *redisenv.Env, runner *workload.Runner, keep bool) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := redisenv.DeletePrefix(ctx, env.Client, runner.RunPrefix()); err != nil {
+	rdb := redisenv.NewProbeClient(env.Client)
+	defer rdb.Close()
+	err := rdb.Do(ctx, func(c redis.Cmdable) error {
+		_, err := redisenv.DeletePrefix(ctx, c, runner.RunPrefix())
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("removing this run's keys (%s*): %w", runner.RunPrefix(), err)
 	}
 	return nil

@@ -284,7 +284,10 @@ func newTableRow(v *view, run *result.Run) tableRow {
 			row.BytesPerIdentity = fmt.Sprintf("%.0f B", b)
 		}
 		row.KeysNoTTL = report.FormatCount(m.KeysWithoutTTL)
-		row.BadTTL = m.KeysWithoutTTL > 0
+		if m.CensusFailed {
+			row.KeysNoTTL = "not checked"
+		}
+		row.BadTTL = m.KeysWithoutTTL > 0 || m.CensusFailed
 		if m.MemoryUsageSampledBytes > 0 {
 			row.MemoryUsage = report.FormatSize(m.MemoryUsageSampledBytes)
 		}
