@@ -14,7 +14,7 @@ import (
 type replyError string
 
 func (e replyError) Error() string { return string(e) }
-func (replyError) RedisError()      {}
+func (replyError) RedisError()     {}
 
 // TestErrorsGroupByKind: the 141 timeouts, each naming the socket
 // it happened on, are one kind with one example, not 141 messages.
@@ -30,7 +30,9 @@ func TestErrorsGroupByKind(t *testing.T) {
 		return &net.OpError{Op: "read", Net: "tcp", Source: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000 + i},
 			Addr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 6379}, Err: os.ErrDeadlineExceeded}
 	})
-	record(3, func(int) error { return replyError("NOPERM User bench has no permissions to run the 'evalsha' command") })
+	record(3, func(int) error {
+		return replyError("NOPERM User bench has no permissions to run the 'evalsha' command")
+	})
 	record(2, func(int) error { return io.EOF })
 	var run result.Run
 	rec.fill(&run)

@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -163,7 +165,7 @@ func TestALaterRunRemovesWhatAKilledRunLeft(t *testing.T) {
 		t.Fatalf("the later run: exit %d\n%s", code, stderr)
 	}
 	if !waitFor(2*time.Second, func() bool { return !redistest.GroupRunning(pgid) }) {
-		t.Errorf("the orphaned server's group %d still runs", pgid)
+		t.Errorf("the orphaned server's group %d still runs: %s\n%s", pgid, describeGroup(pgid), stderr)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("the dead run's directory %s is still there", dir)
@@ -231,4 +233,22 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// describeGroup lists the processes of group pgid, for failure messages.
+func describeGroup(pgid int) string {
+	var out []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if g, err := syscall.Getpgid(pid); err == nil && g == pgid {
+			stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+			cwd, _ := os.Readlink(fmt.Sprintf("/proc/%d/cwd", pid))
+			out = append(out, fmt.Sprintf("%s cwd=%s", strings.TrimSpace(string(stat)), cwd))
+		}
+	}
+	return strings.Join(out, "; ")
 }

@@ -17,7 +17,7 @@ import (
 type replyError string
 
 func (e replyError) Error() string { return string(e) }
-func (replyError) RedisError()      {}
+func (replyError) RedisError()     {}
 
 var _ redis.Error = replyError("")
 
