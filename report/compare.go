@@ -217,6 +217,9 @@ func overlap(base, cur *result.Run, path string, bv, cv float64) (lo, hi float64
 // WriteCompare prints c as text, markdown (for a pull-request comment or
 // $GITHUB_STEP_SUMMARY) or json.
 func WriteCompare(w io.Writer, c *Comparison, format string) error {
+	if format != "json" {
+		c = printableCopy(c)
+	}
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)

@@ -11,8 +11,10 @@ import (
 // WriteSummary prints the terminal summary: a table of algorithm x scenario
 // with request counts, rates and latency, the audit table, then anything a
 // reader must not miss (an embedded server, incomplete runs, errors, a
-// schedule that slipped, a limiter that broke its promise).
+// schedule that slipped, a limiter that broke its promise). Strings from
+// the result are printed Printable.
 func WriteSummary(w io.Writer, r *result.Result) error {
+	r = printableCopy(r)
 	fmt.Fprintf(w, "rlbench %s  profile %s  redis %s %s (%s)\n",
 		r.Tool.Version, r.Profile.Name, r.Redis.Mode, r.Redis.Version, r.Redis.Addr)
 	fmt.Fprintf(w, "policy %s\n\n", FormatPolicy(r.Profile.Policy))

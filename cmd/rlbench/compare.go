@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -57,7 +58,8 @@ func compareResults(ctx context.Context, basePath, curPath string, tol report.To
 	return nil
 }
 
-// percentFlag reads "25%" or "25" as the fraction 0.25.
+// percentFlag reads "25%" or "25" as the fraction 0.25, refusing a
+// negative, infinite or NaN one.
 type percentFlag struct{ dst *float64 }
 
 func (p percentFlag) String() string {
@@ -69,8 +71,10 @@ func (p percentFlag) String() string {
 
 func (p percentFlag) Set(s string) error {
 	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
-	if err != nil || v < 0 {
-		return fmt.Errorf("%q is not a percentage like 25%%", s)
+	// NaN fails every comparison, so it would let any change through;
+	// an infinite tolerance is no check either.
+	if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+		return fmt.Errorf("%q is not a percentage like 25%% (a finite number, 0 or more)", s)
 	}
 	*p.dst = v / 100
 	return nil

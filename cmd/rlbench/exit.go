@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/rlbench/rlbench/profile"
+	"github.com/rlbench/rlbench/report"
 )
 
 // Exit codes, as DESIGN.md fixes them.
@@ -47,7 +48,7 @@ func exitCode(err error, stderr io.Writer) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
-	fmt.Fprintln(stderr, "rlbench: "+err.Error())
+	fmt.Fprintln(stderr, "rlbench: "+report.PrintableLines(err.Error()))
 	var usage *usageError
 	var perrs profile.Errors
 	var perr *profile.Error
