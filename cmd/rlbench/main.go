@@ -41,8 +41,10 @@ func interruptContext(stderr io.Writer, command string, quit func()) (context.Co
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
+	finished := make(chan struct{})
 	c, _ := lookup(command)
 	go func() {
+		defer close(finished)
 		select {
 		case <-sig:
 			if c.inFlight {
@@ -61,7 +63,10 @@ func interruptContext(stderr io.Writer, command string, quit func()) (context.Co
 		case <-done:
 		}
 	}()
-	return ctx, func() { signal.Stop(sig); close(done); cancel() }
+	// Once quitting has begun, quit decides the exit code: the command,
+	// which may finish meanwhile (its server stopped under it), waits
+	// here for quit to exit rather than exit with a code of its own.
+	return ctx, func() { signal.Stop(sig); close(done); <-finished; cancel() }
 }
 
 const usage = `rlbench load-tests and audits rate limiters that live in Redis.

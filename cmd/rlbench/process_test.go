@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/rlbench/rlbench/internal/redistest"
 )
@@ -55,22 +58,39 @@ func serverScript(t *testing.T, body string) string {
 }
 
 // privateServer waits until a redis-server works in a private server
-// directory under tmp, and returns the directory and the server's process
-// group.
+// directory under tmp and the run has written keys to it (its traffic has
+// begun), and returns the directory and the server's process group.
 func privateServer(t *testing.T, tmp string) (dir string, pgid int) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		dirs, _ := filepath.Glob(filepath.Join(tmp, "rlbench-redis-*"))
 		for _, d := range dirs {
 			for _, pid := range redistest.WorkingIn(d) {
-				if g, err := syscall.Getpgid(pid); err == nil {
+				if g, err := syscall.Getpgid(pid); err == nil && hasKeys(pid) {
 					return d, g
 				}
 			}
 		}
 	}
-	t.Fatal("no private redis-server started")
+	t.Fatal("no private redis-server started, or the run wrote no key to it")
 	return "", 0
+}
+
+// hasKeys reports whether the redis-server process pid (whose title names
+// the address it listens on) holds any key.
+func hasKeys(pid int) bool {
+	title, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(strings.ReplaceAll(string(title), "\x00", " "))
+	if len(f) < 2 {
+		return false
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: f[1], Protocol: 2, DisableIdentity: true, MaxRetries: -1})
+	defer rdb.Close()
+	n, err := rdb.DBSize(context.Background()).Result()
+	return err == nil && n > 0
 }
 
 // waitExit waits for cmd to end within limit and returns its exit code.
@@ -251,4 +271,32 @@ func describeGroup(pgid int) string {
 		}
 	}
 	return strings.Join(out, "; ")
+}
+
+// TestQuittingDecidesTheExitCode: once a second signal has begun to quit,
+// the command finishing meanwhile (its server stopped under it) must not
+// exit with a code of its own: stop waits until quit is done.
+func TestQuittingDecidesTheExitCode(t *testing.T) {
+	release, quitting := make(chan struct{}), make(chan struct{})
+	var stderr syncBuffer
+	ctx, stop := interruptContext(&stderr, "run", func() { close(quitting); <-release })
+	for _, wait := range []<-chan struct{}{ctx.Done(), quitting} {
+		if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-wait:
+		case <-time.After(5 * time.Second):
+			t.Fatal("a signal was not handled")
+		}
+	}
+	stopped := make(chan struct{})
+	go func() { stop(); close(stopped) }()
+	select {
+	case <-stopped:
+		t.Fatal("stop returned while quit was still stopping the server: the command would exit first, with its own code")
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(release)
+	<-stopped
 }
