@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/rlbench/rlbench/report"
+	"github.com/rlbench/rlbench/report/html"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -69,7 +70,7 @@ func mergeResults(ctx context.Context, paths []string, outDir string, noReport b
 	}
 	fmt.Fprintf(stdout, "merged %d segments: %s\n", len(parts), path)
 	if !noReport {
-		written, err := renderReport(ctx, outDir, merged)
+		written, err := renderReport(ctx, outDir, merged, html.DefaultMaxScenarios)
 		if err != nil {
 			return fmt.Errorf("rendering the report: %w", err)
 		}

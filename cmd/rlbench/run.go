@@ -17,6 +17,7 @@ import (
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/report"
+	"github.com/rlbench/rlbench/report/html"
 	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/workload"
 )
@@ -169,10 +170,11 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	fmt.Fprintf(stdout, "result: %s\n", path)
 	var reportErr error
 	if !o.noReport {
-		if written, err := renderReport(context.WithoutCancel(ctx), dir, res); err != nil {
+		if written, err := renderReport(context.WithoutCancel(ctx), dir, res, html.DefaultMaxScenarios); err != nil {
 			reportErr = fmt.Errorf("rendering the report: %w", err)
 		} else {
 			fmt.Fprintf(stdout, "report: %s\n", written[len(written)-1])
+			printLeftOut(stdout, res, html.DefaultMaxScenarios)
 		}
 	}
 	if o.keepKeys {
