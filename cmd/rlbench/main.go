@@ -74,7 +74,8 @@ const usage = `rlbench load-tests and audits rate limiters that live in Redis.
 Usage:
   rlbench run [flags] PROFILE      run a profile and write results/<profile>-<UTC time>/
   rlbench report [-o DIR] RESULT   render plots and report.html from a result.json
-                                   (--format text|benchfmt prints the summary or benchstat lines)
+                                   (--format text|benchfmt prints the summary or benchstat lines;
+                                   past --max-scenarios N, default 24, only tables and cross-scenario plots)
   rlbench compare BASE CURRENT     compare two results; exit 1 on a regression
   rlbench merge RESULT...          one result from the segments of a load (run --segment I/N)
   rlbench validate PROFILE...      check profiles without running them
