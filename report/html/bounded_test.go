@@ -49,24 +49,24 @@ func TestAHugeResultStaysBounded(t *testing.T) {
 	}
 }
 
-// TestMaxScenariosCanBeLifted: a negative MaxScenarios draws every
-// scenario, however many.
-func TestMaxScenariosCanBeLifted(t *testing.T) {
+// TestLeftOutFollowsMaxScenarios: the limit is DefaultMaxScenarios unless
+// given, and a negative one lifts it. (Drawing past the limit is checked
+// end to end, on a smaller result, by the report command's tests.)
+func TestLeftOutFollowsMaxScenarios(t *testing.T) {
 	r := resulttest.Many(t, DefaultMaxScenarios+1)
-	opts := testSemantics
-	opts.MaxScenarios = -1
-	written, err := Render(t.TempDir(), r, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hgrms := 0
-	for _, p := range written {
-		if strings.HasSuffix(p, ".hgrm") {
-			hgrms++
+	for _, tc := range []struct {
+		why     string
+		max     int
+		leftOut bool
+	}{
+		{"the default limit is passed by one", 0, true},
+		{"a limit that covers every scenario", DefaultMaxScenarios + 1, false},
+		{"no limit", -1, false},
+		{"a lower limit", 3, true},
+	} {
+		if got := LeftOut(r, RenderOptions{MaxScenarios: tc.max}) != ""; got != tc.leftOut {
+			t.Errorf("%s: left out %v, want %v", tc.why, got, tc.leftOut)
 		}
-	}
-	if hgrms != 2*len(r.Runs) {
-		t.Errorf("%d .hgrm files for %d runs", hgrms, len(r.Runs))
 	}
 }
 
