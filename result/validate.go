@@ -16,6 +16,7 @@ var signedFields = map[string]bool{
 	"memory.client_buffers_delta_bytes": true,
 	"memory.bytes_per_identity":         true, // and so can its share per identity
 	"clock_offset.offset_us":            true, // the local clock may be ahead of Redis
+	"edge.from_ms":                      true, // the edge curve starts before the boundary
 	"thresholds.value":                  true, // a threshold reads any field
 	"thresholds.against":                true,
 	"repeats.values":                    true, // each repetition of any field
