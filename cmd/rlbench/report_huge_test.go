@@ -16,7 +16,7 @@ func TestReportSaysWhatItLeftOut(t *testing.T) {
 		want  string
 	}{
 		{"the fixture's 3 scenarios are more than 2", []string{"--max-scenarios", "2"},
-			"(with 2 plots and 0 .hgrm files)\nnote: This result has 3 scenarios (12 runs), more than 2: the plots of each scenario and the .hgrm files are left out"},
+			"(with 1 plot and 0 .hgrm files)\nnote: This result has 3 scenarios (12 runs), more than 2: the plots of each scenario and the .hgrm files are left out"},
 		{"0 lifts the limit", []string{"--max-scenarios", "0"}, "(with 11 plots and 24 .hgrm files)\n"},
 	} {
 		path := fixtureResult(t)

@@ -28,7 +28,9 @@ func TestAHugeResultStaysBounded(t *testing.T) {
 		rel, _ := filepath.Rel(dir, p)
 		files = append(files, rel)
 	}
-	want := []string{"admitted-vs-bound.png", "memory.png", HTMLFile}
+	// The fixture's runs hold too few identities for memory per identity,
+	// so the only plot across scenarios is admitted vs bound.
+	want := []string{"admitted-vs-bound.png", HTMLFile}
 	if strings.Join(files, " ") != strings.Join(want, " ") {
 		t.Errorf("wrote %v, want only %v", files, want)
 	}
