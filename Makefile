@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/rlbench
 PROFILE ?= profiles/boundary.yaml
 
-.PHONY: all build run test test-integration gate gate-under-load baseline fmt-check vet bench deps deps-browser clean
+.PHONY: all build run test test-integration gate gate-under-load baseline fmt-check vet bench fuzz deps deps-browser clean
 
 all: build
 
@@ -66,6 +66,14 @@ vet:
 bench: deps
 	$(GO) run ./tools/benchcmp
 	$(GO) test -run '^$$' -bench . -benchmem ./algorithms ./workload ./report/...
+
+## fuzz: fuzz the profile decoder and the result decoder for FUZZTIME each
+## (make test already runs their committed seed corpus); a crasher lands in
+## profile/testdata/fuzz or result/testdata/fuzz
+FUZZTIME ?= 60s
+fuzz:
+	$(GO) test ./profile -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./result -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 
 ## deps: install redis-server (and redis-benchmark) when missing and possible
 deps:

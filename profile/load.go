@@ -2,13 +2,12 @@ package profile
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/suggest"
+	"github.com/rlbench/rlbench/result"
 )
 
 var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "report", "scenarios", "thresholds",
@@ -32,17 +32,23 @@ var (
 	envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
+// MaxProfileBytes is the largest profile file rlbench reads.
+const MaxProfileBytes = 1 << 20
+
 // Load reads and validates the profile at path. Every problem, including
 // a file that cannot be read, is reported as Errors.
-func Load(path string) (*Profile, error) {
-	data, err := os.ReadFile(path)
+func Load(path string) (*Profile, error) { return LoadContext(context.Background(), path) }
+
+// LoadContext is Load, stopped by ctx while it waits on a pipe (then its
+// error is ctx's). A file larger than MaxProfileBytes, a directory or a
+// device is refused without reading it whole.
+func LoadContext(ctx context.Context, path string) (*Profile, error) {
+	data, err := result.ReadInput(ctx, path, "a profile", MaxProfileBytes)
 	if err != nil {
-		msg := err.Error()
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			msg = pe.Err.Error()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-		return nil, Errors{{File: path, Msg: msg}}
+		return nil, Errors{{File: path, Msg: err.Error()}}
 	}
 	return Parse(path, data)
 }
@@ -111,6 +117,7 @@ func Parse(file string, data []byte) (*Profile, error) {
 	}
 	p.Thresholds = parseThresholds(top, plan, p)
 	parseVerdictRules(top, p)
+	checkResources(d, top, p)
 	if len(d.errs) > 0 {
 		return nil, d.errs
 	}
@@ -223,5 +230,6 @@ func parseRedis(d *decoder, top *yamlMap) *RedisSpec {
 	if r.PasswordEnv != "" && !envNamePattern.MatchString(r.PasswordEnv) {
 		f.errorf("password_env", "%q is not an environment variable name (the password itself never goes in a profile)", r.PasswordEnv)
 	}
+	checkRedis(f, r)
 	return r
 }

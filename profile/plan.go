@@ -76,21 +76,23 @@ type Length struct {
 	ClosedLoopRequests int64
 }
 
-// Length adds up the runs of plan, each with its warm-up.
+// Length adds up the runs of plan, each with its warm-up. Sums too large
+// for their type stay at its largest value.
 func (p *Profile) Length(plan []RunSpec) Length {
 	var l Length
+	add := func(d time.Duration) { l.Time = time.Duration(saturatingAdd(int64(l.Time), int64(d))) }
 	for _, spec := range plan {
 		s := spec.Scenario
-		l.Time += p.Warmup
+		add(p.Warmup)
 		target := s.Rate.TargetPerSecond(p.PolicyFor(s), s.Identities)
 		switch {
 		case s.Rate.Max && s.Requests > 0:
-			l.ClosedLoopRequests += s.Requests
+			l.ClosedLoopRequests = saturatingAdd(l.ClosedLoopRequests, s.Requests)
 		case target > 0 && s.Requests > 0:
-			byCount := time.Duration(float64(s.Requests) / target * float64(time.Second))
-			l.Time += min(s.Duration, byCount)
+			byCount := time.Duration(saturate(float64(s.Requests) / target * float64(time.Second)))
+			add(min(s.Duration, byCount))
 		default:
-			l.Time += s.Duration
+			add(s.Duration)
 		}
 	}
 	return l

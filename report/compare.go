@@ -337,6 +337,9 @@ func overlap(base, cur *result.Run, path string, bv, cv float64) (lo, hi float64
 // $GITHUB_STEP_SUMMARY) or json. Text and markdown list only the rows that
 // changed unless all is set; json always holds every row.
 func WriteCompare(w io.Writer, c *Comparison, format string, all bool) error {
+	if format != "json" {
+		c = printableCopy(c)
+	}
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)

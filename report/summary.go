@@ -11,8 +11,10 @@ import (
 // WriteSummary prints the terminal summary: a table of algorithm x scenario
 // with request counts, rates and latency, the audit table, then anything a
 // reader must not miss (an embedded server, incomplete runs, errors, a
-// schedule that slipped, a limiter that broke its promise).
+// schedule that slipped, a limiter that broke its promise). Strings from
+// the result are printed Printable.
 func WriteSummary(w io.Writer, r *result.Result) error {
+	r = printableCopy(r)
 	j := Assess(r)
 	fmt.Fprintln(w, j.headline())
 	fmt.Fprintf(w, "rlbench %s  profile %s  redis %s %s (%s)\n",
@@ -103,6 +105,7 @@ func Notes(r *result.Result) []string {
 	}
 	notes = append(notes, evictionNotes(r)...)
 	notes = append(notes, leakNotes(r)...)
+	notes = append(notes, skippedNotes(r)...)
 	if r.Redis.Note != "" {
 		notes = append(notes, r.Redis.Note)
 	}
@@ -117,7 +120,7 @@ func Notes(r *result.Result) []string {
 		if run.Requests.Errors > 0 {
 			msg := ""
 			if len(run.Errors) > 0 {
-				msg = fmt.Sprintf(" (most common: %q x%d)", run.Errors[0].Message, run.Errors[0].Count)
+				msg = ": " + describeErrors(run.Errors)
 			}
 			notes = append(notes, fmt.Sprintf("%s: %d of %d requests failed%s", run.Key(), run.Requests.Errors, run.Requests.Sent, msg))
 		}

@@ -240,7 +240,14 @@ func mergeErrors(parts []*Run) []ErrorCount {
 	var out []ErrorCount
 	for _, p := range parts {
 		for _, e := range p.Errors {
-			i := slices.IndexFunc(out, func(o ErrorCount) bool { return o.Message == e.Message })
+			// Errors are grouped by kind (one example message each); a
+			// result from before kinds groups them by message.
+			i := slices.IndexFunc(out, func(o ErrorCount) bool {
+				if e.Kind != "" || o.Kind != "" {
+					return o.Kind == e.Kind
+				}
+				return o.Message == e.Message
+			})
 			if i < 0 {
 				out = append(out, e)
 				continue

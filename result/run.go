@@ -41,7 +41,8 @@ type Run struct {
 	// figures are then medians over the repetitions, and Repeats holds each
 	// repetition's values so a comparison can tell noise from change.
 	Repeats *Repeats `json:"repeats,omitempty"`
-	// Errors lists distinct error messages with their counts.
+	// Errors counts the failed calls by kind, most frequent first, each
+	// with one example message.
 	Errors     []ErrorCount `json:"errors,omitempty"`
 	Incomplete bool         `json:"incomplete,omitempty"`
 	Note       string       `json:"note,omitempty"`
@@ -277,8 +278,13 @@ type Second struct {
 	P99Us   int64 `json:"p99_us"`
 }
 
-// ErrorCount is one distinct error message and how often it occurred.
+// ErrorCount is one kind of failed call and how often it occurred. Kind is
+// timeout, connection refused, EOF, connection reset, other, or the code a
+// Redis error reply starts with (NOPERM, OOM, NOSCRIPT, ...); Message is one
+// example of it. Results written before calls were grouped by kind have no
+// Kind, and one entry per distinct message.
 type ErrorCount struct {
+	Kind    string `json:"kind,omitempty"`
 	Message string `json:"message"`
 	Count   int64  `json:"count"`
 }

@@ -48,10 +48,10 @@ func newRun(p *profile.Profile, spec profile.RunSpec, prefix string, concurrency
 	run.Params.ZipfExponent = s.ZipfExponent
 	run.Params.Repeats = s.Repeats
 	if s.Shape == profile.ShapeRamp {
-		run.Params.FromPerS = s.From.TargetPerSecond(p.Policy, s.Identities)
+		run.Params.FromPerS = s.From.TargetPerSecond(pol, s.Identities)
 		for _, st := range s.Stages {
 			run.Params.Stages = append(run.Params.Stages, result.StageParams{
-				TargetPerS: st.Rate.TargetPerSecond(p.Policy, s.Identities), DurationS: st.Duration.Seconds(),
+				TargetPerS: st.Rate.TargetPerSecond(pol, s.Identities), DurationS: st.Duration.Seconds(),
 			})
 		}
 	}

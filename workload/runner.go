@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/profile"
@@ -350,11 +352,17 @@ func (r *Runner) warmPool(ctx context.Context, n int) {
 	wg.Wait()
 }
 
-// cleanup removes a run's keys, even after Ctrl-C.
+// cleanup removes a run's keys, even after Ctrl-C, and on a fresh
+// connection when the run's have died.
 func (r *Runner) cleanup(prefix string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, _ = redisenv.DeletePrefix(ctx, r.Env.Client, prefix)
+	rdb := redisenv.NewProbeClient(r.Env.Client)
+	defer rdb.Close()
+	_ = rdb.Do(ctx, func(c redis.Cmdable) error {
+		_, err := redisenv.DeletePrefix(ctx, c, prefix)
+		return err
+	})
 }
 
 // pacer is the open-loop schedule of scenario s: a ramp through its

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -31,24 +32,24 @@ func compareCommand() command {
 			fs.Var(percentFlag{&tol.Throughput, "throughput", tol.Given}, "throughput",
 				"how much closed-loop throughput may fall (default 20%; without repetitions on both sides, to a tenth)")
 		},
-		run: func(_ context.Context, args []string, stdout, _ io.Writer) error {
+		run: func(ctx context.Context, args []string, stdout, _ io.Writer) error {
 			if err := wantArgs("compare", args, 2, "BASELINE.json and CURRENT.json"); err != nil {
 				return err
 			}
 			if format != "text" && format != "markdown" && format != "json" {
 				return usageErrorf("-format %q: want text, markdown or json", format)
 			}
-			return compareResults(args[0], args[1], tol, format, all, stdout)
+			return compareResults(ctx, args[0], args[1], tol, format, all, stdout)
 		},
 	}
 }
 
-func compareResults(basePath, curPath string, tol report.Tolerances, format string, all bool, stdout io.Writer) error {
-	base, err := readResult(basePath)
+func compareResults(ctx context.Context, basePath, curPath string, tol report.Tolerances, format string, all bool, stdout io.Writer) error {
+	base, err := readResult(ctx, basePath)
 	if err != nil {
 		return err
 	}
-	cur, err := readResult(curPath)
+	cur, err := readResult(ctx, curPath)
 	if err != nil {
 		return err
 	}
@@ -62,8 +63,8 @@ func compareResults(basePath, curPath string, tol report.Tolerances, format stri
 	return nil
 }
 
-// percentFlag reads "25%" or "25" as the fraction 0.25, and marks name as
-// given.
+// percentFlag reads "25%" or "25" as the fraction 0.25, refusing a
+// negative, infinite or NaN one, and marks name as given.
 type percentFlag struct {
 	dst   *float64
 	name  string
@@ -79,8 +80,10 @@ func (p percentFlag) String() string {
 
 func (p percentFlag) Set(s string) error {
 	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
-	if err != nil || v < 0 {
-		return fmt.Errorf("%q is not a percentage like 25%%", s)
+	// NaN fails every comparison, so it would let any change through;
+	// an infinite tolerance is no check either.
+	if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+		return fmt.Errorf("%q is not a percentage like 25%% (a finite number, 0 or more)", s)
 	}
 	*p.dst = v / 100
 	p.given[p.name] = true

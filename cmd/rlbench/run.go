@@ -11,10 +11,14 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/redisconf"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/report"
+	"github.com/rlbench/rlbench/report/html"
 	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/workload"
 )
@@ -40,9 +44,10 @@ const startAtEnv = "RLBENCH_START_AT"
 func runCommand() command {
 	var o runOptions
 	return command{
-		name:  "run",
-		usage: "[flags] PROFILE",
-		flags: o.declare,
+		name:     "run",
+		usage:    "[flags] PROFILE",
+		flags:    o.declare,
+		inFlight: true,
 		run: func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			if err := wantArgs("run", args, 1, "exactly one profile file"); err != nil {
 				return err
@@ -55,7 +60,7 @@ func runCommand() command {
 // declare declares the flags of `rlbench run`.
 func (o *runOptions) declare(fs *flag.FlagSet) {
 	fs.StringVar(&o.redisAddr, "redis", "", "use the Redis at `ADDR` (host:port or redis:// URL) instead of the profile's or a private one")
-	fs.StringVar(&o.outDir, "out", "results", "write results under `DIR`")
+	fs.StringVar(&o.outDir, "out", "results", "write results under `DIR` (checked writable before the run starts)")
 	fs.BoolVar(&o.keepKeys, "keep-keys", false, "leave the run's keys in Redis for inspection")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar: one line per run")
 	fs.BoolVar(&o.noEmbedded, "no-embedded", false, "fail instead of using the embedded server when redis-server is missing")
@@ -107,12 +112,18 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	if err != nil {
 		return err
 	}
-	prof, err := profile.Load(profilePath)
+	prof, err := profile.LoadContext(ctx, profilePath)
+	if ctx.Err() != nil {
+		return interrupted(ctx, "reading "+profilePath)
+	}
 	if err != nil {
 		return err
 	}
 	ropts, err := redisOptions(prof, o)
 	if err != nil {
+		return err
+	}
+	if err := checkOutDir(o.outDir); err != nil {
 		return err
 	}
 
@@ -161,10 +172,11 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	fmt.Fprintf(stdout, "result: %s\n", path)
 	var reportErr error
 	if !o.noReport {
-		if written, err := renderReport(dir, res); err != nil {
+		if written, err := renderReport(context.WithoutCancel(ctx), dir, res, html.DefaultMaxScenarios); err != nil {
 			reportErr = fmt.Errorf("rendering the report: %w", err)
 		} else {
 			fmt.Fprintf(stdout, "report: %s\n", written[len(written)-1])
+			printLeftOut(stdout, res, html.DefaultMaxScenarios)
 		}
 	}
 	if o.keepKeys {
@@ -218,6 +230,9 @@ func redisOptions(p *profile.Profile, o runOptions) (redisenv.Options, error) {
 		}
 	}
 	if o.redisAddr != "" {
+		if err := redisconf.CheckAddr(o.redisAddr); err != nil {
+			return ropts, usageErrorf("--redis: %v", err)
+		}
 		ropts.Addr = o.redisAddr
 	}
 	return ropts, nil
@@ -231,7 +246,13 @@ func cleanup(env *redisenv.Env, runner *workload.Runner, keep bool) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := redisenv.DeletePrefix(ctx, env.Client, runner.RunPrefix()); err != nil {
+	rdb := redisenv.NewProbeClient(env.Client)
+	defer rdb.Close()
+	err := rdb.Do(ctx, func(c redis.Cmdable) error {
+		_, err := redisenv.DeletePrefix(ctx, c, runner.RunPrefix())
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("removing this run's keys (%s*): %w", runner.RunPrefix(), err)
 	}
 	return nil

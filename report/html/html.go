@@ -23,6 +23,11 @@ type RenderOptions struct {
 	// Semantics maps an algorithm name to one line on how it reads the
 	// policy; the page opens each algorithm's paragraph with it.
 	Semantics map[string]string
+	// MaxScenarios is the most scenarios drawn in detail (their plots and
+	// .hgrm files); past it the report has the tables and the plots across
+	// scenarios only, and says so. Zero means DefaultMaxScenarios, a
+	// negative number no limit.
+	MaxScenarios int
 }
 
 // WriteHTML writes the self-contained report page for r: the verdict
@@ -54,6 +59,8 @@ type page struct {
 	Omitted    []string
 	Algorithms []algorithmSection
 	HGRMNote   string
+	// LeftOut says what the page leaves out of a huge result, and why.
+	LeftOut string
 }
 
 type field struct{ Name, Value string }
@@ -154,7 +161,8 @@ func newPage(r *result.Result, figs []Figure, opts RenderOptions) page {
 		})
 	}
 	p.Omitted = omittedPlots(v)
-	if len(r.Runs) > 0 {
+	p.LeftOut = opts.leftOut(v)
+	if len(r.Runs) > 0 && p.LeftOut == "" {
 		p.HGRMNote = "Each run's latency distribution is also written beside this page as hgrm/<algorithm>-<scenario>.hgrm " +
 			"(and .uncorrected.hgrm), in milliseconds, for the HdrHistogram plotter."
 	}
@@ -280,7 +288,10 @@ func newTableRow(v *view, run *result.Run) tableRow {
 			row.BytesPerIdentity = fmt.Sprintf("%.0f B", b)
 		}
 		row.KeysNoTTL = report.FormatCount(m.KeysWithoutTTL)
-		row.BadTTL = m.KeysWithoutTTL > 0
+		if m.CensusFailed {
+			row.KeysNoTTL = "not checked"
+		}
+		row.BadTTL = m.KeysWithoutTTL > 0 || m.CensusFailed
 		if m.MemoryUsageSampledBytes > 0 {
 			row.MemoryUsage = report.FormatSize(m.MemoryUsageSampledBytes)
 		}

@@ -32,6 +32,9 @@ func admittedVsBound(v *view) (drawing, error) {
 		}
 		return markNoData(p, msg), nil
 	}
+	if len(groups) > maxBarGroups {
+		return admittedShareOfBound(v, groups)
+	}
 	layout := newBarLayout(len(groups), len(v.algorithms))
 	top := float64(v.r.Profile.Policy.Limit)
 	if mixed {
@@ -80,5 +83,28 @@ func admittedVsBound(v *view) (drawing, error) {
 	}
 	nominalGroups(p, groups)
 	padTop(p, top, 0.35)
+	return p, nil
+}
+
+// admittedShareOfBound is admittedVsBound for more scenarios than bars
+// can show: for each algorithm, one point per scenario at the most one
+// identity had admitted in one window as a share of the algorithm's own
+// bound. A point above the line at 1 is a limiter that broke its promise.
+func admittedShareOfBound(v *view, groups []string) (drawing, error) {
+	p, top, err := stripPlot(v, "Most admitted in one window as a share of the own bound", "most admitted in one window / own bound", groups,
+		func(run *result.Run) (float64, bool) {
+			a := run.Audit
+			if a == nil || a.BoundWindow <= 0 {
+				return 0, false
+			}
+			return float64(a.MaxWindowAdmitted) / float64(a.BoundWindow), true
+		})
+	if err != nil {
+		return nil, err
+	}
+	bound := horizontal(1, limitColor, true)
+	p.Add(bound)
+	p.Legend.Add("the algorithm's own bound: above it, a broken promise", bound)
+	padTop(p, max(top, 1), 0.35)
 	return p, nil
 }
