@@ -23,7 +23,7 @@ import (
 )
 
 var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "report", "scenarios", "thresholds",
-	"expect_broken", "error_budget"}
+	"expect_broken", "error_budget", "client"}
 var policyFields = []string{"limit", "window", "burst"}
 var redisFields = []string{"addr", "username", "password_env", "db", "tls", "tls_ca_file", "tls_insecure"}
 
@@ -107,8 +107,14 @@ func Parse(file string, data []byte) (*Profile, error) {
 		pol = &p.Policy
 		checkDeclarations(d, top, p.Declared, p.Policy)
 	}
+	if top.has("client") {
+		p.Client = parseClient(d, top, p.Timeout)
+	}
 	before := len(d.errs)
-	p.Scenarios = parseScenarios(d, top, pol)
+	p.Scenarios = splitPolicies(d, parseScenarios(d, top, pol), p.Client)
+	if p.Redis != nil && p.Redis.Addr != "" {
+		checkFaultTargets(d, p, "the profile's redis section names a server rlbench did not start")
+	}
 	// Whether a threshold selects any run is checked against the plan, so
 	// only when the scenarios and algorithms hold.
 	var plan []RunSpec

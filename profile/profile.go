@@ -46,8 +46,13 @@ type Profile struct {
 	Warmup time.Duration
 	// Seed makes identity choice and Poisson arrivals repeatable.
 	Seed int64
-	// Timeout bounds every Redis call.
+	// Timeout bounds every Redis call (the limiter's calls by Client.Timeout
+	// when the profile has a client section).
 	Timeout time.Duration
+	// Client is how the limiter's caller behaves (timeouts, retries, its
+	// error policy); nil means each call is made once and an error is
+	// only counted.
+	Client *ClientSpec
 	// Redis is the server to use; nil means a private one.
 	Redis *RedisSpec
 	// Audit bounds the per-identity audit.

@@ -103,6 +103,14 @@ type Scenario struct {
 	// Policy is the scenario's own policy when it overrides the profile's
 	// (the zero Policy when it does not): see Profile.PolicyFor.
 	Policy algorithms.Policy
+	// Faults are the faults its runs go through, in order.
+	Faults []Fault
+	// OnError is the caller's error policy in its runs (empty without a
+	// client section); PolicyGroup is the scenario's name as written when
+	// the client lists several policies, each run as a scenario of its own
+	// named <group>-<policy>.
+	OnError     ErrorPolicy
+	PolicyGroup string
 }
 
 // Stage is one stage of a ramp: over Duration the offered rate moves in a

@@ -81,7 +81,7 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 		return s, nil, false
 	}
 	s.Shape = Shape(shape)
-	f := d.mapping(n, path, append(slices.Clone(known), "policy")...)
+	f := d.mapping(n, path, append(slices.Clone(known), "policy", "faults")...)
 	before := len(d.errs)
 	s.Name = shape
 	f.str("name", &s.Name)
@@ -105,6 +105,7 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 	case ShapeRamp:
 		parseRamp(f, &s, pol)
 	}
+	parseFaults(f, &s)
 	return s, sizes, len(d.errs) == before
 }
 

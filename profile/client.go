@@ -1,0 +1,142 @@
+package profile
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ErrorPolicy is what the limiter's caller does with a request when Redis
+// gave it no decision (the call timed out or failed, retries included).
+type ErrorPolicy string
+
+// The error policies.
+const (
+	// FailOpen admits the request, and accepts the excess.
+	FailOpen ErrorPolicy = "fail_open"
+	// FailClosed denies the request, and accepts the lost traffic.
+	FailClosed ErrorPolicy = "fail_closed"
+	// FailLocal lets an in-process limiter of the same algorithm and
+	// policy, with state of its own, decide.
+	FailLocal ErrorPolicy = "local"
+)
+
+// ErrorPolicies lists the error policies, in the order messages name them.
+var ErrorPolicies = []ErrorPolicy{FailOpen, FailClosed, FailLocal}
+
+// ClientSpec is the profile's client section: how the limiter's caller
+// behaves, bounding and retrying each call and deciding on its own when
+// Redis gives no answer.
+type ClientSpec struct {
+	// Timeout bounds each call of the limiter (each attempt); it overrides
+	// the profile's timeout for those calls, which still bounds connecting
+	// and the probes.
+	Timeout time.Duration
+	// Retries is how many times a call that failed is tried again.
+	Retries int
+	// Backoff is the wait before the first retry; it doubles before each
+	// further one.
+	Backoff time.Duration
+	// OnError lists the error policies to run: each scenario runs once per
+	// policy (and per algorithm) when it lists several.
+	OnError []ErrorPolicy
+	// Line is where the section starts, for messages.
+	Line int
+}
+
+// MaxRetries bounds client.retries.
+const MaxRetries = 10
+
+var clientFields = []string{"timeout", "retries", "backoff", "on_error"}
+
+// parseClient reads the client section.
+func parseClient(d *decoder, top *yamlMap, profileTimeout time.Duration) *ClientSpec {
+	f := d.mapping(top.values["client"], "client", clientFields...)
+	c := &ClientSpec{Timeout: profileTimeout, Line: top.lineOf("client")}
+	f.duration("timeout", &c.Timeout, time.Millisecond)
+	f.intField("retries", &c.Retries, 0)
+	if c.Retries > MaxRetries {
+		f.errorf("retries", "%d is more than %d: a caller that retries that often makes an outage worse", c.Retries, MaxRetries)
+	}
+	f.duration("backoff", &c.Backoff, 0)
+	if !f.has("on_error") {
+		f.errorf("on_error", "missing: what the caller does when Redis gives no decision: %s, or a list of them to run each", policyNames())
+		return c
+	}
+	n := f.values["on_error"]
+	items := []*yaml.Node{n}
+	if n.Kind == yaml.SequenceNode {
+		items = n.Content
+		if len(items) == 0 {
+			f.errorf("on_error", "the list is empty")
+		}
+	}
+	for i, item := range items {
+		field := "client.on_error"
+		if n.Kind == yaml.SequenceNode {
+			field = fmt.Sprintf("client.on_error[%d]", i)
+		}
+		pol := ErrorPolicy(item.Value)
+		switch {
+		case item.Kind != yaml.ScalarNode:
+			d.errorf(item.Line, field, "want one of %s, got %s", policyNames(), describe(item))
+		case !slices.Contains(ErrorPolicies, pol):
+			d.errorf(item.Line, field, "unknown error policy %q (known: %s)", item.Value, policyNames())
+		case slices.Contains(c.OnError, pol):
+			d.errorf(item.Line, field, "%q is listed twice", item.Value)
+		default:
+			c.OnError = append(c.OnError, pol)
+		}
+	}
+	return c
+}
+
+func policyNames() string {
+	names := make([]string, len(ErrorPolicies))
+	for i, p := range ErrorPolicies {
+		names[i] = string(p)
+	}
+	return strings.Join(names, ", ")
+}
+
+// splitPolicies gives each scenario the client's error policy; when the
+// client lists several, each scenario becomes one per policy, named
+// <name>-<policy>, so that every run has keys and a line of its own.
+func splitPolicies(d *decoder, scenarios []Scenario, c *ClientSpec) []Scenario {
+	if c == nil || len(c.OnError) == 0 {
+		return scenarios
+	}
+	if len(c.OnError) == 1 {
+		for i := range scenarios {
+			scenarios[i].OnError = c.OnError[0]
+		}
+		return scenarios
+	}
+	names := map[string]bool{}
+	for _, s := range scenarios {
+		names[s.Name] = true
+	}
+	out := make([]Scenario, 0, len(scenarios)*len(c.OnError))
+	for _, s := range scenarios {
+		for _, pol := range c.OnError {
+			split := s
+			split.OnError = pol
+			split.PolicyGroup = s.Name
+			split.Name = s.Name + "-" + string(pol)
+			switch {
+			case !namePattern.MatchString(split.Name):
+				d.errorf(s.Line, "name", "%q, the name of its run under %s, is longer than 64 characters: give the scenario a shorter name", split.Name, pol)
+				continue
+			case names[split.Name]:
+				d.errorf(s.Line, "name", "%q, the name of its run under %s, is already the name of another scenario", split.Name, pol)
+				continue
+			}
+			names[split.Name] = true
+			out = append(out, split)
+		}
+	}
+	return out
+}
