@@ -18,6 +18,11 @@ type Eviction struct {
 	// Restarted says the server's run_id changed: it restarted during the
 	// run and every limiter's state was lost with it.
 	Restarted bool `json:"restarted,omitempty"`
+	// ServerSwitches counts the times a fault the profile scheduled
+	// replaced the server under the run (a kill, a restart, a failover and
+	// the failing back after it). Its counters were read right before and
+	// right after each, never across one, and they do not set Restarted.
+	ServerSwitches int `json:"server_switches,omitempty"`
 }
 
 // ResetState reports whether the server dropped limiter state behind the

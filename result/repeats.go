@@ -41,6 +41,8 @@ var worstFields = []string{
 	"audit.overshoot", "audit.policy_excess", "audit.model_mismatches", "audit.violations",
 	"audit.max_window_admitted", "memory.keys_without_ttl", "memory.keys_outside_prefix",
 	"audit.reply.remaining_wrong", "audit.reply.retry_after_too_early", "eviction.evicted_keys", "eviction.expired_keys",
+	"faults.policy_excess", "faults.state_lost_admitted",
+	"faults.max_attempts", "faults.max_recovery_ms", "faults.unjudged_mismatches",
 }
 
 // MergeRepetitions folds the repetitions of every algorithm/scenario in
@@ -77,7 +79,7 @@ func MergeRepeats(reps []Run) Run {
 	out := byP99[len(byP99)/2]
 	out.Audit, out.Memory, out.Server = clonePointer(out.Audit), clonePointer(out.Memory), clonePointer(out.Server)
 	out.Reference, out.Relative = clonePointer(out.Reference), clonePointer(out.Relative)
-	out.Eviction = clonePointer(out.Eviction)
+	out.Eviction, out.Faults = clonePointer(out.Eviction), clonePointer(out.Faults)
 	for _, r := range reps {
 		if r.Eviction != nil && r.Eviction.Restarted && out.Eviction != nil {
 			out.Eviction.Restarted = true
@@ -108,14 +110,7 @@ func MergeRepeats(reps []Run) Run {
 	out.Requests = Requests{}
 	out.Incomplete = false
 	for _, r := range reps {
-		out.Requests.Sent += r.Requests.Sent
-		out.Requests.Allowed += r.Requests.Allowed
-		out.Requests.Denied += r.Requests.Denied
-		out.Requests.Errors += r.Requests.Errors
-		out.Requests.Late += r.Requests.Late
-		out.Requests.Unsent += r.Requests.Unsent
-		out.Requests.NoScriptReloads += r.Requests.NoScriptReloads
-		out.Requests.FaultErrors += r.Requests.FaultErrors
+		out.Requests.Add(r.Requests)
 		out.Incomplete = out.Incomplete || r.Incomplete
 	}
 	return out

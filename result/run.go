@@ -12,6 +12,9 @@ type Run struct {
 	// ScenarioGroup is the scenario's name as written when it lists several
 	// sizes; its runs (one per size) draw one curve.
 	ScenarioGroup string `json:"scenario_group,omitempty"`
+	// PolicyGroup is the scenario's name as written when the profile runs
+	// it under several error policies, one scenario <group>-<policy> each.
+	PolicyGroup string `json:"policy_group,omitempty"`
 	// ElapsedS is the issuing window the achieved rate is measured over.
 	ElapsedS float64 `json:"elapsed_s"`
 	// LatencyUs runs from each request's due time (corrected for
@@ -60,6 +63,9 @@ type Run struct {
 	// machines and loads where the absolute figures cannot.
 	Reference *Reference `json:"reference,omitempty"`
 	Relative  *Relative  `json:"relative,omitempty"`
+	// Faults is what the faults the profile scheduled did to the run, and
+	// what the caller's error policy made of them.
+	Faults *Faults `json:"faults,omitempty"`
 }
 
 // Params are the scenario parameters the run used.
@@ -86,6 +92,12 @@ type Params struct {
 	Distribution string  `json:"distribution,omitempty"`
 	ZipfExponent float64 `json:"zipf_exponent,omitempty"`
 	Repeats      int64   `json:"repeats,omitempty"`
+
+	// OnError is the caller's error policy (fail_open, fail_closed or
+	// local) and Client how it bounded and retried each call; both empty
+	// when the profile has no client section.
+	OnError string        `json:"on_error,omitempty"`
+	Client  *ClientParams `json:"client,omitempty"`
 }
 
 // StageParams is one stage of a ramp: over DurationS seconds the offered
@@ -109,6 +121,13 @@ type Requests struct {
 	// fault window the profile scheduled on purpose: they are that
 	// fault's figures, and the error budget leaves them out.
 	FaultErrors int64 `json:"fault_errors,omitempty"`
+
+	// AllowedOnError and DeniedOnError count what the caller's error
+	// policy (params.on_error) decided for calls without a decision
+	// (among Errors): fail_open admits them, fail_closed denies them, local
+	// lets an in-process limiter decide.
+	AllowedOnError int64 `json:"allowed_on_error,omitempty"`
+	DeniedOnError  int64 `json:"denied_on_error,omitempty"`
 }
 
 // Decisions counts the calls that got an answer, allowed or denied.

@@ -36,6 +36,10 @@ func (r *Result) validate() error {
 			return fmt.Errorf("runs[%d] (%s): requests.sent %d is not allowed %d + denied %d + errors %d",
 				i, run.Key(), q.Sent, q.Allowed, q.Denied, q.Errors)
 		}
+		if q := run.Requests; q.AllowedOnError+q.DeniedOnError > q.Errors || q.FaultErrors > q.Errors {
+			return fmt.Errorf("runs[%d] (%s): requests.allowed_on_error %d + denied_on_error %d, or fault_errors %d, is more than errors %d",
+				i, run.Key(), q.AllowedOnError, q.DeniedOnError, q.FaultErrors, q.Errors)
+		}
 	}
 	return nil
 }

@@ -31,6 +31,12 @@ func TestDecodeRefusesImpossibleFigures(t *testing.T) {
 			"profile.policy.limit is -100, and it cannot be negative"},
 		{"counts that do not add up", `"allowed": 6`, `"allowed": 60`,
 			"runs[0] (fixed_window/steady): requests.sent 10 is not allowed 60 + denied 3 + errors 1"},
+		// What the error policy decided is counted among the errors: it
+		// cannot be more than them.
+		{"more policy decisions than errors", `"errors": 1,`, `"errors": 1, "allowed_on_error": 1, "denied_on_error": 1,`,
+			"runs[0] (fixed_window/steady): requests.allowed_on_error 1 + denied_on_error 1, or fault_errors 0, is more than errors 1"},
+		{"more fault errors than errors", `"errors": 1,`, `"errors": 1, "fault_errors": 2,`,
+			"requests.allowed_on_error 0 + denied_on_error 0, or fault_errors 2, is more than errors 1"},
 	} {
 		if !strings.Contains(good, tc.from) {
 			t.Fatalf("%s: the sample has no %s", tc.why, tc.from)
