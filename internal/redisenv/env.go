@@ -42,6 +42,9 @@ type Env struct {
 	// Note explains anything a reader of the figures must know, such as
 	// the embedded server not being Redis.
 	Note string
+	// Server is the redis-server process rlbench started (Private mode
+	// only), which scheduled faults stop, freeze and start again.
+	Server *Server
 
 	stop func() error
 }

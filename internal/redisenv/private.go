@@ -40,7 +40,7 @@ func openPrivate(ctx context.Context, o Options) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := &Env{Mode: Private, Addr: srv.Addr, stop: srv.Stop}
+	env := &Env{Mode: Private, Addr: srv.Addr, Server: srv, stop: srv.Stop}
 	if err := env.connect(ctx, &redis.Options{Addr: srv.Addr}, o); err != nil {
 		_ = srv.Stop()
 		return nil, err
@@ -53,16 +53,27 @@ func openPrivate(ctx context.Context, o Options) (*Env, error) {
 type Server struct {
 	// Addr is 127.0.0.1:port.
 	Addr string
-	cmd  *exec.Cmd
 	dir  string
-	// pgid is the server's process group: the binary on PATH may be a
-	// script that starts the real server as its child, so the whole group
-	// is what Stop ends.
-	pgid int
-	done chan struct{}
+	// path and args start the server, again after a kill or a restart.
+	path string
+	args []string
+
+	// mu guards the process, which a scheduled kill or restart replaces,
+	// and stopped, which keeps a stopped server from being started again.
+	mu      sync.Mutex
+	proc    process
+	stopped bool
 
 	stopOnce sync.Once
 	stopErr  error
+}
+
+// process is one start of a server. pgid is its process group: the binary
+// on PATH may be a script that starts the real server as its child, so the
+// whole group is what Stop ends. done is closed once it has been reaped.
+type process struct {
+	pgid int
+	done chan struct{}
 }
 
 // Timing of a private server's stop. Each wait is bounded: a stop never
@@ -124,7 +135,7 @@ func startOnce(ctx context.Context, path string) (*Server, error) {
 	}
 	defer log.Close()
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	cmd := exec.Command(path,
+	args := []string{
 		"--port", strconv.Itoa(port),
 		"--bind", "127.0.0.1",
 		"--save", "",
@@ -133,42 +144,61 @@ func startOnce(ctx context.Context, path string) (*Server, error) {
 		"--daemonize", "no",
 		"--protected-mode", "yes",
 		"--logfile", "",
-	)
+	}
+	srv := &Server{Addr: addr, dir: dir, path: path, args: args}
+	proc, err := srv.launch(log)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	srv.proc = proc
+	register(srv)
+	if err := writeOwner(dir, proc.pgid); err != nil {
+		_ = srv.Stop()
+		return nil, err
+	}
+	if err := srv.waitReady(ctx, proc); err != nil {
+		_ = srv.Stop()
+		return nil, err
+	}
+	return srv, nil
+}
+
+// launch starts the server's process in a process group of its own, its
+// output going to log. The process is killed if rlbench dies.
+func (s *Server) launch(log *os.File) (process, error) {
+	cmd := exec.Command(s.path, s.args...)
 	cmd.Stdout = log
 	cmd.Stderr = log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
-		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf("starting %s: %w", path, err)
+		return process{}, fmt.Errorf("starting %s: %w", s.path, err)
 	}
-	srv := &Server{Addr: addr, cmd: cmd, dir: dir, pgid: cmd.Process.Pid, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(srv.done) }()
-	register(srv)
-	if err := writeOwner(dir, srv.pgid); err != nil {
-		_ = srv.Stop()
-		return nil, err
-	}
+	p := process{pgid: cmd.Process.Pid, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(p.done) }()
+	return p, nil
+}
 
+// waitReady waits, at most 5s, until the server's process p accepts
+// connections.
+func (s *Server) waitReady(ctx context.Context, p process) error {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		conn, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		conn, err := net.DialTimeout("tcp", s.Addr, 200*time.Millisecond)
 		if err == nil {
 			_ = conn.Close()
-			return srv, nil
+			return nil
 		}
 		select {
-		case <-srv.done:
-			out, _ := os.ReadFile(filepath.Join(dir, logFile))
-			_ = srv.Stop()
-			return nil, fmt.Errorf("redis-server exited at start on %s: %s", addr, bytes.TrimSpace(out))
+		case <-p.done:
+			out, _ := os.ReadFile(filepath.Join(s.dir, logFile))
+			return fmt.Errorf("redis-server exited at start on %s: %s", s.Addr, bytes.TrimSpace(out))
 		case <-ctx.Done():
-			_ = srv.Stop()
-			return nil, ctx.Err()
+			return ctx.Err()
 		case <-time.After(20 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			_ = srv.Stop()
-			return nil, fmt.Errorf("redis-server on %s did not accept connections within 5s", addr)
+			return fmt.Errorf("redis-server on %s did not accept connections within 5s", s.Addr)
 		}
 	}
 }
@@ -186,26 +216,35 @@ func (s *Server) stop(grace time.Duration) error {
 	s.stopOnce.Do(func() {
 		defer unregister(s)
 		defer os.RemoveAll(s.dir)
-		s.stopErr = s.endGroup(grace)
+		s.mu.Lock()
+		s.stopped = true
+		p := s.proc
+		s.mu.Unlock()
+		s.stopErr = p.end(grace)
 	})
 	return s.stopErr
 }
 
-// endGroup signals the process group and waits, within bounds, until no
-// process of it is left running and the direct child has been reaped.
-func (s *Server) endGroup(grace time.Duration) error {
-	_ = syscall.Kill(-s.pgid, syscall.SIGTERM)
-	if !waitGroupGone(s.pgid, grace) {
-		_ = syscall.Kill(-s.pgid, syscall.SIGKILL)
-		if !waitGroupGone(s.pgid, killWait) {
-			return fmt.Errorf("redis-server (process group %d) still runs after SIGKILL", s.pgid)
+// end signals the process group and waits, within bounds, until no
+// process of it is left running and the direct child has been reaped. A
+// group that a stall froze (SIGSTOP) is woken to take the signal. With no
+// grace it is SIGKILL at once, as a crash would end it.
+func (p process) end(grace time.Duration) error {
+	if grace > 0 {
+		_ = syscall.Kill(-p.pgid, syscall.SIGTERM)
+		_ = syscall.Kill(-p.pgid, syscall.SIGCONT)
+	}
+	if grace <= 0 || !waitGroupGone(p.pgid, grace) {
+		_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
+		if !waitGroupGone(p.pgid, killWait) {
+			return fmt.Errorf("redis-server (process group %d) still runs after SIGKILL", p.pgid)
 		}
 	}
 	select {
-	case <-s.done:
+	case <-p.done:
 		return nil
 	case <-time.After(killWait):
-		return fmt.Errorf("redis-server (pid %d) was not reaped within %s", s.pgid, killWait)
+		return fmt.Errorf("redis-server (pid %d) was not reaped within %s", p.pgid, killWait)
 	}
 }
 
@@ -260,10 +299,13 @@ func StopAll() {
 			defer wg.Done()
 			// A Stop already under way may be giving the server its full
 			// grace period; quitting does not wait for it.
+			s.mu.Lock()
+			p := s.proc
+			s.mu.Unlock()
 			select {
-			case <-s.done:
+			case <-p.done:
 			default:
-				_ = syscall.Kill(-s.pgid, syscall.SIGKILL)
+				_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
 			}
 			_ = s.stop(quitGrace)
 		}()
