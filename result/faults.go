@@ -91,9 +91,12 @@ type FaultWindow struct {
 	AddMs    float64 `json:"add_ms,omitempty"`
 	JitterMs float64 `json:"jitter_ms,omitempty"`
 	RateKBps int64   `json:"rate_kbps,omitempty"`
-	// ScheduledStartMs and ScheduledEndMs are when the profile put it.
+	// ScheduledStartMs and ScheduledEndMs are when the profile put it;
+	// InjectedMs when rlbench began to inject it (later only when the
+	// machine kept it from doing so on time).
 	ScheduledStartMs int64 `json:"scheduled_start_ms"`
 	ScheduledEndMs   int64 `json:"scheduled_end_ms"`
+	InjectedMs       int64 `json:"injected_ms"`
 	// ObservedStartMs and ObservedEndMs are when it was seen to take and
 	// to let go: from the server's own clock where the server can say
 	// (the TIME of the command that paused or froze it, the first answer

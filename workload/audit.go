@@ -40,6 +40,9 @@ type auditor struct {
 	// edges, when watched, measures admissions around each identity's
 	// window boundary.
 	edges *edges
+	// faults, when the run has faults or an error policy, keeps what the
+	// audit needs to tell their doing from the limiter's.
+	faults *auditFaults
 }
 
 // auditRecord is one decision as the audit keeps it.
@@ -171,36 +174,47 @@ func (a *auditor) result() (*result.Audit, *result.Edge) {
 		slices.SortFunc(decs, func(x, y auditRecord) int { return cmp.Compare(x.key, y.key) })
 		res.Identities++
 		res.Decisions += int64(len(decs))
-		if a.model != nil {
+		switch {
+		case a.model != nil && a.faults != nil:
+			a.faults.replay(a, slot, decs, res, &checks)
+		case a.model != nil:
 			a.replay(decs, res, &checks)
 		}
-		admitted = admitted[:0]
-		for _, r := range decs {
-			if r.allowed() {
-				admitted = append(admitted, r)
-			}
-		}
-		res.Allowed += int64(len(admitted))
 		var busiest, policyBusiest int64
-		stamps = stamps[:0]
-		for _, r := range admitted {
-			stamps = append(stamps, r.at())
-		}
-		if a.edges != nil {
-			a.edges.add(slot, stamps)
-		}
-		if decs[0].timed() {
-			if timing == nil {
-				timing = newTimingAudit()
+		// Windows are measured within each lifetime of the limiter's
+		// state: across a fault that took it away, what was admitted
+		// before is not what the limiter knew of after.
+		for _, epoch := range a.faults.epochs(decs) {
+			admitted = admitted[:0]
+			for _, r := range epoch {
+				if r.allowed() {
+					admitted = append(admitted, r)
+				}
 			}
-			busiest, policyBusiest = timing.identity(decs, admitted, a.window, policy.WindowMicros())
-		} else {
-			busiest = maxInWindow(stamps, a.window)
-			policyBusiest = busiest
-			if a.window != policy.WindowMicros() {
-				policyBusiest = maxInWindow(stamps, policy.WindowMicros())
+			res.Allowed += int64(len(admitted))
+			stamps = stamps[:0]
+			for _, r := range admitted {
+				stamps = append(stamps, r.at())
 			}
+			if a.edges != nil {
+				a.edges.add(slot, stamps)
+			}
+			var b, pb int64
+			if epoch[0].timed() {
+				if timing == nil {
+					timing = newTimingAudit()
+				}
+				b, pb = timing.identity(epoch, admitted, a.window, policy.WindowMicros())
+			} else {
+				b = maxInWindow(stamps, a.window)
+				pb = b
+				if a.window != policy.WindowMicros() {
+					pb = maxInWindow(stamps, policy.WindowMicros())
+				}
+			}
+			busiest, policyBusiest = max(busiest, b), max(policyBusiest, pb)
 		}
+		a.faults.identity(a, slot, decs)
 		res.MaxWindowAdmitted = max(res.MaxWindowAdmitted, busiest)
 		if over := busiest - res.BoundWindow; over > 0 {
 			res.Overshoot += over
@@ -223,34 +237,40 @@ func (a *auditor) result() (*result.Audit, *result.Edge) {
 // remaining or retry hint the model contradicts, is a mismatch.
 func (a *auditor) replay(decs []auditRecord, res *result.Audit, checks *result.ReplyCheck) {
 	model := a.model.Model()
-	rm, _ := model.(algorithms.ReplyModel)
 	for _, r := range decs {
-		stamp, allowed := r.at(), r.allowed()
-		expected := model.Allow(stamp)
-		if expected {
-			res.ExpectedAllowed++
-		}
-		wrong := expected != allowed
-		if rm != nil && !wrong {
-			if !math.IsNaN(r.remaining) {
-				checks.RemainingChecked++
-				if !algorithms.RemainingAgrees(r.remaining, rm.Remaining()) {
-					checks.RemainingWrong++
-					wrong = true
-				}
-			}
-			if a.fields.RetryAfter && !allowed {
-				checks.RetryAfterChecked++
-				if !algorithms.RetryAgrees(rm, stamp, time.Duration(r.retryMs)*time.Millisecond) {
-					checks.RetryAfterTooEarly++
-					wrong = true
-				}
-			}
-		}
-		if wrong {
+		if a.judge(model, r, res, checks) {
 			res.ModelMismatches++
 		}
 	}
+}
+
+// judge feeds decision r to model and reports whether they disagree: on
+// the answer, or on the remaining or retry hint the reply gave.
+func (a *auditor) judge(model algorithms.Model, r auditRecord, res *result.Audit, checks *result.ReplyCheck) (wrong bool) {
+	rm, _ := model.(algorithms.ReplyModel)
+	stamp, allowed := r.at(), r.allowed()
+	expected := model.Allow(stamp)
+	if expected {
+		res.ExpectedAllowed++
+	}
+	wrong = expected != allowed
+	if rm != nil && !wrong {
+		if !math.IsNaN(r.remaining) {
+			checks.RemainingChecked++
+			if !algorithms.RemainingAgrees(r.remaining, rm.Remaining()) {
+				checks.RemainingWrong++
+				wrong = true
+			}
+		}
+		if a.fields.RetryAfter && !allowed {
+			checks.RetryAfterChecked++
+			if !algorithms.RetryAgrees(rm, stamp, time.Duration(r.retryMs)*time.Millisecond) {
+				checks.RetryAfterTooEarly++
+				wrong = true
+			}
+		}
+	}
+	return wrong
 }
 
 // maxInWindow is the most stamps (sorted, microseconds) within any

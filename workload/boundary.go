@@ -44,7 +44,7 @@ func (d *scheduler) windowEnd(ctx context.Context, prime *outcome, key string, o
 	if at <= 0 {
 		at = offset.serverMicros(prime.sent.Add(prime.done.Sub(prime.sent) / 2))
 	}
-	switch l := d.limiter.(type) {
+	switch l := unwrapCaller(d.limiter).(type) {
 	case algorithms.Windowed:
 		return l.WindowEnd(at), nil
 	case algorithms.WindowProber:

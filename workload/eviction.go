@@ -37,8 +37,9 @@ func (r *Runner) watchEvictions(ctx context.Context) *evictionWatch {
 
 // finish takes the after-reading and records the change in run. It reads
 // also after a stopped run (the server may well still be there), on a
-// context of its own.
-func (w *evictionWatch) finish(ctx context.Context, run *result.Run) {
+// context of its own. When scheduled faults replaced the server, the
+// counters are added up on either side of each switch.
+func (w *evictionWatch) finish(ctx context.Context, run *result.Run, switches []serverSwitch) {
 	if !w.ok {
 		return
 	}
@@ -49,11 +50,17 @@ func (w *evictionWatch) finish(ctx context.Context, run *result.Run) {
 		return
 	}
 	e := &result.Eviction{PolicyBefore: w.before.MaxmemoryPolicy, PolicyAfter: after.MaxmemoryPolicy}
-	if after.RunID != w.before.RunID {
+	first, last := readingFromState(w.before), readingFromState(after)
+	evicted, ok1 := acrossSwitches(first, last, switches, func(r serverReading) int64 { return r.state.EvictedKeys })
+	expired, ok2 := acrossSwitches(first, last, switches, func(r serverReading) int64 { return r.state.ExpiredKeys })
+	switch {
+	case len(switches) > 0 && ok1 && ok2:
+		e.EvictedKeys, e.ExpiredKeys, e.ServerSwitches = evicted, expired, len(switches)
+	case after.RunID != w.before.RunID:
 		// A new server: its counters started again from zero.
 		e.Restarted = true
 		e.EvictedKeys, e.ExpiredKeys = after.EvictedKeys, after.ExpiredKeys
-	} else {
+	default:
 		e.EvictedKeys = after.EvictedKeys - w.before.EvictedKeys
 		e.ExpiredKeys = after.ExpiredKeys - w.before.ExpiredKeys
 	}

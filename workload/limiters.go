@@ -11,20 +11,23 @@ import (
 	"github.com/rlbench/rlbench/result"
 )
 
-// newLimiter builds the limiter of one run: a user's limiter the profile
-// declares, bound to this run's scenario, or a built-in by name (through
-// NewLimiter when set).
-func (r *Runner) newLimiter(spec profile.RunSpec) (algorithms.Limiter, error) {
+// newLimiter builds the limiter of one run on rdb: a user's limiter the
+// profile declares, bound to this run's scenario, or a built-in by name
+// (through NewLimiter when set).
+func (r *Runner) newLimiter(spec profile.RunSpec, rdb algorithms.Redis) (algorithms.Limiter, error) {
 	p := r.Profile
 	pol := p.PolicyFor(spec.Scenario)
+	if rdb == nil {
+		rdb = r.Env.Client
+	}
 	if decl := p.Declaration(spec.Algorithm); decl != nil {
-		return decl.Bind(r.Env.Client, pol, spec.Scenario.Name)
+		return decl.Bind(rdb, pol, spec.Scenario.Name)
 	}
 	newLimiter := r.NewLimiter
 	if newLimiter == nil {
 		newLimiter = algorithms.New
 	}
-	return newLimiter(spec.Algorithm, r.Env.Client, pol)
+	return newLimiter(spec.Algorithm, rdb, pol)
 }
 
 // unloader is a limiter that put something on the server that outlives a

@@ -55,6 +55,9 @@ type recorder struct {
 	shards []*recShard
 	// audit keeps the decisions the run's audit replays; nil keeps none.
 	audit *auditor
+	// faults counts a run with faults or an error policy in time, by who
+	// decided; nil counts nothing more.
+	faults *faultRecorder
 }
 
 type recShard struct {
@@ -97,6 +100,7 @@ func (r *recorder) record(worker int, o *outcome) {
 	// one second than the limiter ever made.
 	decided := o.done.Sub(r.start)
 	sec := int(max(decided, 0) / time.Second)
+	r.faults.record(o, corrected)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()

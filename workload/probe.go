@@ -46,6 +46,10 @@ type probe struct {
 	statsErr error
 	reset    bool
 	notes    []string
+	// switches are the times a scheduled fault replaced the server: the
+	// command statistics are added up on either side of each, and memory
+	// is not compared across them.
+	switches []serverSwitch
 }
 
 // startProbe takes the readings a run of lim over identities callers is
@@ -97,7 +101,8 @@ func (r *Runner) startProbe(ctx context.Context, lim algorithms.Limiter, identit
 // finish reads the server after the traffic, with the run's keys still
 // alive, and records the figures in run. After a failed run it only stops
 // its sampler: the server may be gone, and half a run's keys say little.
-func (p *probe) finish(ctx context.Context, prefix string, run *result.Run, runErr error) {
+func (p *probe) finish(ctx context.Context, prefix string, run *result.Run, runErr error, switches []serverSwitch) {
+	p.switches = switches
 	heap, rss := p.self.stop()
 	if runErr != nil {
 		return
@@ -165,14 +170,17 @@ func (p *probe) readServer(ctx context.Context, rdb *redisenv.ProbeClient, run *
 		after, err = redisenv.ReadMemory(ctx, c, mode)
 		return err
 	})
-	if p.memErr == nil && err == nil {
+	switch {
+	case len(p.switches) > 0:
+		m.Notes = append(m.Notes, "no used_memory delta: "+switchNote(len(p.switches))+", and a new server's memory says nothing of the keys' cost")
+	case p.memErr == nil && err == nil:
 		haveUsedMemory = true
 		m.UsedMemoryDeltaBytes = after.UsedMemory - p.before.UsedMemory
 		m.ClientBuffersDeltaBytes = after.ClientBuffers - p.before.ClientBuffers
 		if shared {
 			m.Notes = append(m.Notes, sharedMemoryNote)
 		}
-	} else {
+	default:
 		m.Notes = append(m.Notes, "no used_memory: "+firstError(p.memErr, err).Error())
 	}
 	var stats redisenv.CommandStat
@@ -184,7 +192,7 @@ func (p *probe) readServer(ctx context.Context, rdb *redisenv.ProbeClient, run *
 		m.Notes = append(m.Notes, "no commandstats: "+firstError(p.statsErr, err).Error())
 		return haveUsedMemory
 	}
-	d := stats.Sub(p.stats)
+	d := statAcross(p.stats, stats, p.switches)
 	if d.Calls < 0 || d.Usec < 0 || d.FailedCalls < 0 {
 		m.Notes = append(m.Notes, "no commandstats: INFO commandstats went backwards during the run (another client reset the statistics?)")
 		return haveUsedMemory

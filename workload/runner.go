@@ -188,10 +188,16 @@ func (r *Runner) runPlan(ctx context.Context) ([]result.Run, error) {
 
 func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunSpec) (*result.Run, error) {
 	p := r.Profile
-	lim, err := r.newLimiter(spec)
+	faults, err := r.openFaults(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
+	defer faults.close()
+	lim, err := r.newLimiter(spec, faults.redis())
+	if err != nil {
+		return nil, err
+	}
+	faults.useLimiter(lim)
 	defer r.unload(lim)
 	setup, cancel := context.WithTimeout(ctx, p.Timeout+5*time.Second)
 	defer cancel()
@@ -199,7 +205,8 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 		return nil, err
 	}
 	conc := p.RunConcurrency(spec.Scenario)
-	r.warmPool(setup, conc)
+	r.warmPool(setup, r.Env.Client, conc)
+	faults.warm(setup, conc)
 
 	prefix := r.KeyPrefix(spec)
 	if p.Warmup > 0 {
@@ -220,7 +227,11 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 		return nil, err
 	}
 	evictions := r.watchEvictions(ctx)
-	reference := r.startReference(ctx, spec.Scenario.Rate.Max, conc)
+	var reference *referenceSampler
+	if !spec.Scenario.HasFaults() {
+		// Trivial calls would go through the faults too: no reference.
+		reference = r.startReference(ctx, spec.Scenario.Rate.Max, conc)
+	}
 	reloadsBefore := lim.NoScriptReloads()
 	rec := newRecorder(r.Clock.Now())
 	rec.audit = newAuditor(lim, spec.Scenario.Identities, p.Audit, p.Seed)
@@ -237,13 +248,16 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 		r.Observer.RunStarted(prog)
 	}
 
-	out, runErr := r.runSchedule(ctx, lim, spec, prefix, rec)
+	sched := faults.begin(ctx, rec, lim, prefix, spec.Scenario.Duration+faultsGrace)
+	out, runErr := r.runSchedule(ctx, sched, spec, prefix, rec)
+	faults.end(ctx, runErr != nil)
 	reference.halt(ctx)
 	rec.fill(run)
+	rec.audit.setStateEvents(faults.stateEvents())
 	if runErr == nil {
 		runErr = r.checkServer(ctx, run)
 	}
-	evictions.finish(ctx, run)
+	evictions.finish(ctx, run, faults.serverSwitches())
 	run.ElapsedS = out.elapsed.Seconds()
 	if out.elapsed > 0 {
 		run.Rate.AchievedPerS = float64(run.Requests.Sent) / out.elapsed.Seconds()
@@ -251,6 +265,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 	run.Requests.Unsent = out.unsent
 	run.Requests.NoScriptReloads = lim.NoScriptReloads() - reloadsBefore
 	run.Audit, run.Edge = rec.audit.result()
+	faults.fill(run, out.elapsed, rec.audit.faultFigures())
 	if out.clock != nil {
 		run.ClockOffset = out.clock.contract()
 	}
@@ -258,7 +273,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 		run.Incomplete = true
 		run.Note = runErr.Error()
 	}
-	probe.finish(ctx, prefix, run, runErr)
+	probe.finish(ctx, prefix, run, runErr, faults.serverSwitches())
 	reference.finish(ctx, run, lim, prefix, runErr)
 	if !r.KeepKeys {
 		r.cleanup(prefix)
@@ -332,6 +347,7 @@ func (r *Runner) watch(ctx context.Context, d *scheduler, cancel context.CancelC
 				return
 			case <-t.C:
 				ok, bad := d.lastSuccess.Load(), d.lastError.Load()
+				ok = max(ok, d.rec.faults.quietSince())
 				if bad > ok && time.Duration(bad-ok) > r.AbortAfter {
 					cancel(&AbortError{After: time.Duration(bad - ok), Last: d.rec.lastError()})
 					return
@@ -343,11 +359,11 @@ func (r *Runner) watch(ctx context.Context, d *scheduler, cancel context.CancelC
 }
 
 // warmPool opens the connections the run will use before it is timed.
-func (r *Runner) warmPool(ctx context.Context, n int) {
+func (r *Runner) warmPool(ctx context.Context, rdb *redis.Client, n int) {
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
 		wg.Add(1)
-		go func() { defer wg.Done(); _ = r.Env.Client.Ping(ctx).Err() }()
+		go func() { defer wg.Done(); _ = rdb.Ping(ctx).Err() }()
 	}
 	wg.Wait()
 }

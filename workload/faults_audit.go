@@ -1,0 +1,422 @@
+package workload
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/profile"
+	"github.com/rlbench/rlbench/result"
+)
+
+// auditFaults is what the audit knows of a run's fault timeline, so that
+// what the faults and the caller's error policy did is reported as such
+// and not as the limiter's doing, while everything else is judged as
+// strictly as in a run without faults:
+//
+//   - the error policy's decisions are kept per identity: the audit
+//     replays them beside Redis's to tell how far fail-open (or a local
+//     fallback) let an identity past the policy, and which of them a
+//     working limiter would have decided otherwise;
+//   - a fault that took the limiter's state away (restart, kill,
+//     failover) starts a new lifetime of it: the model goes on from the
+//     state the new server has (none, or what the replica had), windows
+//     are measured within one lifetime, and what the loss let through is
+//     counted apart;
+//   - a call that failed inside a fault that may have let it run unseen
+//     (a stall, a slow or lost reply) leaves its identity's state unknown
+//     to the model: that identity's later decisions are checked against
+//     the bound only, until a loss of state makes it known again.
+type auditFaults struct {
+	kinds []profile.FaultKind
+	// spanUs are the faults' scheduled starts in server microseconds: a
+	// time belongs to the last fault that started by then.
+	spanUs []int64
+	// events are the losses of state, in order; set once the run is over.
+	events []stateEvent
+	// onError and unseen are, per audited slot, the error policy's
+	// decisions (time and answer, as auditRecords) and the sends of calls
+	// that may have run unseen.
+	onError [][]auditRecord
+	unseen  [][]int64
+	limit   int64
+	policyW int64
+
+	fig auditFaultFigures
+}
+
+// auditFaultFigures are the audit's figures of a run's faults: per fault,
+// and for the run.
+type auditFaultFigures struct {
+	// counterfactual is set when the limiter has a reference model, so
+	// that admittedByFault and deniedByFault mean something.
+	counterfactual  bool
+	admittedByFault []int64
+	deniedByFault   []int64
+	policyExcess    []int64
+	stateLost       []*result.StateLoss
+	unjudged        int64
+	unjudgedWrong   int64
+	sampled         bool
+}
+
+// watchFaults makes the audit aware of a run's faults, scheduled from
+// start; offset turns local times into the server's. A nil auditor
+// watches nothing.
+func (a *auditor) watchFaults(faults []profile.Fault, start time.Time, offset clockOffset) {
+	if a == nil {
+		return
+	}
+	pol := a.limiter.Policy()
+	af := &auditFaults{
+		onError: make([][]auditRecord, len(a.decisions)),
+		unseen:  make([][]int64, len(a.decisions)),
+		limit:   pol.Limit, policyW: pol.WindowMicros(),
+	}
+	n := len(faults)
+	af.fig = auditFaultFigures{
+		counterfactual: a.model != nil, sampled: a.sampled,
+		admittedByFault: make([]int64, n), deniedByFault: make([]int64, n), policyExcess: make([]int64, n),
+		stateLost: make([]*result.StateLoss, n),
+	}
+	for i, f := range faults {
+		af.kinds = append(af.kinds, f.Kind)
+		af.spanUs = append(af.spanUs, offset.serverMicros(start.Add(f.At)))
+		if f.Kind.LosesState() {
+			af.fig.stateLost[i] = &result.StateLoss{}
+		}
+	}
+	a.faults = af
+}
+
+// recordOnError keeps the error policy's decision for identity, made for
+// a call sent at atUs (server microseconds).
+func (a *auditor) recordOnError(identity uint64, atUs int64, allowed bool) {
+	if a == nil || a.faults == nil {
+		return
+	}
+	slot, ok := a.slot(identity)
+	if !ok {
+		return
+	}
+	r := auditRecord{key: uint64(max(atUs, 0)) << 1, remaining: math.NaN()}
+	if !allowed {
+		r.key |= 1
+	}
+	mu := &a.locks[slot%auditShards]
+	mu.Lock()
+	a.faults.onError[slot] = append(a.faults.onError[slot], r)
+	mu.Unlock()
+}
+
+// recordUnseen notes that a call of identity sent at atUs failed in a way
+// that may have let it run on the server.
+func (a *auditor) recordUnseen(identity uint64, atUs int64) {
+	if a == nil || a.faults == nil {
+		return
+	}
+	slot, ok := a.slot(identity)
+	if !ok {
+		return
+	}
+	mu := &a.locks[slot%auditShards]
+	mu.Lock()
+	a.faults.unseen[slot] = append(a.faults.unseen[slot], atUs)
+	mu.Unlock()
+}
+
+// setStateEvents hands the audit the losses of state the run's faults
+// caused, once the run is over.
+func (a *auditor) setStateEvents(events []stateEvent) {
+	if a == nil || a.faults == nil {
+		return
+	}
+	a.faults.events = slices.SortedFunc(slices.Values(events), func(x, y stateEvent) int { return cmp.Compare(x.resumeUs, y.resumeUs) })
+}
+
+// figures are the audit's figures of the faults; nil when there is no
+// audit.
+func (a *auditor) faultFigures() *auditFaultFigures {
+	if a == nil || a.faults == nil {
+		return nil
+	}
+	return &a.faults.fig
+}
+
+// faultAt is the index of the fault whose span holds server time us, or
+// -1 before the first.
+func (af *auditFaults) faultAt(us int64) int {
+	return sort.Search(len(af.spanUs), func(i int) bool { return af.spanUs[i] > us }) - 1
+}
+
+// epochs splits an identity's decisions (in time order) at each loss of
+// state; without faults, they are one epoch.
+func (af *auditFaults) epochs(decs []auditRecord) [][]auditRecord {
+	if af == nil || len(af.events) == 0 {
+		return [][]auditRecord{decs}
+	}
+	var out [][]auditRecord
+	from := 0
+	for _, e := range af.events {
+		i := sort.Search(len(decs), func(i int) bool { return decs[i].at() >= e.resumeUs })
+		if i > from {
+			out = append(out, decs[from:i])
+			from = i
+		}
+	}
+	if from < len(decs) {
+		out = append(out, decs[from:])
+	}
+	return out
+}
+
+// replay runs one identity's decisions through the model across the
+// run's losses of state, and leaves the decisions of an identity whose
+// state a fault made unknown unjudged (see auditFaults).
+func (af *auditFaults) replay(a *auditor, slot int, decs []auditRecord, res *result.Audit, checks *result.ReplyCheck) {
+	model := a.model.Model()
+	var lineage []int64
+	unseen := slices.Sorted(slices.Values(af.unseen[slot]))
+	var pending []int64 // unseen calls still in the state
+	ui, ev := 0, 0
+	var kept algorithms.Model // the state had the loss not happened
+	var loss *result.StateLoss
+	var net int64
+	lost, first := false, false
+	closeLoss := func() {
+		if loss != nil {
+			loss.Admitted += max(net, 0)
+			if lost {
+				loss.Identities++
+			}
+		}
+		kept, loss, net, lost = nil, nil, 0, false
+	}
+	var scratch result.ReplyCheck
+	for _, r := range decs {
+		at := r.at()
+		for ev < len(af.events) && af.events[ev].resumeUs <= at {
+			e := af.events[ev]
+			ev++
+			closeLoss()
+			kept = model
+			model = a.model.Model()
+			var survived []int64
+			for _, t := range lineage {
+				if t < e.cutUs {
+					model.Allow(t)
+					survived = append(survived, t)
+				}
+			}
+			lineage = survived
+			for ui < len(unseen) && unseen[ui] < e.resumeUs {
+				pending = append(pending, unseen[ui])
+				ui++
+			}
+			// What ran unseen on the old server after the cut is gone
+			// with it.
+			pending = slices.DeleteFunc(pending, func(t int64) bool { return t >= e.cutUs })
+			if e.cutUs == math.MinInt64 {
+				pending = pending[:0]
+			}
+			loss, first = af.fig.stateLost[e.fault], true
+		}
+		for ui < len(unseen) && unseen[ui] <= at {
+			pending = append(pending, unseen[ui])
+			ui++
+		}
+		if kept != nil {
+			k := kept.Allow(at)
+			if k != r.allowed() {
+				lost = true
+			}
+			net += b2i(r.allowed()) - b2i(k)
+		}
+		lineage = append(lineage, at)
+		if len(pending) > 0 {
+			af.fig.unjudged++
+			if a.judge(model, r, res, &scratch) {
+				af.fig.unjudgedWrong++
+			}
+		} else if a.judge(model, r, res, checks) {
+			res.ModelMismatches++
+		}
+		if first && kept != nil {
+			first = false
+			km, ok1 := kept.(algorithms.ReplyModel)
+			mm, ok2 := model.(algorithms.ReplyModel)
+			if ok1 && ok2 && mm.Remaining() > km.Remaining()+1e-9 {
+				lost = true
+			}
+		}
+	}
+	closeLoss()
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// identity measures, for one identity, what the error policy and the
+// losses of state let through: how far admissions on error took it past
+// the policy beyond the limiter's own admissions in one window, which of
+// the policy's decisions a working limiter would have decided otherwise,
+// and the busiest window that spans each loss of state.
+func (af *auditFaults) identity(a *auditor, slot int, decs []auditRecord) {
+	if af == nil {
+		return
+	}
+	onErr := af.onError[slot]
+	af.onError[slot], af.unseen[slot] = nil, nil
+	slices.SortFunc(onErr, func(x, y auditRecord) int { return cmp.Compare(x.key, y.key) })
+	var redis []int64
+	for _, r := range decs {
+		if r.allowed() {
+			redis = append(redis, r.at())
+		}
+	}
+	for k := range af.kinds {
+		var extra []int64
+		for _, r := range onErr {
+			if r.allowed() && af.faultAt(r.at()) == k {
+				extra = append(extra, r.at())
+			}
+		}
+		af.fig.policyExcess[k] = max(af.fig.policyExcess[k], excessBeyond(redis, extra, af.policyW, af.limit))
+	}
+	if a.model != nil && len(onErr) > 0 {
+		af.counterfactual(a.model.Model(), decs, onErr)
+	}
+	for _, e := range af.events {
+		if l := af.fig.stateLost[e.fault]; l != nil {
+			l.MaxWindowAdmitted = max(l.MaxWindowAdmitted, maxInWindowAt(redis, e.resumeUs, af.policyW))
+		}
+	}
+}
+
+// counterfactual replays every request of one identity, Redis's decisions
+// and the error policy's, through a fresh model: the limiter as it would
+// have decided had Redis answered every call. Each policy decision it
+// would have decided otherwise counts as admitted or denied by the fault.
+func (af *auditFaults) counterfactual(model algorithms.Model, decs, onErr []auditRecord) {
+	i, j := 0, 0
+	for i < len(decs) || j < len(onErr) {
+		if j >= len(onErr) || (i < len(decs) && decs[i].at() <= onErr[j].at()) {
+			model.Allow(decs[i].at())
+			i++
+			continue
+		}
+		r := onErr[j]
+		j++
+		would := model.Allow(r.at())
+		k := af.faultAt(r.at())
+		if k < 0 {
+			continue
+		}
+		switch {
+		case r.allowed() && !would:
+			af.fig.admittedByFault[k]++
+		case !r.allowed() && would:
+			af.fig.deniedByFault[k]++
+		}
+	}
+}
+
+// excessBeyond is the most, over any interval of window microseconds,
+// that admissions on error (extra) added past the policy's limit beyond
+// what the limiter itself admitted there (redis): in each interval,
+// all admissions minus the larger of the limit and the limiter's own.
+// Both lists are sorted; intervals start at an admission.
+func excessBeyond(redis, extra []int64, window, limit int64) int64 {
+	if len(extra) == 0 {
+		return 0
+	}
+	type adm struct {
+		at    int64
+		redis bool
+	}
+	all := make([]adm, 0, len(redis)+len(extra))
+	for _, t := range redis {
+		all = append(all, adm{t, true})
+	}
+	for _, t := range extra {
+		all = append(all, adm{t, false})
+	}
+	slices.SortFunc(all, func(x, y adm) int { return cmp.Compare(x.at, y.at) })
+	var best int64
+	j := 0
+	var inAll, inRedis int64
+	for i := range all {
+		for j < len(all) && all[j].at-all[i].at < window {
+			inAll++
+			inRedis += b2i(all[j].redis)
+			j++
+		}
+		best = max(best, inAll-max(limit, inRedis))
+		inAll--
+		inRedis -= b2i(all[i].redis)
+	}
+	return best
+}
+
+// maxInWindowAt is the most stamps (sorted) within one interval
+// [t, t+window) that holds instant at: t runs from at-window+1 to at, and
+// the count changes only where a stamp enters on the right (t =
+// stamp-window+1) or leaves on the left (just past t = stamp), so those
+// starts, and the two ends, are all there is to try.
+func maxInWindowAt(stamps []int64, at, window int64) int64 {
+	count := func(from int64) int64 {
+		lo := sort.Search(len(stamps), func(i int) bool { return stamps[i] >= from })
+		hi := sort.Search(len(stamps), func(i int) bool { return stamps[i] >= from+window })
+		return int64(hi - lo)
+	}
+	best := max(count(at-window+1), count(at))
+	lo := sort.Search(len(stamps), func(i int) bool { return stamps[i] > at-window })
+	for i := lo; i < len(stamps) && stamps[i] < at+window; i++ {
+		if t := stamps[i]; t <= at {
+			best = max(best, count(t))
+		}
+		if t := stamps[i] - window + 1; t > at-window && t <= at {
+			best = max(best, count(t))
+		}
+	}
+	return best
+}
+
+// apply writes the audit's figures into the run's faults.
+func (fig *auditFaultFigures) apply(f *result.Faults) {
+	var admitted, denied int64
+	for k := range f.Windows {
+		w := &f.Windows[k]
+		if k >= len(fig.policyExcess) {
+			break
+		}
+		w.PolicyExcess = fig.policyExcess[k]
+		f.PolicyExcess = max(f.PolicyExcess, w.PolicyExcess)
+		if fig.counterfactual {
+			a, d := fig.admittedByFault[k], fig.deniedByFault[k]
+			w.AdmittedByFault, w.DeniedByFault = &a, &d
+			admitted += a
+			denied += d
+		}
+		if l := fig.stateLost[k]; l != nil {
+			c := *l
+			w.StateLost = &c
+			f.StateLostIdentities += c.Identities
+			f.StateLostAdmitted += c.Admitted
+		}
+	}
+	if fig.counterfactual {
+		f.AdmittedByFault, f.DeniedByFault = &admitted, &denied
+	}
+	f.Unjudged, f.UnjudgedMismatches = fig.unjudged, fig.unjudgedWrong
+	if fig.sampled {
+		f.Notes = append(f.Notes, "the figures from the audit (policy excess, admitted and denied by the fault, state lost) cover its sample of identities")
+	}
+}

@@ -1,0 +1,183 @@
+package workload
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/profile"
+	"github.com/rlbench/rlbench/result"
+)
+
+func TestExcessBeyond(t *testing.T) {
+	const w, limit = 1000, 3
+	for _, tc := range []struct {
+		why          string
+		redis, extra []int64
+		want         int64
+	}{
+		{"no admission on error, no excess", []int64{1, 2, 3, 4}, nil, 0},
+		{"on error, under the limit", nil, []int64{1, 2}, 0},
+		{"on error past the limit", []int64{1}, []int64{2, 3, 4, 5}, 2},
+		// The limiter itself let 5 through in that window (a fixed
+		// window's straddle): only what came on top of its own counts.
+		{"beyond the limiter's own excess", []int64{1, 2, 3, 4, 5}, []int64{6}, 1},
+		{"in another window", []int64{1, 2, 3}, []int64{2000, 2001}, 0},
+	} {
+		if got := excessBeyond(tc.redis, tc.extra, w, limit); got != tc.want {
+			t.Errorf("%s: %d, want %d", tc.why, got, tc.want)
+		}
+	}
+}
+
+func TestMaxInWindowAt(t *testing.T) {
+	stamps := []int64{100, 200, 900, 1100, 1200, 1300, 2500}
+	for _, tc := range []struct {
+		why  string
+		at   int64
+		want int64
+	}{
+		// [301, 1301) holds 900, 1100, 1200 and 1300.
+		{"the window that holds 1000", 1000, 4},
+		{"only windows that hold the instant count", 2400, 1},
+		{"before everything", -5000, 0},
+	} {
+		if got := maxInWindowAt(stamps, tc.at, 1000); got != tc.want {
+			t.Errorf("%s: %d, want %d", tc.why, got, tc.want)
+		}
+	}
+}
+
+// faultAuditor is an auditor of a fixed window of 10 per second over two
+// identities, watching the given faults from a run that starts at epoch.
+func faultAuditor(t *testing.T, faults []profile.Fault) (*auditor, time.Time) {
+	t.Helper()
+	lim := algorithms.NewFixedWindow(nil, algorithms.Policy{Limit: 10, Window: time.Second})
+	a := newAuditor(lim, 2, profile.AuditSpec{Identities: 10}, 1)
+	start := time.UnixMicro(1_700_000_000_000_000)
+	a.watchFaults(faults, start, clockOffset{})
+	return a, start
+}
+
+// decide records Redis's decision for identity at start+ms.
+func decide(a *auditor, start time.Time, identity uint64, ms float64, allowed bool) {
+	at := start.Add(time.Duration(ms * float64(time.Millisecond)))
+	d := algorithms.Decision{Allowed: allowed, Remaining: "x", ServerNowMicros: at.UnixMicro()}
+	if !allowed {
+		// Long enough for any window of these tests to have closed.
+		d.RetryAfter = 2 * time.Second
+	}
+	a.record(identity, &outcome{sent: at, done: at, decision: d})
+}
+
+// TestAuditAcrossARestart: a restart takes the fixed window's count away;
+// the new server admits a fresh window at once. The audit measures windows
+// within each lifetime of the state (no overshoot, no mismatch), and
+// reports what the loss let through: one identity came back fresh, ten
+// admissions a limiter that kept its state would have denied, twenty in
+// the one window that spans the restart.
+func TestAuditAcrossARestart(t *testing.T) {
+	a, start := faultAuditor(t, []profile.Fault{{Kind: profile.FaultRestart, At: 400 * time.Millisecond}})
+	for i := range 12 {
+		decide(a, start, 0, float64(10+10*i), i < 10)
+	}
+	// Identity 1 sent nothing before: it lost nothing.
+	for i := range 12 {
+		decide(a, start, 0, float64(500+10*i), i < 10)
+		decide(a, start, 1, float64(500+10*i), i < 10)
+	}
+	a.setStateEvents([]stateEvent{{fault: 0, cutUs: math.MinInt64, resumeUs: start.Add(450 * time.Millisecond).UnixMicro()}})
+	res, _ := a.result()
+	if res.ModelMismatches != 0 || res.Overshoot != 0 || res.MaxWindowAdmitted != 10 {
+		t.Errorf("audit %+v: want no mismatch and no overshoot, 10 at most in a window of one lifetime", res)
+	}
+	f := &result.Faults{Windows: make([]result.FaultWindow, 1)}
+	a.faultFigures().apply(f)
+	l := f.Windows[0].StateLost
+	if l == nil || l.Identities != 1 || l.Admitted != 10 || l.MaxWindowAdmitted != 20 {
+		t.Errorf("state lost %+v, want 1 identity, 10 admitted, 20 in the window that spans it", l)
+	}
+	if f.StateLostIdentities != 1 || f.StateLostAdmitted != 10 {
+		t.Errorf("run totals %d, %d", f.StateLostIdentities, f.StateLostAdmitted)
+	}
+}
+
+// TestAuditAcrossAFailover: the replica has what was written before the
+// promotion (cut); the old primary's admissions after it are lost when the
+// clients move (resume). Those are judged on the old primary's state,
+// and the decisions after the move on what the replica had.
+func TestAuditAcrossAFailover(t *testing.T) {
+	a, start := faultAuditor(t, []profile.Fault{{Kind: profile.FaultFailover, At: 300 * time.Millisecond}})
+	for i := range 6 {
+		decide(a, start, 0, float64(10+10*i), true) // 6 before the promotion
+	}
+	for i := range 4 {
+		decide(a, start, 0, float64(310+10*i), true) // 4 on the old primary, lost
+	}
+	// The new primary has 6: it admits 4 more, then denies.
+	for i := range 6 {
+		decide(a, start, 0, float64(500+10*i), i < 4)
+	}
+	a.setStateEvents([]stateEvent{{fault: 0, cutUs: start.Add(300 * time.Millisecond).UnixMicro(), resumeUs: start.Add(400 * time.Millisecond).UnixMicro()}})
+	res, _ := a.result()
+	if res.ModelMismatches != 0 {
+		t.Errorf("%d mismatches: the model did not follow the failover", res.ModelMismatches)
+	}
+	f := &result.Faults{Windows: make([]result.FaultWindow, 1)}
+	a.faultFigures().apply(f)
+	if l := f.Windows[0].StateLost; l == nil || l.Identities != 1 || l.Admitted != 4 {
+		t.Errorf("state lost %+v, want 1 identity and the 4 the lost writes let through", l)
+	}
+}
+
+// TestAuditLeavesUnseenCallsUnjudged: a call that failed but may have run
+// (a stall, a slow reply) charged its identity where the model cannot see
+// it. That identity's later disagreements are the fault's, not the
+// limiter's; another identity is judged as strictly as ever.
+func TestAuditLeavesUnseenCallsUnjudged(t *testing.T) {
+	a, start := faultAuditor(t, []profile.Fault{{Kind: profile.FaultStall, At: 100 * time.Millisecond, For: 100 * time.Millisecond}})
+	a.recordUnseen(0, start.Add(150*time.Millisecond).UnixMicro())
+	// Identity 0: the unseen call took the 10th admission.
+	for i := range 10 {
+		decide(a, start, 0, float64(300+10*i), i < 9)
+	}
+	// Identity 1 is denied its 10th admission with nothing unseen: the
+	// limiter's mismatch.
+	for i := range 10 {
+		decide(a, start, 1, float64(300+10*i), i < 9)
+	}
+	res, _ := a.result()
+	f := &result.Faults{Windows: make([]result.FaultWindow, 1)}
+	a.faultFigures().apply(f)
+	if res.ModelMismatches != 1 || f.UnjudgedMismatches != 1 || f.Unjudged != 10 {
+		t.Errorf("mismatches %d (want identity 1's), unjudged %d with %d mismatches (want identity 0's 10 with 1)",
+			res.ModelMismatches, f.Unjudged, f.UnjudgedMismatches)
+	}
+}
+
+// TestAuditTellsWhatThePolicyDecided: fail-open admissions past the limit
+// are the policy's excess and admissions the limiter would have denied;
+// fail-closed denials of requests the limiter would have admitted are
+// traffic lost only to the fault.
+func TestAuditTellsWhatThePolicyDecided(t *testing.T) {
+	a, start := faultAuditor(t, []profile.Fault{{Kind: profile.FaultPause, At: 100 * time.Millisecond, For: 200 * time.Millisecond}})
+	for i := range 5 {
+		decide(a, start, 0, float64(10+10*i), true)
+		decide(a, start, 1, float64(10+10*i), true)
+	}
+	// Identity 0 gets 8 admitted on error: 3 past the limit of 10.
+	for i := range 8 {
+		a.recordOnError(0, start.Add(time.Duration(150+10*i)*time.Millisecond).UnixMicro(), true)
+	}
+	// Identity 1 gets 3 denied on error that the limiter would have let in.
+	for i := range 3 {
+		a.recordOnError(1, start.Add(time.Duration(150+10*i)*time.Millisecond).UnixMicro(), false)
+	}
+	a.result()
+	f := &result.Faults{Windows: make([]result.FaultWindow, 1)}
+	a.faultFigures().apply(f)
+	if f.PolicyExcess != 3 || f.AdmittedByFault == nil || *f.AdmittedByFault != 3 || *f.DeniedByFault != 3 {
+		t.Errorf("policy excess %d, admitted by the fault %v, denied by it %v; want 3, 3, 3", f.PolicyExcess, *f.AdmittedByFault, *f.DeniedByFault)
+	}
+}

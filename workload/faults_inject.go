@@ -1,0 +1,341 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/rlbench/rlbench/profile"
+)
+
+// inject runs the scenario's faults in order, each at its time from the
+// start of the traffic. When ctx ends (the run was interrupted) the fault
+// in progress is undone at once and the rest are skipped.
+func (s *faultSession) inject(ctx context.Context) {
+	for i, f := range s.scenario.Faults {
+		if !s.sleepUntil(ctx, f.At) {
+			return
+		}
+		s.active.Store(true)
+		s.runFault(ctx, i, f)
+		s.lastEnd.Store(s.r.Clock.Now().UnixNano())
+		s.active.Store(false)
+	}
+}
+
+// sleepUntil waits until at after the start of the traffic; false when
+// ctx ended first.
+func (s *faultSession) sleepUntil(ctx context.Context, at time.Duration) bool {
+	wait := s.started.Add(at).Sub(s.r.Clock.Now())
+	return s.r.Clock.Sleep(ctx, wait) == nil
+}
+
+// detached is a context for undoing a fault: it outlives an interrupted
+// run, within bounds.
+func (s *faultSession) detached(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), s.r.Profile.Timeout+10*time.Second)
+}
+
+// runFault injects fault i, waits out its duration, undoes it, and keeps
+// what it saw, with readings of the server right before and right after.
+func (s *faultSession) runFault(ctx context.Context, i int, f profile.Fault) {
+	o := &s.obs[i]
+	rctx, cancel := s.detached(ctx)
+	defer cancel()
+	o.before = readServer(rctx, s.primary.rdb, s.command, s.r.Clock)
+	var err error
+	switch f.Kind {
+	case profile.FaultPause:
+		err = s.pause(ctx, f, o)
+	case profile.FaultStall:
+		err = s.stall(ctx, f, o)
+	case profile.FaultKill, profile.FaultRestart:
+		err = s.replace(ctx, i, f, o)
+	case profile.FaultFlushScripts:
+		err = s.flushScripts(ctx, o)
+	case profile.FaultFailover:
+		err = s.failover(ctx, i, f, o)
+	default:
+		err = s.network(ctx, f, o)
+	}
+	if err != nil {
+		o.err = err.Error()
+	}
+	if o.removed.IsZero() {
+		o.removed = s.r.Clock.Now()
+	}
+	// The calls a fault held are answered right after it: the reading
+	// after it waits for them.
+	_ = s.r.Clock.Sleep(ctx, faultSettle)
+	o.after = readServer(rctx, s.primary.rdb, s.command, s.r.Clock)
+	if f.Kind.Network() && o.before.err == nil && o.after.err == nil && len(o.switches) == 0 {
+		o.server = append(o.server, fmt.Sprintf("the server accepted %d connections during it (the proxy sits between rlbench and Redis: the server itself sees no slowness)",
+			o.after.connections-o.before.connections))
+	}
+}
+
+// faultSettle is how long after a fault the server is read again.
+const faultSettle = 100 * time.Millisecond
+
+// pause is CLIENT PAUSE for the fault's duration, in one transaction with
+// TIME so the server says when it began. The server ends the pause
+// itself; an interrupted run waits it out (CLIENT UNPAUSE would wait too).
+func (s *faultSession) pause(ctx context.Context, f profile.Fault, o *faultObservation) error {
+	var at *redis.TimeCmd
+	o.injected = s.r.Clock.Now()
+	_, err := s.primary.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		at = p.Time(ctx)
+		p.Do(ctx, "CLIENT", "PAUSE", f.For.Milliseconds(), "ALL")
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("CLIENT PAUSE: %w", err)
+	}
+	o.serverStartUs = at.Val().UnixMicro()
+	o.server = append(o.server, fmt.Sprintf("CLIENT PAUSE %d ALL answered OK at server time %s", f.For.Milliseconds(), s.runTime(o.serverStartUs)))
+	s.sleepUntil(ctx, f.End())
+	o.removed = s.r.Clock.Now()
+	return nil
+}
+
+// stall freezes the server for the fault's duration: SIGSTOP and SIGCONT
+// of a private server (the server cannot see it: the probe's answers say
+// when it stopped and woke), DEBUG SLEEP on any other, between two TIMEs.
+func (s *faultSession) stall(ctx context.Context, f profile.Fault, o *faultObservation) error {
+	n := s.primary
+	if n.srv == nil {
+		var t1, t2 *redis.TimeCmd
+		o.injected = s.r.Clock.Now()
+		_, err := n.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			t1 = p.Time(ctx)
+			p.Do(ctx, "DEBUG", "SLEEP", strconv.FormatFloat(f.For.Seconds(), 'f', 3, 64))
+			t2 = p.Time(ctx)
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("DEBUG SLEEP: %w", err)
+		}
+		o.serverStartUs, o.serverEndUs = t1.Val().UnixMicro(), t2.Val().UnixMicro()
+		o.server = append(o.server, fmt.Sprintf("DEBUG SLEEP ran from server time %s to %s", s.runTime(o.serverStartUs), s.runTime(o.serverEndUs)))
+		return nil
+	}
+	o.injected = s.r.Clock.Now()
+	if err := n.srv.Freeze(); err != nil {
+		return err
+	}
+	s.sleepUntil(ctx, f.End())
+	err := n.srv.Thaw()
+	o.removed = s.r.Clock.Now()
+	o.server = append(o.server, "SIGSTOP, then SIGCONT after "+o.removed.Sub(o.injected).Round(time.Millisecond).String()+
+		"; the probe's last answer before and first after give the server's own times")
+	return err
+}
+
+// replace kills (SIGKILL, down for the fault's duration) or restarts
+// (SHUTDOWN NOSAVE, started again at once) the private primary: every
+// limiter's state is lost. SHUTDOWN stops the server at once, where a
+// SIGTERM would let it go on answering until its next cron tick, so the
+// reading right before it counts every call the old server made.
+func (s *faultSession) replace(ctx context.Context, i int, f profile.Fault, o *faultObservation) error {
+	n := s.primary
+	o.injected = s.r.Clock.Now()
+	how := "SHUTDOWN NOSAVE"
+	var err error
+	if f.Kind == profile.FaultKill {
+		how = "SIGKILL"
+		err = n.srv.Kill()
+	} else {
+		sctx, cancel := s.detached(ctx)
+		_ = n.rdb.Do(sctx, "SHUTDOWN", "NOSAVE").Err()
+		cancel()
+		err = n.srv.Terminate()
+	}
+	o.down = s.r.Clock.Now()
+	if err != nil {
+		return err
+	}
+	if f.Kind == profile.FaultKill {
+		s.sleepUntil(ctx, f.End())
+	}
+	sctx, cancel := s.detached(ctx)
+	defer cancel()
+	if err := n.srv.Start(sctx); err != nil {
+		return fmt.Errorf("starting the server again: %w", err)
+	}
+	o.removed = s.r.Clock.Now()
+	// The control client's connection died with the old server, and its
+	// failed dials would keep it from dialling at once: start afresh.
+	_ = n.rdb.Close()
+	n.rdb = s.r.cloneClient(n.addr, 2, s.controlTimeout)
+	s.client.renew(s.newLimiterClient())
+	fresh := readServer(sctx, n.rdb, s.command, s.r.Clock)
+	sw := serverSwitch{old: o.before, new: fresh}
+	o.switches = append(o.switches, sw)
+	s.mu.Lock()
+	s.switches = append(s.switches, sw)
+	// The old server answered nothing once it was gone, and the new one
+	// nothing before: any instant between tells their decisions apart.
+	s.events = append(s.events, stateEvent{fault: i, cutUs: math.MinInt64, resumeUs: s.offset.serverMicros(o.down)})
+	s.mu.Unlock()
+	o.server = append(o.server, fmt.Sprintf("%s; gone after %s; run_id %s before, %s after (a new, empty server)",
+		how, o.down.Sub(o.injected).Round(time.Millisecond), short(o.before.state.RunID), short(fresh.state.RunID)))
+	return fresh.err
+}
+
+// flushScripts is SCRIPT FLUSH, in one transaction with TIME.
+func (s *faultSession) flushScripts(ctx context.Context, o *faultObservation) error {
+	var at *redis.TimeCmd
+	o.injected = s.r.Clock.Now()
+	_, err := s.primary.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		at = p.Time(ctx)
+		p.ScriptFlush(ctx)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("SCRIPT FLUSH: %w", err)
+	}
+	o.serverStartUs = at.Val().UnixMicro()
+	o.serverEndUs = o.serverStartUs
+	o.removed = s.r.Clock.Now()
+	o.server = append(o.server, fmt.Sprintf("SCRIPT FLUSH at server time %s; %d scripts were cached before", s.runTime(o.serverStartUs), o.before.cachedScripts))
+	return nil
+}
+
+// failover promotes the standby and moves the clients to it. The old
+// primary's writes are paused while the standby catches up and is
+// promoted, so it has exactly what was written before; then the old
+// primary takes writes again for the fault's duration (the clients do not
+// know yet), writes the new primary never sees; then it is paused again,
+// the proxy moves to the new primary (every connection through it
+// fails), and the old primary becomes its replica.
+func (s *faultSession) failover(ctx context.Context, i int, f profile.Fault, o *faultObservation) error {
+	old, nu := s.primary, s.standby
+	ctx, cancel := s.detached(ctx)
+	defer cancel()
+	o.injected = s.r.Clock.Now()
+	lagged, _ := replOffset(ctx, old.rdb, "master_repl_offset")
+	had, _ := replOffset(ctx, nu.rdb, "slave_repl_offset")
+	ta, err := pauseWrites(ctx, old.rdb)
+	if err != nil {
+		return err
+	}
+	o.serverStartUs = ta
+	if err := waitSynced(ctx, old, nu); err != nil {
+		_ = old.rdb.Do(ctx, "CLIENT", "UNPAUSE").Err()
+		return err
+	}
+	var tp, tu *redis.TimeCmd
+	if _, err := nu.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.ReplicaOf(ctx, "NO", "ONE")
+		tp = p.Time(ctx)
+		return nil
+	}); err != nil {
+		_ = old.rdb.Do(ctx, "CLIENT", "UNPAUSE").Err()
+		return fmt.Errorf("promoting the replica: %w", err)
+	}
+	promoted := readServer(ctx, nu.rdb, s.command, s.r.Clock)
+	if _, err := old.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		tu = p.Time(ctx)
+		p.Do(ctx, "CLIENT", "UNPAUSE")
+		return nil
+	}); err != nil {
+		return fmt.Errorf("letting the old primary take writes: %w", err)
+	}
+	if f.For > 0 {
+		_ = s.r.Clock.Sleep(ctx, f.For)
+	}
+	tw, err := pauseWrites(ctx, old.rdb)
+	if err != nil {
+		return err
+	}
+	last := readServer(ctx, old.rdb, s.command, s.r.Clock)
+	if err := s.proxy.moveTo(nu.addr); err != nil {
+		return fmt.Errorf("moving the clients to the new primary: %w", err)
+	}
+	s.client.renew(s.newLimiterClient())
+	o.removed = s.r.Clock.Now()
+	host, port, _ := net.SplitHostPort(nu.addr)
+	if err := old.rdb.ReplicaOf(ctx, host, port).Err(); err != nil {
+		return fmt.Errorf("making the old primary a replica: %w", err)
+	}
+	_ = old.rdb.Do(ctx, "CLIENT", "UNPAUSE").Err()
+	sw := serverSwitch{old: last, new: promoted}
+	o.switches = append(o.switches, sw)
+	s.mu.Lock()
+	s.primary, s.standby = nu, old
+	s.switches = append(s.switches, sw)
+	s.events = append(s.events, stateEvent{fault: i, cutUs: ta, resumeUs: tw})
+	s.mu.Unlock()
+	o.server = append(o.server, fmt.Sprintf("writes paused on the primary at server time %s with the replica %d bytes behind; replica promoted at %s (role master)",
+		s.runTime(ta), max(lagged-had, 0), s.runTime(tp.Val().UnixMicro())),
+		fmt.Sprintf("the old primary took writes from %s to %s, which the new one never saw; clients moved at %s",
+			s.runTime(tu.Val().UnixMicro()), s.runTime(tw), o.removed.Sub(s.started).Round(time.Millisecond)))
+	return nil
+}
+
+// pauseWrites pauses the writes of the server rdb talks to, and returns
+// its TIME at that moment.
+func pauseWrites(ctx context.Context, rdb *redis.Client) (int64, error) {
+	var at *redis.TimeCmd
+	if _, err := rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Do(ctx, "CLIENT", "PAUSE", maxPause.Milliseconds(), "WRITE")
+		at = p.Time(ctx)
+		return nil
+	}); err != nil {
+		return 0, fmt.Errorf("CLIENT PAUSE WRITE: %w", err)
+	}
+	return at.Val().UnixMicro(), nil
+}
+
+// maxPause bounds a failover's pause of writes, should rlbench die before
+// it ends it.
+const maxPause = time.Minute
+
+// failBack makes the original server the primary again after a failover,
+// once it has caught up with the current one, so that the probes, the
+// cleanup and the next run find the run's keys where they started.
+func (s *faultSession) failBack(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, syncWait+s.r.Profile.Timeout)
+	defer cancel()
+	cur, orig := s.primary, s.original
+	if err := waitSynced(ctx, cur, orig); err != nil {
+		s.failBackErr = err
+	}
+	last := readServer(ctx, cur.rdb, s.command, s.r.Clock)
+	if err := orig.rdb.ReplicaOf(ctx, "NO", "ONE").Err(); err != nil {
+		s.failBackErr = fmt.Errorf("making %s the primary again: %w", orig.addr, err)
+	}
+	first := readServer(ctx, orig.rdb, s.command, s.r.Clock)
+	s.mu.Lock()
+	s.switches = append(s.switches, serverSwitch{old: last, new: first})
+	s.primary, s.standby = orig, cur
+	s.mu.Unlock()
+}
+
+// network adds the fault's toxics to the proxy, waits out its duration
+// and removes them.
+func (s *faultSession) network(ctx context.Context, f profile.Fault, o *faultObservation) error {
+	o.injected = s.r.Clock.Now()
+	what, err := s.proxy.add(f)
+	if err != nil {
+		return err
+	}
+	s.sleepUntil(ctx, f.End())
+	s.proxy.remove()
+	o.removed = s.r.Clock.Now()
+	o.server = append(o.server, what)
+	return nil
+}
+
+// runTime writes a server instant as time from the start of the traffic.
+func (s *faultSession) runTime(serverUs int64) string {
+	return "+" + s.offset.localTime(serverUs).Sub(s.started).Round(time.Millisecond).String()
+}
+
+// short is the start of a run_id, enough to tell two apart.
+func short(id string) string { return id[:min(len(id), 8)] }

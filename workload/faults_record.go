@@ -1,0 +1,330 @@
+package workload
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/profile"
+	"github.com/rlbench/rlbench/result"
+)
+
+// The bins a run with faults is counted in: fine ones, which place each
+// fault's window and recovery, and the bins the result shows (ten fine
+// ones each, 100ms for a run of up to five minutes), which hold a p99 and
+// decide when decisions are normal again.
+const (
+	faultFineWidth   = 10 * time.Millisecond
+	faultShowFactor  = 10
+	faultMaxFineBins = 1 << 15
+)
+
+// faultCounts are one fine bin's counts, kept with atomics: every worker
+// and every retry loop adds to them without a lock.
+type faultCounts struct {
+	allowed, denied, errors       atomic.Int64
+	allowedOnError, deniedOnError atomic.Int64
+	attempts, retries             atomic.Int64
+}
+
+// faultShowBin is one shown bin's latency histogram, made when the bin
+// first gets a decision.
+type faultShowBin struct {
+	mu   sync.Mutex
+	hist *hdrhistogram.Histogram
+}
+
+// faultSpan collects, for one fault, how long callers whose call failed
+// waited before the error policy decided: from the fault's scheduled start
+// until the next fault's.
+type faultSpan struct {
+	from, to time.Time
+	mu       sync.Mutex
+	hist     *hdrhistogram.Histogram
+}
+
+// faultRecorder counts a run with faults in time: every outcome by when it
+// was decided (as the run's series are), split by who decided it (Redis
+// or the error policy), and every call the caller made to Redis. It also
+// hands the error policy's decisions and the calls that may have run
+// unseen to the audit.
+type faultRecorder struct {
+	start     time.Time
+	fineWidth time.Duration
+	fine      []faultCounts
+	show      []faultShowBin
+	spans     []faultSpan
+	faults    []profile.Fault
+
+	maxAttempts atomic.Int64
+	// unseenCalls counts the calls that failed but may have run.
+	unseenCalls atomic.Int64
+	// audit receives the error policy's decisions and the failed calls
+	// that may have run; nil when the run is not audited.
+	audit *auditor
+	// offset turns the client's clock into the server's, for the audit.
+	offset clockOffset
+	// quiet says since when calls without an answer are not explained by
+	// a fault (unix nanos); see faultSession.quietSince.
+	quiet func() int64
+}
+
+// quietSince is the run's abort watch's view of the faults: since when
+// calls without an answer are not explained by one. Zero without faults.
+func (f *faultRecorder) quietSince() int64 {
+	if f == nil || f.quiet == nil {
+		return 0
+	}
+	return f.quiet()
+}
+
+// newFaultRecorder prepares the bins of a run that starts at start and
+// lasts about length, with faults on its schedule.
+func newFaultRecorder(start time.Time, length time.Duration, faults []profile.Fault, audit *auditor, offset clockOffset) *faultRecorder {
+	width := faultFineWidth
+	for length/width >= faultMaxFineBins {
+		width *= 2
+	}
+	n := int(length/width) + 1
+	f := &faultRecorder{
+		start: start, fineWidth: width, faults: faults, audit: audit, offset: offset,
+		fine: make([]faultCounts, n),
+		show: make([]faultShowBin, n/faultShowFactor+1),
+	}
+	f.spans = make([]faultSpan, len(faults))
+	for i, flt := range faults {
+		f.spans[i].from = start.Add(flt.At)
+		f.spans[i].to = start.Add(length + time.Hour)
+		if i+1 < len(faults) {
+			f.spans[i].to = start.Add(faults[i+1].At)
+		}
+	}
+	return f
+}
+
+// fineIndex is the fine bin of local time t, clamped to the bins there are.
+func (f *faultRecorder) fineIndex(t time.Time) int {
+	i := int(max(t.Sub(f.start), 0) / f.fineWidth)
+	return min(i, len(f.fine)-1)
+}
+
+// spanAt is the index of the fault whose span holds t, or -1 before the
+// first fault.
+func (f *faultRecorder) spanAt(t time.Time) int {
+	for i := len(f.spans) - 1; i >= 0; i-- {
+		if !t.Before(f.spans[i].from) {
+			return i
+		}
+	}
+	return -1
+}
+
+// record counts one outcome; corrected is its latency from the due time.
+// A nil recorder counts nothing.
+func (f *faultRecorder) record(o *outcome, corrected int64) {
+	if f == nil {
+		return
+	}
+	i := f.fineIndex(o.done)
+	c := &f.fine[i]
+	var pd *OnErrorDecision
+	switch {
+	case o.err == nil && o.decision.Allowed:
+		c.allowed.Add(1)
+	case o.err == nil:
+		c.denied.Add(1)
+	default:
+		c.errors.Add(1)
+		if errors.As(o.err, &pd) && pd.Decided {
+			if pd.Allowed {
+				c.allowedOnError.Add(1)
+			} else {
+				c.deniedOnError.Add(1)
+			}
+			f.audit.recordOnError(o.identity, f.offset.serverMicros(o.sent), pd.Allowed)
+		}
+		if k := f.spanAt(o.done); k >= 0 {
+			s := &f.spans[k]
+			s.mu.Lock()
+			if s.hist == nil {
+				s.hist = result.NewHistogram()
+			}
+			_ = s.hist.RecordValue(clampMicros(o.done.Sub(o.sent)))
+			s.mu.Unlock()
+		}
+	}
+	b := &f.show[i/faultShowFactor]
+	b.mu.Lock()
+	if b.hist == nil {
+		b.hist = hdrhistogram.New(result.HistLowestMicros, result.HistHighestMicros, timelineDigits)
+	}
+	_ = b.hist.RecordValue(corrected)
+	b.mu.Unlock()
+}
+
+// calls counts the calls one request made to Redis, ending at done.
+func (f *faultRecorder) calls(done time.Time, n int64) {
+	c := &f.fine[f.fineIndex(done)]
+	c.attempts.Add(n)
+	c.retries.Add(n - 1)
+	for {
+		m := f.maxAttempts.Load()
+		if n <= m || f.maxAttempts.CompareAndSwap(m, n) {
+			return
+		}
+	}
+}
+
+// failedCall tells the audit about a call of identity, sent at sent, that
+// failed with err at done, when it may still have run on the server (and
+// changed the limiter's state) after its caller gave up: a call that timed
+// out may have run, and a retry then charges the caller twice. The model
+// cannot know it ran.
+func (f *faultRecorder) failedCall(identity uint64, sent, done time.Time, err error) {
+	if !mayRunUnseen(err) {
+		return
+	}
+	if k := f.spanAt(done); k >= 0 {
+		if flt := f.faults[k]; flt.Kind == profile.FaultPause && !sent.Before(f.start.Add(flt.At)) && done.Before(f.start.Add(flt.End())) {
+			// A paused server holds the commands sent during the pause,
+			// and drops those whose client gave up before it ended (it
+			// cannot end before it is scheduled to: it began no earlier).
+			return
+		}
+	}
+	f.unseenCalls.Add(1)
+	f.audit.recordUnseen(identity, f.offset.serverMicros(sent))
+}
+
+// mayRunUnseen reports whether a call that failed with err may have run
+// on the server all the same: it timed out, or its connection broke, after
+// the command may have left. A connection that was never made sent
+// nothing, and an error reply is the server saying it did not run it.
+func mayRunUnseen(err error) bool {
+	var reply redis.Error
+	if errors.As(err, &reply) {
+		return false
+	}
+	return redisenv.ErrorKind(err) != redisenv.KindRefused
+}
+
+// span sums the fine bins from the one holding a up to the one holding b
+// (local times), that one left out: spans that meet share no bin.
+func (f *faultRecorder) span(a, b time.Time) result.FaultFigures {
+	out := result.FaultFigures{StartMs: a.Sub(f.start).Milliseconds(), EndMs: b.Sub(f.start).Milliseconds()}
+	last := f.fineIndex(b)
+	if !b.Before(f.start.Add(time.Duration(len(f.fine)) * f.fineWidth)) {
+		last = len(f.fine)
+	}
+	for i := f.fineIndex(a); i < last; i++ {
+		c := &f.fine[i]
+		out.Allowed += c.allowed.Load()
+		out.Denied += c.denied.Load()
+		out.Errors += c.errors.Load()
+		out.AllowedOnError += c.allowedOnError.Load()
+		out.DeniedOnError += c.deniedOnError.Load()
+		out.Attempts += c.attempts.Load()
+	}
+	out.Decisions = out.Allowed + out.Denied + out.Errors
+	return out
+}
+
+// totals sums every bin: the run's counts by who decided, and its calls.
+func (f *faultRecorder) totals() (allowedOnError, deniedOnError, attempts, retries int64) {
+	for i := range f.fine {
+		c := &f.fine[i]
+		allowedOnError += c.allowedOnError.Load()
+		deniedOnError += c.deniedOnError.Load()
+		attempts += c.attempts.Load()
+		retries += c.retries.Load()
+	}
+	return
+}
+
+// timeline is the shown bins, up to the end of the run's traffic.
+func (f *faultRecorder) timeline(elapsed time.Duration) *result.FaultTimeline {
+	width := f.fineWidth * faultShowFactor
+	n := min(len(f.show), int((elapsed+width-1)/width))
+	tl := &result.FaultTimeline{BinMs: width.Milliseconds(), Bins: make([]result.FaultBin, n)}
+	for j := range tl.Bins {
+		from := f.start.Add(time.Duration(j) * width)
+		s := f.span(from, from.Add(width))
+		b := result.FaultBin{TMs: s.StartMs, Allowed: s.Allowed, Denied: s.Denied, Errors: s.Errors,
+			AllowedOnError: s.AllowedOnError, DeniedOnError: s.DeniedOnError}
+		if h := f.show[j].hist; h != nil && h.TotalCount() > 0 {
+			b.P99Us = h.ValueAtQuantile(99)
+		}
+		tl.Bins[j] = b
+	}
+	return tl
+}
+
+// baselineP99 is the p99 of the decisions before the first fault, from
+// the shown bins that lie wholly before it; ok is false when there were
+// too few to tell.
+func (f *faultRecorder) baselineP99() (p99 int64, ok bool) {
+	if len(f.faults) == 0 {
+		return 0, false
+	}
+	width := f.fineWidth * faultShowFactor
+	h := hdrhistogram.New(result.HistLowestMicros, result.HistHighestMicros, timelineDigits)
+	for j := range f.show {
+		if time.Duration(j+1)*width > f.faults[0].At {
+			break
+		}
+		if b := f.show[j].hist; b != nil {
+			h.Merge(b)
+		}
+	}
+	if h.TotalCount() < minBaselineDecisions {
+		return 0, false
+	}
+	return h.ValueAtQuantile(99), true
+}
+
+// minBaselineDecisions is how many decisions before the first fault a
+// baseline p99 needs.
+const minBaselineDecisions = 50
+
+// normalP99 is the highest p99 a shown bin may have and count as normal:
+// twice the baseline, and at least 2ms above it.
+func normalP99(base int64) int64 { return max(2*base, base+2000) }
+
+// recovered finds, from local time from on and before limit, the start of
+// the first shown bin whose decisions are normal again: some decisions,
+// no call without one, and (when the run had a baseline) a p99 near it.
+func (f *faultRecorder) recovered(from, limit time.Time) (time.Time, bool) {
+	width := f.fineWidth * faultShowFactor
+	base, haveBase := f.baselineP99()
+	j := int((max(from.Sub(f.start), 0) + width - 1) / width)
+	for ; j < len(f.show); j++ {
+		at := f.start.Add(time.Duration(j) * width)
+		if !at.Add(width).Before(limit) && !at.Add(width).Equal(limit) {
+			break
+		}
+		s := f.span(at, at.Add(width))
+		if s.Decisions == 0 || s.Errors > 0 {
+			continue
+		}
+		if h := f.show[j].hist; haveBase && (h == nil || h.ValueAtQuantile(99) > normalP99(base)) {
+			continue
+		}
+		return at, true
+	}
+	return limit, false
+}
+
+// errorLatency digests how long the callers of fault k's failed calls
+// waited before the error policy decided.
+func (f *faultRecorder) errorLatency(k int) result.Latency {
+	s := &f.spans[k]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return result.Digest(s.hist)
+}

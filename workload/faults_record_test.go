@@ -1,0 +1,124 @@
+package workload
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/profile"
+)
+
+// outcomeAt is an outcome decided ms after start: allowed, denied, or
+// (with policy set) an error the policy decided.
+func outcomeAt(start time.Time, ms int, allowed bool, failed bool) *outcome {
+	at := start.Add(time.Duration(ms) * time.Millisecond)
+	o := &outcome{due: at, sent: at, done: at}
+	o.decision.Allowed = allowed
+	if failed {
+		o.err = &OnErrorDecision{Err: errors.New("i/o timeout"), Attempts: 2, Decided: true, Allowed: allowed, Policy: profile.FailOpen}
+	}
+	return o
+}
+
+// TestFaultSpansMeetWithoutOverlap: a fault's window and its recovery,
+// and the next fault's window, share no bin, so the errors they excuse
+// never add up to more than the run had.
+func TestFaultSpansMeetWithoutOverlap(t *testing.T) {
+	start := time.Unix(1_700_000_000, 0)
+	f := newFaultRecorder(start, 10*time.Second, nil, nil, clockOffset{})
+	for ms := 0; ms < 1000; ms += 5 {
+		f.record(outcomeAt(start, ms, true, ms >= 300 && ms < 700), 500)
+	}
+	at := func(ms int) time.Time { return start.Add(time.Duration(ms) * time.Millisecond) }
+	// Boundaries inside a bin (10ms wide): 452 and 688.
+	window, recovery, rest := f.span(at(300), at(452)), f.span(at(452), at(688)), f.span(at(688), at(1000))
+	total := f.span(at(0), at(1000))
+	if window.Errors+recovery.Errors+rest.Errors != 80 || total.Errors != 80 || total.Decisions != 200 {
+		t.Errorf("errors %d + %d + %d of %d (decisions %d): the spans overlap or leave a bin out",
+			window.Errors, recovery.Errors, rest.Errors, total.Errors, total.Decisions)
+	}
+	if window.AllowedOnError != window.Errors {
+		t.Errorf("fail_open admitted %d of the window's %d errors", window.AllowedOnError, window.Errors)
+	}
+}
+
+// TestRecovery: decisions are normal again at the first 100ms bin with
+// decisions, no error, and a p99 near the one before the first fault.
+func TestRecovery(t *testing.T) {
+	start := time.Unix(1_700_000_000, 0)
+	faults := []profile.Fault{{Kind: profile.FaultPause, At: time.Second, For: 500 * time.Millisecond}}
+	f := newFaultRecorder(start, 10*time.Second, faults, nil, clockOffset{})
+	for ms := 0; ms < 3000; ms += 2 {
+		lat := int64(400)
+		switch {
+		case ms < 1000:
+		case ms < 1500:
+			continue // nothing decided while paused
+		case ms < 1700:
+			lat = 300_000 // the backlog
+		case ms < 1900:
+			lat = 1500 // 400us + 1.1ms: still within 2ms of the baseline
+		}
+		f.record(outcomeAt(start, ms, true, ms >= 1500 && ms < 1600), lat)
+	}
+	at := func(ms int) time.Time { return start.Add(time.Duration(ms) * time.Millisecond) }
+	end, ok := f.recovered(at(1500), at(3000))
+	if !ok || !end.Equal(at(1700)) {
+		t.Errorf("recovered at %s (%v), want 1.7s: the first bin without errors and with a p99 back near 400us", end.Sub(start), ok)
+	}
+	if _, ok := f.recovered(at(1500), at(1650)); ok {
+		t.Error("recovered before the limit, when no bin before it was normal")
+	}
+	tl := f.timeline(3 * time.Second)
+	if len(tl.Bins) != 30 || tl.BinMs != 100 || tl.Bins[15].Errors != 50 || tl.Bins[15].AllowedOnError != 50 || tl.Bins[12].Allowed != 0 {
+		t.Errorf("timeline: %d bins of %dms, bin 1.5s %+v, bin 1.2s %+v", len(tl.Bins), tl.BinMs, tl.Bins[15], tl.Bins[12])
+	}
+}
+
+// TestAcrossSwitches: a counter is added up on either side of each server
+// switch, and not at all when a server nobody scheduled took over.
+func TestAcrossSwitches(t *testing.T) {
+	r := func(id string, calls int64) serverReading {
+		return serverReading{state: redisenv.ServerState{RunID: id}, stat: redisenv.CommandStat{Calls: calls}}
+	}
+	calls := func(s serverReading) int64 { return s.stat.Calls }
+	// 100 before, 150 when the old server went, the new one from 0 to 40.
+	sw := []serverSwitch{{old: r("a", 150), new: r("b", 0)}}
+	if n, ok := acrossSwitches(r("a", 100), r("b", 40), sw, calls); !ok || n != 90 {
+		t.Errorf("across a restart: %d, %v; want 50 + 40", n, ok)
+	}
+	if _, ok := acrossSwitches(r("a", 100), r("c", 40), sw, calls); ok {
+		t.Error("a third server nobody scheduled was added up")
+	}
+	if got := statAcross(redisenv.CommandStat{Calls: 100}, redisenv.CommandStat{Calls: 40}, sw); got.Calls != 90 {
+		t.Errorf("commandstats across a restart: %d calls, want 90", got.Calls)
+	}
+}
+
+// TestAffectedProbes: the probe's samples place a network fault: from the
+// first slow or failed one to the end of the last, up to the first normal
+// one sent after the fault was removed.
+func TestAffectedProbes(t *testing.T) {
+	base := time.Unix(1_700_000_000, 0)
+	b := func(sentMs, rttMs int, ok bool) beat {
+		s := base.Add(time.Duration(sentMs) * time.Millisecond)
+		return beat{sent: s, recv: s.Add(time.Duration(rttMs) * time.Millisecond), ok: ok}
+	}
+	beats := []beat{b(0, 0, true), b(5, 0, true), b(100, 50, true), b(155, 50, true), b(205, 0, false), b(260, 52, true), b(320, 0, true), b(325, 0, true)}
+	at := func(ms int) time.Time { return base.Add(time.Duration(ms) * time.Millisecond) }
+	normal := normalRTT(beats, at(50))
+	if normal != 2*time.Millisecond {
+		t.Errorf("normal round trip %s, want the 2ms floor", normal)
+	}
+	start, end, ok := affected(beats, at(90), at(300), normal)
+	if !ok || !start.Equal(at(100)) || !end.Equal(at(312)) {
+		t.Errorf("affected from %s to %s (%v), want 100ms to 312ms", start.Sub(base), end.Sub(base), ok)
+	}
+	if _, ok := firstAnsweredAfter(beats, at(201)); !ok {
+		t.Error("no answer after a failed sample")
+	}
+	if last, _ := lastAnsweredBefore(beats, at(250)); !last.sent.Equal(at(155)) {
+		t.Errorf("last answered before 250ms was sent at %s", last.sent.Sub(base))
+	}
+}
