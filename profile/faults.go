@@ -27,8 +27,8 @@ const (
 	// <for> and is then started again, empty (a crash and a supervisor's
 	// restart).
 	FaultKill FaultKind = "kill"
-	// FaultRestart stops a private server (SIGTERM) and starts it again at
-	// once: every limiter's state is lost.
+	// FaultRestart stops a private server (SHUTDOWN NOSAVE) and starts it
+	// again at once: every limiter's state is lost.
 	FaultRestart FaultKind = "restart"
 	// FaultFlushScripts is SCRIPT FLUSH: the next calls get NOSCRIPT and
 	// load their script again.
@@ -77,11 +77,11 @@ var faultKinds = []FaultInfo{
 		Target: "any server; on one rlbench did not start the user needs DEBUG (@admin) and the server enable-debug-command"},
 	{Kind: FaultKill, What: "SIGKILL; the server stays down for <for>, then starts again empty", For: "required",
 		Target: "a private server only (needs control of the process)", PrivateOnly: true},
-	{Kind: FaultRestart, What: "SIGTERM and a fresh start at once: every limiter's state is lost", For: "none",
+	{Kind: FaultRestart, What: "SHUTDOWN NOSAVE and a fresh start at once: every limiter's state is lost", For: "none",
 		Target: "a private server only (needs control of the process)", PrivateOnly: true},
 	{Kind: FaultFlushScripts, What: "SCRIPT FLUSH: the next calls get NOSCRIPT and load their script again", For: "none",
 		Target: "a private server only (it would empty every other client's script cache too)", PrivateOnly: true},
-	{Kind: FaultFailover, What: "a private replica is promoted and the clients move to it; for <for> the old primary still takes writes the new one never sees", For: "optional",
+	{Kind: FaultFailover, What: "a private replica is promoted, the clients move to it; for <for> the old primary takes writes that are lost", For: "optional",
 		Target: "a private server only (rlbench starts the replica)", PrivateOnly: true},
 	{Kind: FaultLatency, What: "every reply is held <add> longer (give or take <jitter>)", For: "required", Params: []string{"add", "jitter"},
 		Target: "any server (an in-process proxy between rlbench and Redis)", Network: true},

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/profile"
 )
 
 // algorithmsCommand lists the limiters.
@@ -36,9 +37,36 @@ func listAlgorithms(_ context.Context, args []string, stdout, _ io.Writer) error
 		"with semantics %s: `rlbench init LIMITER.lua` writes one.\n", strings.Join(algorithms.SemanticsNames(), ", ")); err != nil {
 		return err
 	}
-	_, err := fmt.Fprint(stdout, verdictRules)
+	if _, err := fmt.Fprint(stdout, verdictRules); err != nil {
+		return err
+	}
+	return listFaults(stdout)
+}
+
+// listFaults lists the faults a scenario may schedule and the caller's
+// error policies.
+func listFaults(w io.Writer) error {
+	fmt.Fprint(w, "\nFaults a scenario may schedule (faults: [{at: 5s, for: 2s, kind: pause}, ...]):\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KIND\tFOR\tWHAT\tWHERE")
+	for _, f := range profile.FaultKinds() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Kind, f.For, f.What, f.Target)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprint(w, clientRules)
 	return err
 }
+
+// clientRules says what the client section does.
+const clientRules = `
+The caller (client: {timeout: 50ms, retries: 1, backoff: 10ms, on_error: fail_closed}) bounds
+each limiter call, retries a failed one after a backoff that doubles, and when every call
+failed decides itself: fail_open admits, fail_closed denies, local asks an in-process limiter
+of the same algorithm. A list (on_error: [fail_open, fail_closed]) runs each scenario once
+per policy, named <scenario>-<policy>.
+`
 
 // verdictRules says what fails a run by default and how a profile changes
 // it; report.Assess is where it is decided.
@@ -48,9 +76,13 @@ A run fails (verdict fail, exit 1) by default when any limiter:
   - decides differently from its reference model (model mismatches > 0),
   - leaves a key without a TTL;
 and whatever the limiter, when:
-  - calls that got no decision pass the error budget (0.1% of a run's decisions),
+  - calls that got no decision pass the error budget (0.1% of a run's decisions;
+    those inside the windows and recoveries of faults the profile schedules are
+    the faults' figures, not the budget's),
   - Redis evicted keys or restarted during a run (limiter state was reset; that
-    run's audit is not held against the limiter, the evictions are the failure),
+    run's audit is not held against the limiter, the evictions are the failure);
+    a restart, kill or failover the profile schedules is not a failure: what the
+    lost state let through is reported as such, not as overshoot,
   - a threshold fails.
 A run that could not finish (Redis went away, interrupted) is incomplete: exit 3.
 

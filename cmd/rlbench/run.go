@@ -123,6 +123,9 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	if err != nil {
 		return err
 	}
+	if err := checkFaults(prof, o, segs); err != nil {
+		return err
+	}
 	if err := checkOutDir(o.outDir); err != nil {
 		return err
 	}
@@ -196,6 +199,27 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	}
 	if res.Verdict != result.Pass {
 		return &failedError{msg: "verdict: fail"}
+	}
+	return nil
+}
+
+// checkFaults refuses what the profile's faults cannot do with these
+// flags: faults that need a private server against --redis (with the
+// file and line of each), and faults in a segmented run, where every
+// process would inject them.
+func checkFaults(p *profile.Profile, o runOptions, segs workload.Segments) error {
+	if o.redisAddr != "" {
+		if err := p.CheckFaultsOnExternal(); err != nil {
+			return err
+		}
+	}
+	if segs.Segment.Whole() {
+		return nil
+	}
+	for _, s := range p.Scenarios {
+		if s.HasFaults() {
+			return usageErrorf("--segment: scenario %s schedules faults, which one process injects for the whole load: run a profile with faults without --segment", s.Name)
+		}
 	}
 	return nil
 }
