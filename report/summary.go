@@ -9,10 +9,12 @@ import (
 )
 
 // WriteSummary prints the terminal summary: a table of algorithm x scenario
-// with request counts, rates and latency, the audit table, then anything a
-// reader must not miss (an embedded server, incomplete runs, errors, a
-// schedule that slipped, a limiter that broke its promise). Strings from
-// the result are printed Printable.
+// with request counts, rates and latency, the audit table, the memory
+// figures, the fault windows and the error policies side by side when the
+// profile scheduled faults, then anything a reader must not miss (an
+// embedded server, incomplete runs, errors, a schedule that slipped, a
+// limiter that broke its promise). Strings from the result are printed
+// Printable.
 func WriteSummary(w io.Writer, r *result.Result) error {
 	r = printableCopy(r)
 	j := Assess(r)
@@ -46,6 +48,9 @@ func WriteSummary(w io.Writer, r *result.Result) error {
 		return err
 	}
 	if err := writeMemory(w, r); err != nil {
+		return err
+	}
+	if err := writeFaults(w, r); err != nil {
 		return err
 	}
 	writeThresholds(w, r.Thresholds)

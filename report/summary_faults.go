@@ -1,0 +1,154 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/rlbench/rlbench/result"
+)
+
+// writeFaults prints, for the runs that had scheduled faults, one line per
+// fault window (what was scheduled, when the server saw it, the window's
+// and its recovery's decisions, what the error policy decided, calls per
+// decision on the client and on the server, how long a caller waited for
+// the policy, the state lost), then the policies side by side when the
+// profile ran more than one.
+func writeFaults(w io.Writer, r *result.Result) error {
+	if !hasFaults(r) {
+		return nil
+	}
+	fmt.Fprintln(w, "\nfaults (ms from the start of the measured traffic; window | recovery: decisions allowed/denied/errors, the policy's share of the errors)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "algorithm\tscenario\tkind\tscheduled\tseen\twindow\trecovery\trecovered in\tcalls/decision client|server\terror wait p99\tstate lost\t")
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		if run.Faults == nil {
+			continue
+		}
+		for _, f := range run.Faults.Windows {
+			seen := fmt.Sprintf("%d-%d", f.ObservedStartMs, f.ObservedEndMs)
+			if f.Error != "" {
+				seen = "NOT INJECTED"
+			}
+			recovered := FormatMillis(f.RecoveryMs)
+			if !f.Recovered {
+				recovered = "not by " + FormatMillis(f.Recovery.EndMs)
+			}
+			server := fmt.Sprintf("%.2f", f.ServerCallsPerDecision)
+			if f.ServerCallsUnavailable != "" {
+				server = "-"
+			}
+			lost := "-"
+			if l := f.StateLost; l != nil {
+				lost = fmt.Sprintf("%d ids, %d let through", l.Identities, l.Admitted)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d-%d\t%s\t%s\t%s\t%s\t%.2f|%s\t%s\t%s\t\n",
+				run.Algorithm, run.Scenario, f.Kind, f.ScheduledStartMs, f.ScheduledEndMs, seen,
+				faultFigures(f.Window), faultFigures(f.Recovery), recovered,
+				f.ClientCallsPerDecision, server, FormatMicros(f.ErrorLatencyUs.P99), lost)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return writePolicyComparison(w, r)
+}
+
+// hasFaults says whether any run had scheduled faults.
+func hasFaults(r *result.Result) bool {
+	for i := range r.Runs {
+		if r.Runs[i].Faults != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// faultFigures is one span's decisions: "decisions a/d/e", then what the
+// error policy decided among the errors ("+N" admitted, "-N" denied).
+func faultFigures(f result.FaultFigures) string {
+	s := fmt.Sprintf("%d %d/%d/%d", f.Decisions, f.Allowed, f.Denied, f.Errors)
+	if f.AllowedOnError > 0 {
+		s += fmt.Sprintf(" +%d", f.AllowedOnError)
+	}
+	if f.DeniedOnError > 0 {
+		s += fmt.Sprintf(" -%d", f.DeniedOnError)
+	}
+	return s
+}
+
+// PolicyComparison is one row of the error policies side by side: an
+// algorithm and scenario run under one policy.
+type PolicyComparison struct {
+	Algorithm, Scenario, OnError string
+	Run                          *result.Run
+}
+
+// PolicyComparisons returns the runs of every algorithm and scenario that
+// ran under more than one error policy, grouped in the order the result
+// holds them; the scenario is the profile's, without the policy suffix.
+func PolicyComparisons(r *result.Result) []PolicyComparison {
+	type group struct{ algorithm, scenario string }
+	rows := map[group][]PolicyComparison{}
+	var order []group
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		if run.Params.OnError == "" {
+			continue
+		}
+		g := group{run.Algorithm, strings.TrimSuffix(run.Scenario, "-"+run.Params.OnError)}
+		if _, ok := rows[g]; !ok {
+			order = append(order, g)
+		}
+		rows[g] = append(rows[g], PolicyComparison{Algorithm: g.algorithm, Scenario: g.scenario, OnError: run.Params.OnError, Run: run})
+	}
+	var out []PolicyComparison
+	for _, g := range order {
+		if len(rows[g]) > 1 {
+			out = append(out, rows[g]...)
+		}
+	}
+	return out
+}
+
+// writePolicyComparison prints the error policies side by side: what each
+// admitted and denied, what it decided on error, what the fault let
+// through (admissions the limiter would have denied, and fail_open's
+// excess over the policy) or cost (requests denied only because of the
+// fault), the longest recovery and the calls per request.
+func writePolicyComparison(w io.Writer, r *result.Result) error {
+	rows := PolicyComparisons(r)
+	if len(rows) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "\nerror policies side by side")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "algorithm\tscenario\ton_error\tallowed\tdenied\terrors\tallowed on error\tdenied on error\tadmitted by fault\tdenied by fault\texcess over policy\tstate lost\tlongest recovery\tcalls/request\t")
+	for _, c := range rows {
+		q, f := c.Run.Requests, c.Run.Faults
+		byFault, deniedByFault, excess, lost, recovery, calls := "-", "-", "-", "-", "-", "-"
+		if f != nil {
+			byFault, deniedByFault = optionalCount(f.AdmittedByFault), optionalCount(f.DeniedByFault)
+			excess = fmt.Sprint(f.PolicyExcess)
+			lost = fmt.Sprintf("%d ids, %d let through", f.StateLostIdentities, f.StateLostAdmitted)
+			recovery = FormatMillis(f.MaxRecoveryMs)
+			if q.Sent > 0 {
+				calls = fmt.Sprintf("%.2f", float64(f.Attempts)/float64(q.Sent))
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+			c.Algorithm, c.Scenario, c.OnError, q.Allowed, q.Denied, q.Errors, q.AllowedOnError, q.DeniedOnError,
+			byFault, deniedByFault, excess, lost, recovery, calls)
+	}
+	return tw.Flush()
+}
+
+// optionalCount prints a count the result may not have ("-" when absent).
+func optionalCount(n *int64) string {
+	if n == nil {
+		return "-"
+	}
+	return fmt.Sprint(*n)
+}
