@@ -60,6 +60,7 @@ var scenarioPlots = []scenarioPlot{
 	{"latency", "Latency by percentile", nil, latencySpectrum},
 	{"admissions", "Admissions over time", nil, admissionsOverTime},
 	{"throughput", "Throughput and p99 over time", nil, throughputOverTime},
+	{"faults", "Fault timeline: decisions by who decided, and p99, with the fault windows shaded", (*view).hasFaults, faultTimeline},
 }
 
 // acrossPlots span every scenario, in this order; include says whether
@@ -77,7 +78,8 @@ var acrossPlots = []struct {
 
 // Plots renders every plot the result supports: for each scenario the
 // latency percentile spectrum, admissions over time, and throughput and
-// p99 over time; then, across scenarios, admitted vs bound, memory per
+// p99 over time, and a fault timeline when the scenario scheduled faults;
+// then, across scenarios, admitted vs bound, memory per
 // identity when the result has memory figures, and memory per identity
 // against identities when a scenario measured several sizes. A result without runs still
 // gets the admitted-vs-bound plot, marked "no data".

@@ -1,0 +1,105 @@
+package html
+
+import (
+	"image/color"
+	"strings"
+	"testing"
+
+	"github.com/rlbench/rlbench/internal/resulttest"
+	"github.com/rlbench/rlbench/result"
+)
+
+// faultRuns is a scenario with a 500ms pause under fail_open for two
+// algorithms (Redis deciding before and after, the policy admitting during
+// it), and a scenario without faults.
+func faultRuns() *result.Result {
+	r := resulttest.Sample()
+	run := func(alg, scenario string, faults bool) result.Run {
+		run := result.Run{Algorithm: alg, Scenario: scenario, ElapsedS: 2, Params: result.Params{OnError: result.FailOpen}}
+		if !faults {
+			return run
+		}
+		tl := &result.FaultTimeline{BinMs: 100}
+		for t := int64(0); t < 2000; t += 100 {
+			b := result.FaultBin{TMs: t, Allowed: 10, Denied: 5, P99Us: 900}
+			if t >= 500 && t < 1000 {
+				b = result.FaultBin{TMs: t, Errors: 15, AllowedOnError: 15, P99Us: 110_000}
+			}
+			tl.Bins = append(tl.Bins, b)
+		}
+		run.Faults = &result.Faults{Timeline: tl, Windows: []result.FaultWindow{{
+			Kind: "pause", ScheduledStartMs: 500, ScheduledEndMs: 1000, ObservedStartMs: 502, ObservedEndMs: 1010,
+			Recovery: result.FaultFigures{StartMs: 1010, EndMs: 1100},
+		}}}
+		return run
+	}
+	r.Runs = []result.Run{run("fixed_window", "outage", true), run("token_bucket", "outage", true), run("fixed_window", "steady", false)}
+	return r
+}
+
+// TestFaultTimelineShowsWhoDecidedAndTheWindows: each category of
+// decision is drawn in its colour and the fault's window is shaded; only
+// the scenario with faults gets the plot.
+func TestFaultTimelineShowsWhoDecidedAndTheWindows(t *testing.T) {
+	v := newView(faultRuns())
+	if !v.hasFaults("outage") || v.hasFaults("steady") {
+		t.Fatalf("hasFaults: outage %v, steady %v", v.hasFaults("outage"), v.hasFaults("steady"))
+	}
+	d, err := faultTimeline(v, "outage")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nd, ok := d.(noData); ok {
+		t.Fatalf("no data: %s", nd.reason)
+	}
+	data, err := renderPNG(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := decodePNG(t, "faults", data)
+	if img == nil {
+		return
+	}
+	seen := colorsIn(img)
+	for name, c := range map[string]color.RGBA{
+		"allowed by Redis": faultAllowedColor, "denied by Redis": faultDeniedColor,
+		"allowed by the policy": faultAllowedOnErrorColor, "p99 and errors": inkColor,
+	} {
+		if !seen[c] {
+			t.Errorf("no pixel of %s in %s", name, hexColor(c))
+		}
+	}
+	// The window's shade over white covers a quarter of each panel's
+	// width: thousands of pixels of one light red (a line's antialiased
+	// edge has a few).
+	shaded := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
+			if near(c.R, 245) && near(c.G, 215) && near(c.B, 191) {
+				shaded++
+			}
+		}
+	}
+	if shaded < 5000 {
+		t.Errorf("%d pixels of a shaded fault window", shaded)
+	}
+
+	figs, err := Plots(faultRuns())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range figs {
+		if strings.HasPrefix(f.File, "faults-") {
+			names = append(names, f.File)
+		}
+	}
+	if strings.Join(names, " ") != "faults-outage.png" {
+		t.Errorf("fault figures %v, want only faults-outage.png", names)
+	}
+}
+
+// near says whether a colour component is within 3 of want.
+func near(got, want uint8) bool { return int(got)-int(want) <= 3 && int(want)-int(got) <= 3 }
