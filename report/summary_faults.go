@@ -113,11 +113,34 @@ func PolicyComparisons(r *result.Result) []PolicyComparison {
 	return out
 }
 
-// writePolicyComparison prints the error policies side by side: what each
-// admitted and denied, what it decided on error, what the fault let
-// through (admissions the limiter would have denied, and fail_open's
-// excess over the policy) or cost (requests denied only because of the
-// fault), the longest recovery and the calls per request.
+// PolicyComparisonColumns name the cells of PolicyComparison.Cells.
+var PolicyComparisonColumns = []string{"algorithm", "scenario", "on_error", "allowed", "denied", "errors",
+	"allowed on error", "denied on error", "admitted by fault", "denied by fault", "excess over policy",
+	"state lost", "longest recovery", "calls/request"}
+
+// Cells formats the row's figures, in the order of PolicyComparisonColumns:
+// what the run admitted and denied, what the policy decided on error, what
+// the fault let through (admissions the limiter would have denied, and
+// fail_open's excess over the policy) or cost (requests denied only
+// because of the fault), the state lost, the longest recovery and the
+// calls per request; "-" where the run has no figure.
+func (c PolicyComparison) Cells() []string {
+	q, f := c.Run.Requests, c.Run.Faults
+	byFault, deniedByFault, excess, lost, recovery, calls := "-", "-", "-", "-", "-", "-"
+	if f != nil {
+		byFault, deniedByFault = optionalCount(f.AdmittedByFault), optionalCount(f.DeniedByFault)
+		excess = fmt.Sprint(f.PolicyExcess)
+		lost = fmt.Sprintf("%d ids, %d let through", f.StateLostIdentities, f.StateLostAdmitted)
+		recovery = FormatMillis(f.MaxRecoveryMs)
+		if q.Sent > 0 {
+			calls = fmt.Sprintf("%.2f", float64(f.Attempts)/float64(q.Sent))
+		}
+	}
+	return []string{c.Algorithm, c.Scenario, c.OnError, fmt.Sprint(q.Allowed), fmt.Sprint(q.Denied), fmt.Sprint(q.Errors),
+		fmt.Sprint(q.AllowedOnError), fmt.Sprint(q.DeniedOnError), byFault, deniedByFault, excess, lost, recovery, calls}
+}
+
+// writePolicyComparison prints the error policies side by side.
 func writePolicyComparison(w io.Writer, r *result.Result) error {
 	rows := PolicyComparisons(r)
 	if len(rows) == 0 {
@@ -125,22 +148,9 @@ func writePolicyComparison(w io.Writer, r *result.Result) error {
 	}
 	fmt.Fprintln(w, "\nerror policies side by side")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "algorithm\tscenario\ton_error\tallowed\tdenied\terrors\tallowed on error\tdenied on error\tadmitted by fault\tdenied by fault\texcess over policy\tstate lost\tlongest recovery\tcalls/request\t")
+	fmt.Fprintln(tw, strings.Join(PolicyComparisonColumns, "\t")+"\t")
 	for _, c := range rows {
-		q, f := c.Run.Requests, c.Run.Faults
-		byFault, deniedByFault, excess, lost, recovery, calls := "-", "-", "-", "-", "-", "-"
-		if f != nil {
-			byFault, deniedByFault = optionalCount(f.AdmittedByFault), optionalCount(f.DeniedByFault)
-			excess = fmt.Sprint(f.PolicyExcess)
-			lost = fmt.Sprintf("%d ids, %d let through", f.StateLostIdentities, f.StateLostAdmitted)
-			recovery = FormatMillis(f.MaxRecoveryMs)
-			if q.Sent > 0 {
-				calls = fmt.Sprintf("%.2f", float64(f.Attempts)/float64(q.Sent))
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
-			c.Algorithm, c.Scenario, c.OnError, q.Allowed, q.Denied, q.Errors, q.AllowedOnError, q.DeniedOnError,
-			byFault, deniedByFault, excess, lost, recovery, calls)
+		fmt.Fprintln(tw, strings.Join(c.Cells(), "\t")+"\t")
 	}
 	return tw.Flush()
 }

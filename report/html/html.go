@@ -61,6 +61,10 @@ type page struct {
 	HGRMNote   string
 	// LeftOut says what the page leaves out of a huge result, and why.
 	LeftOut string
+	// PolicyColumns and Policies are the error policies side by side, when
+	// the profile ran more than one.
+	PolicyColumns []string
+	Policies      [][]string
 }
 
 type field struct{ Name, Value string }
@@ -119,6 +123,10 @@ func newPage(r *result.Result, figs []Figure, opts RenderOptions) page {
 		Notes:    report.Notes(r),
 		Decision: decide(v),
 		Env:      environment(r),
+	}
+	for _, c := range report.PolicyComparisons(r) {
+		p.PolicyColumns = report.PolicyComparisonColumns
+		p.Policies = append(p.Policies, c.Cells())
 	}
 	for _, th := range r.Thresholds {
 		row := thresholdRow{Expression: th.Expression, Run: th.Run, OK: th.OK, Note: th.Note}

@@ -1,6 +1,7 @@
 package html
 
 import (
+	"bytes"
 	"image/color"
 	"strings"
 	"testing"
@@ -103,3 +104,28 @@ func TestFaultTimelineShowsWhoDecidedAndTheWindows(t *testing.T) {
 
 // near says whether a colour component is within 3 of want.
 func near(got, want uint8) bool { return int(got)-int(want) <= 3 && int(want)-int(got) <= 3 }
+
+// TestHTMLComparesPoliciesSideBySide: a scenario run under two policies
+// gets the side-by-side table, a row per policy; one without gets none.
+func TestHTMLComparesPoliciesSideBySide(t *testing.T) {
+	r := faultRuns()
+	closed := r.Runs[0]
+	closed.Scenario, closed.Params.OnError = "outage-fail_closed", result.FailClosed
+	r.Runs[0].Scenario = "outage-fail_open"
+	r.Runs = append(r.Runs[:1], closed)
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, r, nil, RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	if !strings.Contains(page, "Error policies side by side") || !strings.Contains(page, "<td>fail_open</td>") || !strings.Contains(page, "<td>fail_closed</td>") {
+		t.Errorf("no policies side by side:\n%s", page)
+	}
+	buf.Reset()
+	if err := WriteHTML(&buf, faultRuns(), nil, RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "Error policies side by side") {
+		t.Error("a table of policies for runs under one policy")
+	}
+}
