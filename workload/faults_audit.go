@@ -41,7 +41,7 @@ type auditFaults struct {
 	// decisions (time and answer, as auditRecords) and the sends of calls
 	// that may have run unseen.
 	onError [][]auditRecord
-	unseen  [][]int64
+	unseen  [][]unseenCall
 	limit   int64
 	policyW int64
 
@@ -73,7 +73,7 @@ func (a *auditor) watchFaults(faults []profile.Fault, start time.Time, offset cl
 	pol := a.limiter.Policy()
 	af := &auditFaults{
 		onError: make([][]auditRecord, len(a.decisions)),
-		unseen:  make([][]int64, len(a.decisions)),
+		unseen:  make([][]unseenCall, len(a.decisions)),
 		limit:   pol.Limit, policyW: pol.WindowMicros(),
 	}
 	n := len(faults)
@@ -112,9 +112,10 @@ func (a *auditor) recordOnError(identity uint64, atUs int64, allowed bool) {
 	mu.Unlock()
 }
 
-// recordUnseen notes that a call of identity sent at atUs failed in a way
-// that may have let it run on the server.
-func (a *auditor) recordUnseen(identity uint64, atUs int64) {
+// recordUnseen notes that a call of identity sent at sentUs and given up
+// at doneUs (server microseconds) failed in a way that may have let it
+// run on the server.
+func (a *auditor) recordUnseen(identity uint64, sentUs, doneUs int64) {
 	if a == nil || a.faults == nil {
 		return
 	}
@@ -124,7 +125,7 @@ func (a *auditor) recordUnseen(identity uint64, atUs int64) {
 	}
 	mu := &a.locks[slot%auditShards]
 	mu.Lock()
-	a.faults.unseen[slot] = append(a.faults.unseen[slot], atUs)
+	a.faults.unseen[slot] = append(a.faults.unseen[slot], unseenCall{sentUs: sentUs, doneUs: doneUs})
 	mu.Unlock()
 }
 
@@ -179,8 +180,9 @@ func (af *auditFaults) epochs(decs []auditRecord) [][]auditRecord {
 func (af *auditFaults) replay(a *auditor, slot int, decs []auditRecord, res *result.Audit, checks *result.ReplyCheck) {
 	model := a.model.Model()
 	var lineage []int64
-	unseen := slices.Sorted(slices.Values(af.unseen[slot]))
-	var pending []int64 // unseen calls still in the state
+	unseen := af.unseen[slot]
+	slices.SortFunc(unseen, func(x, y unseenCall) int { return cmp.Compare(x.sentUs, y.sentUs) })
+	var pending []unseenCall // unseen calls still in the state
 	ui, ev := 0, 0
 	var kept algorithms.Model // the state had the loss not happened
 	var loss *result.StateLoss
@@ -212,19 +214,20 @@ func (af *auditFaults) replay(a *auditor, slot int, decs []auditRecord, res *res
 				}
 			}
 			lineage = survived
-			for ui < len(unseen) && unseen[ui] < e.resumeUs {
+			for ui < len(unseen) && unseen[ui].sentUs < e.resumeUs {
 				pending = append(pending, unseen[ui])
 				ui++
 			}
 			// What ran unseen on the old server after the cut is gone
-			// with it.
-			pending = slices.DeleteFunc(pending, func(t int64) bool { return t >= e.cutUs })
-			if e.cutUs == math.MinInt64 {
-				pending = pending[:0]
-			}
+			// with it; a call given up only once the new server was
+			// there may have run on it (waiting for a connection that
+			// reached the new server), and stays.
+			pending = slices.DeleteFunc(pending, func(u unseenCall) bool {
+				return (e.cutUs == math.MinInt64 || u.sentUs >= e.cutUs) && u.doneUs < e.resumeUs
+			})
 			loss, first = af.fig.stateLost[e.fault], true
 		}
-		for ui < len(unseen) && unseen[ui] <= at {
+		for ui < len(unseen) && unseen[ui].sentUs <= at {
 			pending = append(pending, unseen[ui])
 			ui++
 		}
@@ -420,3 +423,7 @@ func (fig *auditFaultFigures) apply(f *result.Faults) {
 		f.Notes = append(f.Notes, "the figures from the audit (policy excess, admitted and denied by the fault, state lost) cover its sample of identities")
 	}
 }
+
+// unseenCall is a call that failed but may have run on the server: when
+// it was sent and when its caller gave up, in server microseconds.
+type unseenCall struct{ sentUs, doneUs int64 }

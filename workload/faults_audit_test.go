@@ -137,7 +137,7 @@ func TestAuditAcrossAFailover(t *testing.T) {
 // limiter's; another identity is judged as strictly as ever.
 func TestAuditLeavesUnseenCallsUnjudged(t *testing.T) {
 	a, start := faultAuditor(t, []profile.Fault{{Kind: profile.FaultStall, At: 100 * time.Millisecond, For: 100 * time.Millisecond}})
-	a.recordUnseen(0, start.Add(150*time.Millisecond).UnixMicro())
+	a.recordUnseen(0, start.Add(150*time.Millisecond).UnixMicro(), start.Add(200*time.Millisecond).UnixMicro())
 	// Identity 0: the unseen call took the 10th admission.
 	for i := range 10 {
 		decide(a, start, 0, float64(300+10*i), i < 9)
@@ -179,5 +179,31 @@ func TestAuditTellsWhatThePolicyDecided(t *testing.T) {
 	a.faultFigures().apply(f)
 	if f.PolicyExcess != 3 || f.AdmittedByFault == nil || *f.AdmittedByFault != 3 || *f.DeniedByFault != 3 {
 		t.Errorf("policy excess %d, admitted by the fault %v, denied by it %v; want 3, 3, 3", f.PolicyExcess, *f.AdmittedByFault, *f.DeniedByFault)
+	}
+}
+
+// TestAuditUnseenCallsAcrossARestart: a call sent before the restart
+// that failed only once the new server was there may have waited for a
+// connection that reached the new server and run on it: the identity's
+// later decisions are left unjudged, not blamed on the limiter. A call
+// given up before the old server went ran nowhere the new state holds.
+func TestAuditUnseenCallsAcrossARestart(t *testing.T) {
+	a, start := faultAuditor(t, []profile.Fault{{Kind: profile.FaultRestart, At: 400 * time.Millisecond}})
+	us := func(ms int) int64 { return start.Add(time.Duration(ms) * time.Millisecond).UnixMicro() }
+	a.recordUnseen(0, us(420), us(520)) // given up after the new server came
+	a.recordUnseen(1, us(380), us(420)) // given up before the old one went
+	// On the new server, identity 0's unseen call took the 10th admission;
+	// identity 1 is denied its 10th with nothing unseen: a mismatch.
+	for i := range 10 {
+		decide(a, start, 0, float64(600+10*i), i < 9)
+		decide(a, start, 1, float64(600+10*i), i < 9)
+	}
+	a.setStateEvents([]stateEvent{{fault: 0, cutUs: math.MinInt64, resumeUs: us(450)}})
+	res, _ := a.result()
+	f := &result.Faults{Windows: make([]result.FaultWindow, 1)}
+	a.faultFigures().apply(f)
+	if res.ModelMismatches != 1 || f.Unjudged != 10 || f.UnjudgedMismatches != 1 {
+		t.Errorf("mismatches %d (want identity 1's), unjudged %d with %d mismatches (want identity 0's 10 with 1)",
+			res.ModelMismatches, f.Unjudged, f.UnjudgedMismatches)
 	}
 }

@@ -51,7 +51,7 @@ func (s *faultSession) runFault(ctx context.Context, i int, f profile.Fault) {
 	var err error
 	switch f.Kind {
 	case profile.FaultPause:
-		err = s.pause(ctx, f, o)
+		err = s.pause(ctx, i, f, o)
 	case profile.FaultStall:
 		err = s.stall(ctx, f, o)
 	case profile.FaultKill, profile.FaultRestart:
@@ -85,7 +85,7 @@ const faultSettle = 100 * time.Millisecond
 // pause is CLIENT PAUSE for the fault's duration, in one transaction with
 // TIME so the server says when it began. The server ends the pause
 // itself; an interrupted run waits it out (CLIENT UNPAUSE would wait too).
-func (s *faultSession) pause(ctx context.Context, f profile.Fault, o *faultObservation) error {
+func (s *faultSession) pause(ctx context.Context, i int, f profile.Fault, o *faultObservation) error {
 	var at *redis.TimeCmd
 	o.injected = s.r.Clock.Now()
 	_, err := s.primary.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
@@ -97,6 +97,10 @@ func (s *faultSession) pause(ctx context.Context, f profile.Fault, o *faultObser
 		return fmt.Errorf("CLIENT PAUSE: %w", err)
 	}
 	o.serverStartUs = at.Val().UnixMicro()
+	// On the local clock, the calls sent from the pause's start on and
+	// given up before its end were held and dropped by the server.
+	s.rec.pauseHeld(i, s.offset.localTime(o.serverStartUs).Add(s.offset.Uncertainty),
+		s.offset.localTime(o.serverStartUs+f.For.Microseconds()).Add(-s.offset.Uncertainty))
 	o.server = append(o.server, fmt.Sprintf("CLIENT PAUSE %d ALL answered OK at server time %s", f.For.Milliseconds(), s.runTime(o.serverStartUs)))
 	s.sleepUntil(ctx, f.End())
 	o.removed = s.r.Clock.Now()
@@ -104,8 +108,9 @@ func (s *faultSession) pause(ctx context.Context, f profile.Fault, o *faultObser
 }
 
 // stall freezes the server for the fault's duration: SIGSTOP and SIGCONT
-// of a private server (the server cannot see it: the probe's answers say
-// when it stopped and woke), DEBUG SLEEP on any other, between two TIMEs.
+// of a private server (the server cannot see them: its TIME right before
+// the SIGSTOP says when it stopped, the probe's first answer after when it
+// woke), DEBUG SLEEP on any other, between two TIMEs.
 func (s *faultSession) stall(ctx context.Context, f profile.Fault, o *faultObservation) error {
 	n := s.primary
 	if n.srv == nil {
@@ -125,14 +130,16 @@ func (s *faultSession) stall(ctx context.Context, f profile.Fault, o *faultObser
 		return nil
 	}
 	o.injected = s.r.Clock.Now()
+	o.serverStartUs = s.serverNow(ctx, n.rdb)
 	if err := n.srv.Freeze(); err != nil {
 		return err
 	}
+	o.down = s.r.Clock.Now()
 	s.sleepUntil(ctx, f.End())
 	err := n.srv.Thaw()
 	o.removed = s.r.Clock.Now()
 	o.server = append(o.server, "SIGSTOP, then SIGCONT after "+o.removed.Sub(o.injected).Round(time.Millisecond).String()+
-		"; the probe's last answer before and first after give the server's own times")
+		"; the server's TIME right before the SIGSTOP and the probe's first answer after the SIGCONT give its own times")
 	return err
 }
 
@@ -148,11 +155,22 @@ func (s *faultSession) replace(ctx context.Context, i int, f profile.Fault, o *f
 	var err error
 	if f.Kind == profile.FaultKill {
 		how = "SIGKILL"
+		o.serverStartUs = s.serverNow(ctx, n.rdb)
 		err = n.srv.Kill()
 	} else {
+		// TIME and SHUTDOWN in one pipeline: the server's last answer says
+		// when it went.
 		sctx, cancel := s.detached(ctx)
-		_ = n.rdb.Do(sctx, "SHUTDOWN", "NOSAVE").Err()
+		var at *redis.TimeCmd
+		_, _ = n.rdb.Pipelined(sctx, func(p redis.Pipeliner) error {
+			at = p.Time(sctx)
+			p.Do(sctx, "SHUTDOWN", "NOSAVE")
+			return nil
+		})
 		cancel()
+		if t, terr := at.Result(); terr == nil {
+			o.serverStartUs = t.UnixMicro()
+		}
 		err = n.srv.Terminate()
 	}
 	o.down = s.r.Clock.Now()
@@ -339,3 +357,14 @@ func (s *faultSession) runTime(serverUs int64) string {
 
 // short is the start of a run_id, enough to tell two apart.
 func short(id string) string { return id[:min(len(id), 8)] }
+
+// serverNow is the server's clock, in microseconds, read right before a
+// fault the server cannot report itself (a signal); 0 when it did not
+// answer, and the probe's last answer before the fault stands in.
+func (s *faultSession) serverNow(ctx context.Context, rdb *redis.Client) int64 {
+	t, err := rdb.Time(ctx).Result()
+	if err != nil {
+		return 0
+	}
+	return t.UnixMicro()
+}

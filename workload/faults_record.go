@@ -70,6 +70,9 @@ type faultRecorder struct {
 	audit *auditor
 	// offset turns the client's clock into the server's, for the audit.
 	offset clockOffset
+	// held is, per fault, the local span (unix nanos) in which a paused
+	// server surely held every command; zero while unknown.
+	held []heldSpan
 	// quiet says since when calls without an answer are not explained by
 	// a fault (unix nanos); see faultSession.quietSince.
 	quiet func() int64
@@ -98,6 +101,7 @@ func newFaultRecorder(start time.Time, length time.Duration, faults []profile.Fa
 		show: make([]faultShowBin, n/faultShowFactor+1),
 	}
 	f.spans = make([]faultSpan, len(faults))
+	f.held = make([]heldSpan, len(faults))
 	for i, flt := range faults {
 		f.spans[i].from = start.Add(flt.At)
 		f.spans[i].to = start.Add(length + time.Hour)
@@ -191,15 +195,16 @@ func (f *faultRecorder) failedCall(identity uint64, sent, done time.Time, err er
 		return
 	}
 	if k := f.spanAt(done); k >= 0 {
-		if flt := f.faults[k]; flt.Kind == profile.FaultPause && !sent.Before(f.start.Add(flt.At)) && done.Before(f.start.Add(flt.End())) {
-			// A paused server holds the commands sent during the pause,
-			// and drops those whose client gave up before it ended (it
-			// cannot end before it is scheduled to: it began no earlier).
+		// A paused server holds the commands sent during the pause, and
+		// drops those whose client gave up before it ended: the span the
+		// server's own clock gave (the schedule says nothing of when a
+		// late injection took), unknown until the pause was answered.
+		if from, to := f.held[k].from.Load(), f.held[k].to.Load(); from != 0 && sent.UnixNano() >= from && done.UnixNano() < to {
 			return
 		}
 	}
 	f.unseenCalls.Add(1)
-	f.audit.recordUnseen(identity, f.offset.serverMicros(sent))
+	f.audit.recordUnseen(identity, f.offset.serverMicros(sent), f.offset.serverMicros(done))
 }
 
 // mayRunUnseen reports whether a call that failed with err may have run
@@ -327,4 +332,17 @@ func (f *faultRecorder) errorLatency(k int) result.Latency {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return result.Digest(s.hist)
+}
+
+// heldSpan is a span of local time, in unix nanos, set once.
+type heldSpan struct{ from, to atomic.Int64 }
+
+// pauseHeld records that pause fault k held every command sent from from
+// on until to. A nil recorder (no faults) ignores it.
+func (f *faultRecorder) pauseHeld(k int, from, to time.Time) {
+	if f == nil || k >= len(f.held) || !to.After(from) {
+		return
+	}
+	f.held[k].to.Store(to.UnixNano())
+	f.held[k].from.Store(from.UnixNano())
 }

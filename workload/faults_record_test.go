@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -120,5 +121,40 @@ func TestAffectedProbes(t *testing.T) {
 	}
 	if last, _ := lastAnsweredBefore(beats, at(250)); !last.sent.Equal(at(155)) {
 		t.Errorf("last answered before 250ms was sent at %s", last.sent.Sub(base))
+	}
+}
+
+// TestPauseHeldCallsFromTheServersClock: a call that timed out during a
+// pause was held and dropped by the server only if it was sent once the
+// pause had taken, by the server's clock: a pause injected late leaves the
+// calls sent after its scheduled start but before it took free to run, so
+// they stay calls that may have run unseen.
+func TestPauseHeldCallsFromTheServersClock(t *testing.T) {
+	start := time.Unix(1_700_000_000, 0)
+	at := func(ms int) time.Time { return start.Add(time.Duration(ms) * time.Millisecond) }
+	pause := []profile.Fault{{Kind: profile.FaultPause, At: time.Second, For: 500 * time.Millisecond}}
+	f := newFaultRecorder(start, 3*time.Second, pause, nil, clockOffset{})
+	timeout := context.DeadlineExceeded
+	// Before the pause was answered nothing is known to be held.
+	f.failedCall(1, at(1050), at(1100), timeout)
+	// It took 200ms late.
+	f.pauseHeld(0, at(1200), at(1700))
+	for _, c := range []struct {
+		why        string
+		sent, done int
+		held       bool
+	}{
+		{"sent after the scheduled start, before the pause took: it ran", 1100, 1250, false},
+		{"sent and given up while paused: held and dropped", 1250, 1300, true},
+		{"given up after the pause ended: it ran", 1650, 1750, false},
+	} {
+		before := f.unseenCalls.Load()
+		f.failedCall(1, at(c.sent), at(c.done), timeout)
+		if got := f.unseenCalls.Load() == before; got != c.held {
+			t.Errorf("%s: held %v, want %v", c.why, got, c.held)
+		}
+	}
+	if n := f.unseenCalls.Load(); n != 3 {
+		t.Errorf("%d calls that may have run, want 3", n)
 	}
 }

@@ -87,7 +87,8 @@ type faultObservation struct {
 	// serverStartUs and serverEndUs are the server's own clock at the
 	// fault's start and end, when the server could say.
 	serverStartUs, serverEndUs int64
-	// down is when a killed or stopped server was gone.
+	// down is when a killed or stopped server was gone, or a stalled one
+	// frozen.
 	down   time.Time
 	server []string
 	err    string
@@ -534,14 +535,18 @@ func (s *faultSession) observed(flt profile.Fault, o faultObservation, beats []b
 			end = s.offset.localTime(b.serverUs)
 		}
 	case profile.FaultStall, profile.FaultKill, profile.FaultRestart:
-		if o.serverStartUs > 0 {
-			break
-		}
-		from := o.injected
-		if b, ok := lastAnsweredBefore(beats, from); ok {
+		// The server's TIME right before the signal or with the SHUTDOWN
+		// is its start; without it, the probe's last answer before. A
+		// probe sent once the server was frozen or gone is answered by the
+		// server back.
+		if b, ok := lastAnsweredBefore(beats, o.injected); ok && o.serverStartUs == 0 {
 			start = s.offset.localTime(b.serverUs)
 		}
-		if b, ok := firstAnsweredAfter(beats, from); ok {
+		from := o.injected
+		if !o.down.IsZero() {
+			from = o.down
+		}
+		if b, ok := firstAnsweredAfter(beats, from); ok && o.serverEndUs == 0 {
 			end = s.offset.localTime(b.serverUs)
 		}
 	case profile.FaultFailover:
