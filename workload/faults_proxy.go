@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/rs/zerolog"
+	zerologlog "github.com/rs/zerolog/log"
 
 	"github.com/rlbench/rlbench/profile"
 )
@@ -23,6 +25,7 @@ type faultProxy struct {
 // startProxy starts a proxy on a free loopback port that forwards to
 // upstream (host:port).
 func startProxy(upstream string) (*faultProxy, error) {
+	quietToxics()
 	srv := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.Nop())
 	p := toxiproxy.NewProxy(srv, "rlbench", "127.0.0.1:0", upstream)
 	if err := p.Start(); err != nil {
@@ -30,6 +33,15 @@ func startProxy(upstream string) (*faultProxy, error) {
 	}
 	return &faultProxy{proxy: p}, nil
 }
+
+// quietToxics silences zerolog's global logger, which some of Toxiproxy's
+// toxics (bandwidth) write to on standard error for every interrupted
+// write: rlbench reports the faults itself, and nothing else in it logs
+// through zerolog.
+// Once: a toxic of another run may be reading it.
+func quietToxics() { quietOnce.Do(func() { zerologlog.Logger = zerolog.Nop() }) }
+
+var quietOnce sync.Once
 
 // Addr is where the proxy listens.
 func (p *faultProxy) Addr() string {
