@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/report"
 	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/workload"
@@ -296,5 +297,54 @@ func TestIntegrationFaultLocalPolicy(t *testing.T) {
 	q := res.Runs[0].Requests
 	if q.AllowedOnError == 0 || q.DeniedOnError == 0 {
 		t.Errorf("local decided %d admitted and %d denied over a 1.5s outage at twice the limit", q.AllowedOnError, q.DeniedOnError)
+	}
+}
+
+// TestIntegrationFaultsProfile runs profiles/faults.yaml as shipped: every
+// limiter through a pause, a restart and a latency spike under fail_open
+// and fail_closed. Each run holds what every run with faults must hold
+// (the counts, fail_closed's admissions, the retry budget, the faults seen
+// when scheduled, no limiter blamed for them), every policy ran, and the
+// restart's window reports what it took. How much state the restart took
+// depends on how soon the limiter answered again (TestIntegrationFault-
+// RestartAndKill pins that down); the verdict's error budget depends on
+// how busy the machine was outside the windows, so neither is asserted.
+func TestIntegrationFaultsProfile(t *testing.T) {
+	p, err := profile.Load("../profiles/faults.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runner := &workload.Runner{Profile: p, Env: privateEnv(t)}
+	res, err := runner.Run(context.Background())
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if !res.Complete {
+		t.Errorf("incomplete: %s", res.IncompleteReason)
+	}
+	if want := len(p.Algorithms) * 2; len(res.Runs) != want {
+		t.Fatalf("%d runs, want %d (each algorithm under both policies)", len(res.Runs), want)
+	}
+	policies := map[string]int{}
+	for i := range res.Runs {
+		run := &res.Runs[i]
+		checkFaultRun(t, run)
+		policies[run.Params.OnError]++
+		kinds := ""
+		for _, w := range run.Faults.Windows {
+			kinds += w.Kind + " "
+		}
+		if kinds != "pause restart latency " {
+			t.Fatalf("%s: windows %s", run.Key(), kinds)
+		}
+		if run.Faults.Windows[1].StateLost == nil {
+			t.Errorf("%s: the restart's window says nothing of the state it took", run.Key())
+		}
+	}
+	if policies[result.FailOpen] != len(p.Algorithms) || policies[result.FailClosed] != len(p.Algorithms) {
+		t.Errorf("runs per policy %v", policies)
+	}
+	if rows := report.PolicyComparisons(res); len(rows) != len(res.Runs) {
+		t.Errorf("%d rows side by side for %d runs", len(rows), len(res.Runs))
 	}
 }
