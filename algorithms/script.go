@@ -85,12 +85,42 @@ func (s *Script) Load(ctx context.Context, rdb Redis) error {
 // script is loaded again, the reload counted, and the call retried once.
 func (s *Script) Run(ctx context.Context, rdb Redis, keys []string, args ...any) (any, error) {
 	v, err := rdb.EvalSha(ctx, s.sha, keys, args...).Result()
-	if err == nil || !redis.HasErrorPrefix(err, "NOSCRIPT") {
+	if !s.Lost(err) {
 		return v, err
 	}
-	s.reloads.Add(1)
-	if err := s.Load(ctx, rdb); err != nil {
+	if err := s.Reload(ctx, rdb); err != nil {
 		return nil, err
 	}
 	return rdb.EvalSha(ctx, s.sha, keys, args...).Result()
+}
+
+// Lost reports whether err is the server's NOSCRIPT: it no longer has the
+// script (after SCRIPT FLUSH, a restart or a failover), so the call did not
+// run.
+func (s *Script) Lost(err error) bool {
+	return err != nil && redis.HasErrorPrefix(err, "NOSCRIPT")
+}
+
+// Reload loads the script again after the server lost it, and counts the
+// reload.
+func (s *Script) Reload(ctx context.Context, rdb Redis) error {
+	s.reloads.Add(1)
+	return s.Load(ctx, rdb)
+}
+
+// Command is the EVALSHA call of the script on keys with args, as go-redis
+// sends it: to queue in a pipeline.
+func (s *Script) Command(keys []string, args ...any) []any {
+	return callArgs("evalsha", s.sha, keys, args)
+}
+
+// callArgs lays out a script or function call: the command, the script or
+// function, the number of keys, the keys, then the arguments.
+func callArgs(command, callee string, keys []string, args []any) []any {
+	out := make([]any, 0, 3+len(keys)+len(args))
+	out = append(out, command, callee, len(keys))
+	for _, k := range keys {
+		out = append(out, k)
+	}
+	return append(out, args...)
 }
