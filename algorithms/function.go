@@ -143,10 +143,10 @@ func (f *Function) Reload(ctx context.Context, rdb Redis) error {
 	return f.Load(ctx, rdb)
 }
 
-// Command is the FCALL of the function on keys with args, as go-redis
-// sends it: to queue in a pipeline.
-func (f *Function) Command(keys []string, args ...any) []any {
-	return callArgs("fcall", f.name, keys, args)
+// AppendCommand appends to dst the FCALL of the function on keys with
+// args, as go-redis sends it: to queue in a pipeline.
+func (f *Function) AppendCommand(dst []any, keys []string, args ...any) []any {
+	return appendCall(dst, "fcall", f.name, keys, args)
 }
 
 // Unload deletes the library when Load put it there, so that nothing of the

@@ -15,9 +15,11 @@ import (
 // are in (Reload) and sends the calls it failed again.
 type Pipelined interface {
 	Limiter
-	// Command is the command that decides the identity key, as go-redis
-	// sends it: EVALSHA sha numkeys keys... args..., or FCALL.
-	Command(key string) []any
+	// AppendCommand appends to dst the command that decides the identity
+	// key, as go-redis sends it: EVALSHA sha numkeys keys... args..., or
+	// FCALL. A caller that reuses dst from call to call allocates no
+	// arguments.
+	AppendCommand(dst []any, key string) []any
 	// Decide reads the decision from the command's reply and error.
 	Decide(reply any, err error) (Decision, error)
 	// Lost reports whether err says the server no longer has the script
@@ -38,8 +40,12 @@ var (
 	_ Pipelined = (*declaredExact)(nil)
 )
 
-// Command implements Pipelined: EVALSHA of the limiter's script on key.
-func (s *scripted) Command(key string) []any { return s.script.Command([]string{key}, s.args...) }
+// AppendCommand implements Pipelined: EVALSHA of the limiter's script on
+// key.
+func (s *scripted) AppendCommand(dst []any, key string) []any {
+	dst = append(dst, "evalsha", s.script.shaArg, 1, key)
+	return append(dst, s.args...)
+}
 
 // Decide implements Pipelined: the uniform reply, read by ParseReply.
 func (s *scripted) Decide(reply any, err error) (Decision, error) {
@@ -59,14 +65,14 @@ func (s *scripted) Lost(err error) bool { return s.script.Lost(err) }
 // Reload implements Pipelined.
 func (s *scripted) Reload(ctx context.Context) error { return s.script.Reload(ctx, s.rdb) }
 
-// Command implements Pipelined: EVALSHA of the script, or FCALL of the
-// function, with the keys and arguments the templates make for key.
-func (l *Declared) Command(key string) []any {
+// AppendCommand implements Pipelined: EVALSHA of the script, or FCALL of
+// the function, with the keys and arguments the templates make for key.
+func (l *Declared) AppendCommand(dst []any, key string) []any {
 	keys, args := l.call(key)
 	if l.fn != nil {
-		return l.fn.Command(keys, args...)
+		return l.fn.AppendCommand(dst, keys, args...)
 	}
-	return l.script.Command(keys, args...)
+	return l.script.AppendCommand(dst, keys, args...)
 }
 
 // Decide implements Pipelined: the reply read by the declared layout. A

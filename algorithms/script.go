@@ -44,9 +44,12 @@ func builtinScript(name string) *Script {
 // NOSCRIPT reply (after SCRIPT FLUSH, a restart or a failover) forced it to
 // be loaded again.
 type Script struct {
-	name    string
-	src     string
-	sha     string
+	name string
+	src  string
+	sha  string
+	// shaArg is sha as a command argument, boxed once, so that queueing a
+	// call allocates nothing for it.
+	shaArg  any
 	reloads atomic.Int64
 }
 
@@ -56,7 +59,8 @@ func NewScript(name, src string) *Script { return newScript(name, src) }
 
 func newScript(name, src string) *Script {
 	sum := sha1.Sum([]byte(src))
-	return &Script{name: name, src: src, sha: hex.EncodeToString(sum[:])}
+	sha := hex.EncodeToString(sum[:])
+	return &Script{name: name, src: src, sha: sha, shaArg: sha}
 }
 
 // Source is the Lua text.
@@ -108,19 +112,19 @@ func (s *Script) Reload(ctx context.Context, rdb Redis) error {
 	return s.Load(ctx, rdb)
 }
 
-// Command is the EVALSHA call of the script on keys with args, as go-redis
-// sends it: to queue in a pipeline.
-func (s *Script) Command(keys []string, args ...any) []any {
-	return callArgs("evalsha", s.sha, keys, args)
+// AppendCommand appends to dst the EVALSHA call of the script on keys with
+// args, as go-redis sends it: to queue in a pipeline.
+func (s *Script) AppendCommand(dst []any, keys []string, args ...any) []any {
+	return appendCall(dst, "evalsha", s.sha, keys, args)
 }
 
-// callArgs lays out a script or function call: the command, the script or
-// function, the number of keys, the keys, then the arguments.
-func callArgs(command, callee string, keys []string, args []any) []any {
-	out := make([]any, 0, 3+len(keys)+len(args))
-	out = append(out, command, callee, len(keys))
+// appendCall lays out a script or function call after dst: the command,
+// the script or function, the number of keys, the keys, then the
+// arguments.
+func appendCall(dst []any, command, callee string, keys []string, args []any) []any {
+	dst = append(dst, command, callee, len(keys))
 	for _, k := range keys {
-		out = append(out, k)
+		dst = append(dst, k)
 	}
-	return append(out, args...)
+	return append(dst, args...)
 }

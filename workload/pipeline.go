@@ -95,6 +95,8 @@ type batchCall struct {
 	*redis.Cmd
 	clock Clock
 	done  time.Time
+	// args is the command's arguments, reused from batch to batch.
+	args []any
 }
 
 var _ redis.Cmder = (*batchCall)(nil)
@@ -222,8 +224,10 @@ func (d *scheduler) closedLoopPipelined(ctx context.Context, picker IdentityPick
 func (d *scheduler) sendBatch(w *pipeWorker, jobs []job) {
 	calls := w.calls[:len(jobs)]
 	for i, j := range jobs {
+		c := &calls[i]
 		key := string(strconv.AppendUint(w.buf[:len(d.prefix)], j.identity, 10))
-		calls[i] = batchCall{Cmd: redis.NewCmd(d.callCtx, d.piped.Command(key)...), clock: d.clock}
+		c.args = d.piped.AppendCommand(c.args[:0], key)
+		c.Cmd, c.clock, c.done = redis.NewCmd(d.callCtx, c.args...), d.clock, time.Time{}
 	}
 	sent := d.clock.Now()
 	w.exec(d.callCtx, calls)
@@ -250,6 +254,7 @@ func (d *scheduler) sendBatch(w *pipeWorker, jobs []job) {
 			lastOK = o.done
 		}
 		c.Cmd = nil
+		clear(c.args)
 	}
 	if !lastOK.IsZero() {
 		d.lastSuccess.Store(lastOK.UnixNano())
@@ -296,11 +301,11 @@ func (d *scheduler) resendLost(w *pipeWorker, calls []batchCall) {
 	}
 	again := make([]batchCall, len(lost))
 	for k, i := range lost {
-		again[k] = batchCall{Cmd: redis.NewCmd(d.callCtx, calls[i].Cmd.Args()...), clock: d.clock}
+		again[k] = batchCall{Cmd: redis.NewCmd(d.callCtx, calls[i].args...), clock: d.clock}
 	}
 	w.exec(d.callCtx, again)
 	for k, i := range lost {
-		calls[i] = again[k]
+		calls[i].Cmd, calls[i].done = again[k].Cmd, again[k].done
 	}
 	w.stats.resent += int64(len(lost))
 }
