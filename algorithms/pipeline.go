@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -106,4 +107,15 @@ func (l *Declared) Reload(ctx context.Context) error {
 		return l.fn.Reload(ctx, l.rdb)
 	}
 	return l.script.Reload(ctx, l.rdb)
+}
+
+// CanPipeline reports whether the registered limiter name decides in one
+// command, so that a profile's pipeline sends its requests in batches.
+func CanPipeline(name string) bool {
+	l, err := New(name, nil, Policy{Limit: 1, Window: time.Second})
+	if err != nil {
+		return false
+	}
+	_, ok := l.(Pipelined)
+	return ok
 }
