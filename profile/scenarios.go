@@ -13,7 +13,7 @@ import (
 
 // scenarioFields lists, per shape, the fields a scenario of that shape takes.
 var scenarioFields = map[Shape][]string{
-	ShapeSteady:      {"name", "shape", "rate", "arrival", "identities", "distribution", "zipf_exponent", "duration", "requests", "concurrency"},
+	ShapeSteady:      {"name", "shape", "rate", "arrival", "identities", "distribution", "zipf_exponent", "duration", "requests", "concurrency", "pipeline"},
 	ShapeRamp:        rampFields,
 	ShapeBoundary:    boundaryFields,
 	ShapeCardinality: cardinalityFields,
@@ -89,6 +89,7 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 		f.errorf("name", "%q must be 1-64 letters, digits, '.', '_' or '-'", s.Name)
 	}
 	f.intField("concurrency", &s.Concurrency, 1)
+	s.Pipeline = parsePipeline(f)
 	if f.has("policy") {
 		pol = parseScenarioPolicy(d, f, pol)
 		if pol != nil {
