@@ -80,51 +80,107 @@ type Info struct {
 	Semantics string
 	// Params names the policy fields the algorithm uses.
 	Params string
+	// Bound says in words the most the algorithm admits to one identity
+	// within one window: the promise the audit holds it to.
+	Bound string
+	// Approximation is empty when the algorithm decides exactly as its
+	// semantics say; otherwise it says what it approximates, and how.
+	Approximation string
 	// Default says whether a profile without an algorithms list runs it.
 	Default bool
+	// NegativeControl marks a limiter that is wrong on purpose, for the
+	// audit to catch; it is not one of the limiters worth comparing.
+	NegativeControl bool
 }
 
 type entry struct {
 	info Info
 	make func(rdb Redis, p Policy) Limiter
+	// check, when set, reports why the algorithm cannot enforce a policy
+	// that is otherwise valid.
+	check func(p Policy) error
 }
 
 // registry lists the limiters in the order reports show them.
 var registry = []entry{
-	{Info{
+	{info: Info{
 		Name:      FixedWindowName,
 		State:     "string counter with a TTL",
 		Semantics: "counts requests in a window that opens at the identity's first hit; a burst across a window boundary may admit 2x limit",
 		Params:    "limit, window",
+		Bound:     "2 x limit (a burst at the end of one window, another at the start of the next)",
 		Default:   true,
-	}, func(rdb Redis, p Policy) Limiter { return NewFixedWindow(rdb, p) }},
-	{Info{
+	}, make: func(rdb Redis, p Policy) Limiter { return NewFixedWindow(rdb, p) }},
+	{info: Info{
 		Name:      SlidingLogName,
 		State:     "sorted set of admitted timestamps with a TTL",
 		Semantics: "exact rolling window: never more than limit admitted in any window-long interval",
 		Params:    "limit, window",
+		Bound:     "limit",
 		Default:   true,
-	}, func(rdb Redis, p Policy) Limiter { return NewSlidingLog(rdb, p) }},
-	{Info{
+	}, make: func(rdb Redis, p Policy) Limiter { return NewSlidingLog(rdb, p) }},
+	{info: Info{
 		Name:      TokenBucketName,
 		State:     "hash {tokens, ts} with a TTL",
 		Semantics: "bucket of burst tokens refilled at limit/window; an idle identity may send a whole burst at once",
 		Params:    "limit, window, burst",
+		Bound:     "burst + limit (a full bucket, then a window's refill)",
 		Default:   true,
-	}, func(rdb Redis, p Policy) Limiter { return NewTokenBucket(rdb, p) }},
-	{Info{
+	}, make: func(rdb Redis, p Policy) Limiter { return NewTokenBucket(rdb, p) }},
+	{info: Info{
 		Name:      LeakyBucketName,
 		State:     "hash {level, ts} with a TTL",
 		Semantics: "policing leaky bucket of size burst draining at limit/window; rejects what would overflow, delays nothing",
 		Params:    "limit, window, burst",
+		Bound:     "burst + limit (an empty bucket, then a window's drain)",
 		Default:   true,
-	}, func(rdb Redis, p Policy) Limiter { return NewLeakyBucket(rdb, p) }},
-	{Info{
-		Name:      NaiveCounterName,
+	}, make: func(rdb Redis, p Policy) Limiter { return NewLeakyBucket(rdb, p) }},
+	{info: Info{
+		Name:      FixedWindowNXName,
 		State:     "string counter with a TTL",
-		Semantics: "wrong on purpose: GET, decide in Go, then INCR; concurrent requests pass the limit (a negative control for the audit)",
+		Semantics: "the fixed window without Lua: INCR and EXPIRE ... NX (PEXPIRE for a window of milliseconds) in one MULTI/EXEC; the window ends when Redis expires the key",
 		Params:    "limit, window",
-	}, func(rdb Redis, p Policy) Limiter { return NewNaiveCounter(rdb, p) }},
+		Bound:     "2 x limit, as the fixed window (judged on the client's clock: the reply has no server time)",
+	}, make: func(rdb Redis, p Policy) Limiter { return NewFixedWindowNX(rdb, p) }},
+	{info: Info{
+		Name:      FixedWindowNXPipelinedName,
+		State:     "string counter with a TTL, unless a client dies between INCR and EXPIRE",
+		Semantics: "the same commands pipelined without MULTI, as many services send them: other clients' commands may run between INCR and EXPIRE ... NX",
+		Params:    "limit, window",
+		Bound:     "2 x limit, as the fixed window (judged on the client's clock: the reply has no server time)",
+	}, make: func(rdb Redis, p Policy) Limiter { return NewFixedWindowNXPipelined(rdb, p) }},
+	{info: Info{
+		Name:          SlidingBucketsName,
+		State:         "hash of one counter per active sub-window (at most window/bucket fields) with a TTL",
+		Semantics:     "a rolling window counted in sub-windows of bucket width aligned to the clock: admits while the last window/bucket sub-windows hold fewer than limit",
+		Params:        "limit, window, bucket",
+		Bound:         "2 x limit (limit in any interval up to window - bucket + 1us; a burst at the end of one sub-window and one at the start of the sub-window a window later)",
+		Approximation: "the rolling window at bucket granularity: a sub-window's admissions leave the window together, up to a bucket early",
+	}, make: func(rdb Redis, p Policy) Limiter { return NewSlidingBuckets(rdb, p) }},
+	{info: Info{
+		Name:      GCRAName,
+		State:     "string holding the theoretical arrival time, with a TTL",
+		Semantics: "generic cell rate algorithm: one arrival per window/limit, with burst at once after idle; decides exactly as the token bucket of capacity burst",
+		Params:    "limit, window, burst",
+		Bound:     "burst + floor(D x limit / window) in any closed interval of length D: burst + limit in one window",
+	}, make: func(rdb Redis, p Policy) Limiter { return NewGCRA(rdb, p) }},
+	{info: Info{
+		Name:          SlidingCounterName,
+		State:         "hash {w, cur, prev}: two counters of clock-aligned windows, with a TTL",
+		Semantics:     "sliding-window counter: the previous window's count weighted by how much of it the rolling window still covers, plus the current window's",
+		Params:        "limit, window",
+		Bound:         "2 x limit - floor(2 x limit / window_us): the previous window's limit in its last microsecond, then the current window's, spread to match the weight",
+		Approximation: "the rolling window, assuming the previous window's admissions were spread evenly over it",
+	}, make: func(rdb Redis, p Policy) Limiter { return NewSlidingCounter(rdb, p) }, check: checkCounterPolicy},
+	{info: Info{
+		Name:            NaiveCounterName,
+		State:           "string counter with a TTL",
+		Semantics:       "wrong on purpose: GET, decide in Go, then INCR; concurrent requests pass the limit (a negative control for the audit)",
+		Params:          "limit, window",
+		Bound:           "none kept: it means 2 x limit, as the fixed window, and passes it under concurrency",
+		Approximation:   "the fixed window, broken by a race between read and write",
+		NegativeControl: true,
+	}, make: func(rdb Redis, p Policy) Limiter { return NewNaiveCounter(rdb, p) }},
 }
 
 // List describes every known algorithm, in report order.
@@ -157,6 +213,32 @@ func Known(name string) bool {
 	return false
 }
 
+// Comparable names every built-in limiter worth comparing: all but the
+// negative controls, in report order.
+func Comparable() []string {
+	var names []string
+	for _, e := range registry {
+		if !e.info.NegativeControl {
+			names = append(names, e.info.Name)
+		}
+	}
+	return names
+}
+
+// CheckPolicy reports why the named algorithm cannot enforce policy p, or
+// nil when it can (an unknown name is New's to report).
+func CheckPolicy(name string, p Policy) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	for _, e := range registry {
+		if e.info.Name == name && e.check != nil {
+			return e.check(p)
+		}
+	}
+	return nil
+}
+
 // Names lists every registered algorithm, for error messages.
 func Names() []string {
 	names := make([]string, len(registry))
@@ -172,9 +254,15 @@ func New(name string, rdb Redis, p Policy) (Limiter, error) {
 		return nil, err
 	}
 	for _, e := range registry {
-		if e.info.Name == name {
-			return e.make(rdb, p), nil
+		if e.info.Name != name {
+			continue
 		}
+		if e.check != nil {
+			if err := e.check(p); err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+		}
+		return e.make(rdb, p), nil
 	}
 	return nil, fmt.Errorf("unknown algorithm %q (known: %s)", name, strings.Join(Names(), ", "))
 }
