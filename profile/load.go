@@ -23,7 +23,7 @@ import (
 )
 
 var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "report", "scenarios", "thresholds"}
-var policyFields = []string{"limit", "window", "burst"}
+var policyFields = []string{"limit", "window", "burst", "bucket"}
 var redisFields = []string{"addr", "username", "password_env", "db", "tls", "tls_ca_file", "tls_insecure"}
 
 var (
@@ -82,7 +82,7 @@ func Parse(file string, data []byte) (*Profile, error) {
 		top.errorf("name", "%q must be 1-64 letters, digits, '.', '_' or '-'", p.Name)
 	}
 	var policyOK bool
-	p.Policy, policyOK = parsePolicy(d, top)
+	p.Policy, policyOK = parsePolicy(d, top, "policy")
 	algErrs := len(d.errs)
 	p.Algorithms, p.Declared = parseAlgorithms(top)
 	algorithmsOK := len(d.errs) == algErrs
@@ -102,6 +102,9 @@ func Parse(file string, data []byte) (*Profile, error) {
 	}
 	before := len(d.errs)
 	p.Scenarios = parseScenarios(d, top, pol)
+	if len(d.errs) == before && policyOK && algorithmsOK {
+		checkScenarioPolicies(d, top, p)
+	}
 	// Whether a threshold selects any run is checked against the plan, so
 	// only when the scenarios and algorithms hold.
 	var plan []RunSpec
@@ -126,14 +129,15 @@ func yamlErrorLine(err error) int {
 	return 0
 }
 
-// parsePolicy reads the policy; ok says it is whole and valid, so that
-// what depends on it can be checked.
-func parsePolicy(d *decoder, top *yamlMap) (p algorithms.Policy, ok bool) {
-	if !top.has("policy") {
-		top.errorf("policy", "missing: give limit and window, e.g. {limit: 100, window: 1m}")
+// parsePolicy reads the policy under key of parent (the profile's, or a
+// scenario's own); ok says it is whole and valid, so that what depends on
+// it can be checked.
+func parsePolicy(d *decoder, parent *yamlMap, key string) (p algorithms.Policy, ok bool) {
+	if !parent.has(key) {
+		parent.errorf(key, "missing: give limit and window, e.g. {limit: 100, window: 1m}")
 		return p, false
 	}
-	f := d.mapping(top.values["policy"], "policy", policyFields...)
+	f := d.mapping(parent.values[key], parent.join(key), policyFields...)
 	before := len(d.errs)
 	if !f.has("limit") {
 		f.errorf("limit", "missing")
@@ -144,15 +148,67 @@ func parsePolicy(d *decoder, top *yamlMap) (p algorithms.Policy, ok bool) {
 	f.integer("limit", &p.Limit, 1)
 	f.duration("window", &p.Window, time.Millisecond)
 	f.integer("burst", &p.Burst, 1)
+	f.duration("bucket", &p.Bucket, time.Millisecond)
 	if len(d.errs) > before {
 		return p, false
 	}
-	if p.Window%time.Millisecond != 0 {
+	switch {
+	case p.Window%time.Millisecond != 0:
 		f.errorf("window", "%s is not a whole number of milliseconds", p.Window)
-	} else if err := p.Validate(); err != nil {
-		d.errorf(top.lineOf("policy"), "policy", "%v", err)
+	case p.Bucket%time.Millisecond != 0:
+		f.errorf("bucket", "%s is not a whole number of milliseconds", p.Bucket)
+	case p.Bucket > 0 && p.Window%p.Bucket != 0:
+		f.errorf("bucket", "%s does not divide the window %s; give a width like %s", p.Bucket, p.Window, algorithms.DefaultBucket(p.Window))
+	default:
+		if err := p.Validate(); err != nil {
+			d.errorf(parent.lineOf(key), parent.join(key), "%v", err)
+		}
 	}
 	return p, len(d.errs) == before
+}
+
+// checkScenarioPolicies checks every policy the profile runs under against
+// what each built-in limiter it lists can enforce, and each declared
+// limiter against the scenarios that give a policy of their own.
+func checkScenarioPolicies(d *decoder, top *yamlMap, p *Profile) {
+	for i, pol := range p.Policies() {
+		line, field := top.lineOf("policy"), "policy"
+		if i > 0 {
+			line, field = scenarioPolicyAt(top, p, pol)
+		}
+		for _, name := range p.Algorithms {
+			if p.Declaration(name) != nil {
+				continue
+			}
+			if err := algorithms.CheckPolicy(name, pol); err != nil {
+				d.errorf(line, field, "%s cannot run under %s: %v", name, pol, err)
+			}
+		}
+		if i > 0 {
+			checkDeclarations(d, top, p.Declared, pol)
+		}
+	}
+}
+
+// scenarioPolicyAt is where the first scenario that gives policy pol
+// states it: the line of its policy field, and the field's path.
+func scenarioPolicyAt(top *yamlMap, p *Profile, pol algorithms.Policy) (int, string) {
+	for _, s := range p.Scenarios {
+		if s.Policy == nil || *s.Policy != pol {
+			continue
+		}
+		for i, n := range top.sequence("scenarios") {
+			if n.Line != s.Line {
+				continue
+			}
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				if n.Content[j].Value == "policy" {
+					return n.Content[j].Line, fmt.Sprintf("scenarios[%d].policy", i)
+				}
+			}
+		}
+	}
+	return top.lineOf("scenarios"), "scenarios"
 }
 
 // parseAlgorithms reads the algorithms list: built-in names, and mappings

@@ -170,6 +170,21 @@ func TestParseProfileErrors(t *testing.T) {
 		{"empty file",
 			"",
 			`x.yaml: the profile is empty`},
+		{"a bucket that does not divide the window, with one that does",
+			"policy:\n  limit: 5\n  window: 1200ms\n  bucket: 500ms\n" + scen,
+			`x.yaml:4: policy.bucket: 500ms does not divide the window 1.2s; give a width like 600ms`},
+		{"a bucket of a fraction of a millisecond",
+			"policy:\n  limit: 5\n  window: 1s\n  bucket: 1500us\n" + scen,
+			`x.yaml:4: policy.bucket: 1.5ms is not a whole number of milliseconds`},
+		{"a limit x window too large for the sliding counter's exact comparison",
+			"policy:\n  limit: 100000000\n  window: 24h\n  burst: 1\nalgorithms: [fixed_window, sliding_counter]\n" + scen,
+			`x.yaml:1: policy: sliding_counter cannot run under 100000000 per 24h0m0s (burst 1): limit 100000000 x window 24h0m0s is too large`},
+		{"a scenario's own policy is checked like the profile's, where it stands",
+			head + scen + "    policy: {limit: 5, window: 1s, bucket: 300ms}\n",
+			`x.yaml:9: scenarios[0].policy.bucket: 300ms does not divide the window 1s`},
+		{"a scenario's own policy is checked against every limiter listed",
+			head + "algorithms: [sliding_counter]\n" + scen + "    policy: {limit: 100000000, window: 24h, burst: 1}\n",
+			`x.yaml:10: scenarios[0].policy: sliding_counter cannot run under 100000000 per 24h0m0s (burst 1)`},
 	} {
 		wantProfileError(t, tc.why, tc.yaml, tc.want)
 	}
@@ -198,6 +213,54 @@ func TestParseRate(t *testing.T) {
 		if (err != nil) != tc.err || (!tc.err && got != tc.want) {
 			t.Errorf("ParseRate(%q) = %+v, %v", tc.in, got, err)
 		}
+	}
+}
+
+// TestScenarioPolicy: a scenario may run under a policy of its own (a
+// cardinality scenario with a long window beside a boundary scenario with
+// a short one); its relative rates and boundary schedule follow it, the
+// others keep the profile's.
+func TestScenarioPolicy(t *testing.T) {
+	p, err := Parse("c.yaml", []byte(`policy: {limit: 10, window: 500ms, bucket: 100ms}
+algorithms: [sliding_buckets, gcra]
+scenarios:
+  - name: fast
+    shape: steady
+    rate: 2x
+    identities: 4
+    duration: 1s
+  - name: many
+    shape: steady
+    rate: 2x
+    identities: 4
+    duration: 1s
+    policy: {limit: 100, window: 1h}
+  - name: edge
+    shape: boundary
+    identities: 2
+    stagger: 100ms
+    policy: {limit: 4, window: 200ms}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, many, edge := p.Scenarios[0], p.Scenarios[1], p.Scenarios[2]
+	if got := p.PolicyOf(fast); got != p.Policy || got.BucketWidth() != 100*time.Millisecond {
+		t.Errorf("a scenario without a policy runs under the profile's: %+v", got)
+	}
+	if got := p.PolicyOf(many); got.Limit != 100 || got.Window != time.Hour || got.BucketWidth() != time.Second {
+		t.Errorf("a scenario's own policy (default bucket 1s): %+v", got)
+	}
+	// 2x of 10 per 500ms is 40/s per identity; of 100 per hour 0.0556/s.
+	if f, m := p.PlannedRequests(fast), p.PlannedRequests(many); f != 160 || m != 0 {
+		t.Errorf("planned requests %d and %d, want 160 and 0", f, m)
+	}
+	// Burst defaults to the scenario's limit, and the schedule spans its window.
+	if b := edge.Boundary; b.Burst != 4 || edge.Duration != edge.Boundary.Span(p.PolicyOf(edge), 2) || edge.Duration > time.Second {
+		t.Errorf("boundary under its own policy: burst %d, span %s", b.Burst, edge.Duration)
+	}
+	if got := p.Policies(); len(got) != 3 {
+		t.Errorf("policies %v, want the profile's and two of scenarios", got)
 	}
 }
 

@@ -58,7 +58,7 @@ func (p *Profile) MaxConcurrency() int {
 // its offered rate over its duration, or its request count when that is
 // smaller; zero when only time bounds it (a closed loop without a count).
 func (p *Profile) PlannedRequests(s Scenario) int64 {
-	if target := s.Rate.TargetPerSecond(p.Policy, s.Identities); target > 0 {
+	if target := s.Rate.TargetPerSecond(p.PolicyOf(s), s.Identities); target > 0 {
 		n := int64(target * s.Duration.Seconds())
 		if s.Requests > 0 && s.Requests < n {
 			n = s.Requests
@@ -82,7 +82,7 @@ func (p *Profile) Length(plan []RunSpec) Length {
 	for _, spec := range plan {
 		s := spec.Scenario
 		l.Time += p.Warmup
-		target := s.Rate.TargetPerSecond(p.Policy, s.Identities)
+		target := s.Rate.TargetPerSecond(p.PolicyOf(s), s.Identities)
 		switch {
 		case s.Rate.Max && s.Requests > 0:
 			l.ClosedLoopRequests += s.Requests

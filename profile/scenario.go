@@ -66,6 +66,11 @@ const DefaultZipfExponent = 1.2
 type Scenario struct {
 	// Name is unique in the profile and part of the key prefix.
 	Name string
+	// Policy, when set, replaces the profile's policy in this scenario's
+	// runs: a cardinality scenario needs a window long enough that no key
+	// expires while it is measured, a boundary scenario one short enough
+	// to wait for.
+	Policy *algorithms.Policy
 	// Shape selects the traffic generator.
 	Shape Shape
 	// Rate is the offered load.

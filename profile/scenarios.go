@@ -12,10 +12,10 @@ import (
 
 // scenarioFields lists, per shape, the fields a scenario of that shape takes.
 var scenarioFields = map[Shape][]string{
-	ShapeSteady:      {"name", "shape", "rate", "arrival", "identities", "distribution", "zipf_exponent", "duration", "requests", "concurrency"},
-	ShapeRamp:        rampFields,
-	ShapeBoundary:    boundaryFields,
-	ShapeCardinality: cardinalityFields,
+	ShapeSteady:      {"name", "shape", "rate", "arrival", "identities", "distribution", "zipf_exponent", "duration", "requests", "concurrency", "policy"},
+	ShapeRamp:        append(rampFields, "policy"),
+	ShapeBoundary:    append(boundaryFields, "policy"),
+	ShapeCardinality: append(cardinalityFields, "policy"),
 }
 
 // parseScenarios reads the scenarios list; pol is the profile's policy, or
@@ -88,6 +88,15 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 		f.errorf("name", "%q must be 1-64 letters, digits, '.', '_' or '-'", s.Name)
 	}
 	f.intField("concurrency", &s.Concurrency, 1)
+	if f.has("policy") {
+		own, ok := parsePolicy(d, f, "policy")
+		s.Policy = &own
+		if !ok {
+			pol = nil
+		} else {
+			pol = s.Policy
+		}
+	}
 	switch s.Shape {
 	case ShapeSteady:
 		parseSteady(f, &s)

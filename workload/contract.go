@@ -3,6 +3,7 @@ package workload
 import (
 	"runtime"
 
+	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/result"
@@ -12,6 +13,7 @@ import (
 // ran with. Its figures are filled in as they are measured.
 func newRun(p *profile.Profile, spec profile.RunSpec, prefix string, concurrency int) *result.Run {
 	s := spec.Scenario
+	pol := p.PolicyOf(s)
 	run := &result.Run{
 		Algorithm:     spec.Algorithm,
 		Scenario:      s.Name,
@@ -23,12 +25,15 @@ func newRun(p *profile.Profile, spec profile.RunSpec, prefix string, concurrency
 			DurationS:   s.Duration.Seconds(),
 			Requests:    s.Requests,
 			Concurrency: concurrency,
-			Limit:       p.Policy.Limit,
-			WindowMs:    p.Policy.WindowMillis(),
-			Capacity:    p.Policy.Capacity(),
+			Limit:       pol.Limit,
+			WindowMs:    pol.WindowMillis(),
+			Capacity:    pol.Capacity(),
 			KeyPrefix:   prefix,
 		},
-		Rate: result.RateFigures{TargetPerS: s.Rate.TargetPerSecond(p.Policy, s.Identities)},
+		Rate: result.RateFigures{TargetPerS: s.Rate.TargetPerSecond(pol, s.Identities)},
+	}
+	if spec.Algorithm == algorithms.SlidingBucketsName {
+		run.Params.BucketMs = pol.BucketWidth().Milliseconds()
 	}
 	switch {
 	case s.Shape == profile.ShapeBoundary:
@@ -46,10 +51,10 @@ func newRun(p *profile.Profile, spec profile.RunSpec, prefix string, concurrency
 	run.Params.ZipfExponent = s.ZipfExponent
 	run.Params.Repeats = s.Repeats
 	if s.Shape == profile.ShapeRamp {
-		run.Params.FromPerS = s.From.TargetPerSecond(p.Policy, s.Identities)
+		run.Params.FromPerS = s.From.TargetPerSecond(pol, s.Identities)
 		for _, st := range s.Stages {
 			run.Params.Stages = append(run.Params.Stages, result.StageParams{
-				TargetPerS: st.Rate.TargetPerSecond(p.Policy, s.Identities), DurationS: st.Duration.Seconds(),
+				TargetPerS: st.Rate.TargetPerSecond(pol, s.Identities), DurationS: st.Duration.Seconds(),
 			})
 		}
 	}
@@ -63,7 +68,7 @@ func profileInfo(p *profile.Profile) result.ProfileInfo {
 		Path:        p.Path,
 		SHA256:      p.Hash,
 		Seed:        p.Seed,
-		Policy:      result.PolicyInfo{Limit: p.Policy.Limit, WindowMs: p.Policy.WindowMillis(), Burst: p.Policy.Capacity()},
+		Policy:      result.PolicyInfo{Limit: p.Policy.Limit, WindowMs: p.Policy.WindowMillis(), Burst: p.Policy.Capacity(), BucketMs: p.Policy.Bucket.Milliseconds()},
 		Algorithms:  p.Algorithms,
 		Concurrency: p.Concurrency,
 		WarmupS:     p.Warmup.Seconds(),

@@ -11,19 +11,20 @@ import (
 	"github.com/rlbench/rlbench/result"
 )
 
-// newLimiter builds the limiter of one run: a user's limiter the profile
-// declares, bound to this run's scenario, or a built-in by name (through
-// NewLimiter when set).
+// newLimiter builds the limiter of one run, under the policy of its
+// scenario: a user's limiter the profile declares, bound to this run's
+// scenario, or a built-in by name (through NewLimiter when set).
 func (r *Runner) newLimiter(spec profile.RunSpec) (algorithms.Limiter, error) {
 	p := r.Profile
+	pol := p.PolicyOf(spec.Scenario)
 	if decl := p.Declaration(spec.Algorithm); decl != nil {
-		return decl.Bind(r.Env.Client, p.Policy, spec.Scenario.Name)
+		return decl.Bind(r.Env.Client, pol, spec.Scenario.Name)
 	}
 	newLimiter := r.NewLimiter
 	if newLimiter == nil {
 		newLimiter = algorithms.New
 	}
-	return newLimiter(spec.Algorithm, r.Env.Client, p.Policy)
+	return newLimiter(spec.Algorithm, r.Env.Client, pol)
 }
 
 // unloader is a limiter that put something on the server that outlives a

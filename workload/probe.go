@@ -27,7 +27,7 @@ const (
 const (
 	sharedMemoryNote = "used_memory is the whole server's: on a Redis rlbench did not start, other clients' writes move used_memory_delta_bytes and bytes_per_identity, " +
 		"and the clients' buffers come from mem_clients_normal, which lags them by up to a second (tens of bytes per identity at 10k identities); a private server gives exact figures"
-	sharedStatsNote = "INFO commandstats is the whole server's: on a Redis rlbench did not start, other clients' calls of the same command (EVALSHA, FCALL) are counted too"
+	sharedStatsNote = "INFO commandstats is the whole server's: on a Redis rlbench did not start, other clients' calls of the same commands (EVALSHA, FCALL, INCR...) are counted too"
 	embeddedNote    = "the embedded server has no used_memory, MEMORY USAGE or commandstats: only keys and TTLs are Redis-like figures"
 )
 
@@ -39,7 +39,7 @@ type probe struct {
 	command  string
 	self     *selfSampler
 	before   redisenv.MemoryReading
-	stats    redisenv.CommandStat
+	stats    redisenv.CommandStats
 	memErr   error
 	statsErr error
 	reset    bool
@@ -73,7 +73,7 @@ func (r *Runner) startProbe(ctx context.Context, lim algorithms.Limiter) *probe 
 	if p.memErr == nil && !settled && r.Env.Mode == redisenv.Private {
 		p.notes = append(p.notes, fmt.Sprintf("used_memory was still moving %s after the previous run's keys were deleted", settleTimeout))
 	}
-	p.stats, p.statsErr = redisenv.ReadCommandStat(ctx, r.Env.Client, p.command)
+	p.stats, p.statsErr = redisenv.ReadCommandStats(ctx, r.Env.Client, p.command)
 	return p
 }
 
@@ -142,12 +142,12 @@ func (p *probe) readServer(ctx context.Context, run *result.Run) (haveUsedMemory
 	} else {
 		m.Notes = append(m.Notes, "no used_memory: "+firstError(p.memErr, err).Error())
 	}
-	stats, err := redisenv.ReadCommandStat(ctx, p.r.Env.Client, p.command)
+	stats, err := redisenv.ReadCommandStats(ctx, p.r.Env.Client, p.command)
 	if p.statsErr != nil || err != nil {
 		m.Notes = append(m.Notes, "no commandstats: "+firstError(p.statsErr, err).Error())
 		return haveUsedMemory
 	}
-	d := stats.Sub(p.stats)
+	d := stats.Sub(p.stats).PerDecision()
 	run.Server = &result.Server{Command: p.command, UsecPerCall: d.UsecPerCall(), Calls: d.Calls, Usec: d.Usec, FailedCalls: d.FailedCalls, StatsReset: p.reset}
 	if shared {
 		run.Server.Note = sharedStatsNote

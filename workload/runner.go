@@ -353,14 +353,15 @@ func (r *Runner) cleanup(prefix string) {
 // stages, or a constant or Poisson rate.
 func (r *Runner) pacer(s profile.Scenario) Pacer {
 	p := r.Profile
+	pol := p.PolicyOf(s)
 	if s.Shape == profile.ShapeRamp {
 		stages := make([]RampStage, len(s.Stages))
 		for i, st := range s.Stages {
-			stages[i] = RampStage{PerSecond: st.Rate.TargetPerSecond(p.Policy, s.Identities), Duration: st.Duration}
+			stages[i] = RampStage{PerSecond: st.Rate.TargetPerSecond(pol, s.Identities), Duration: st.Duration}
 		}
-		return NewRampPacer(s.From.TargetPerSecond(p.Policy, s.Identities), stages, s.Arrival == profile.Poisson, p.Seed)
+		return NewRampPacer(s.From.TargetPerSecond(pol, s.Identities), stages, s.Arrival == profile.Poisson, p.Seed)
 	}
-	return NewPacer(s.Arrival, s.Rate.TargetPerSecond(p.Policy, s.Identities), p.Seed)
+	return NewPacer(s.Arrival, s.Rate.TargetPerSecond(pol, s.Identities), p.Seed)
 }
 
 // plannedShare is the part of a run's planned requests a segment sends:

@@ -3,6 +3,7 @@ package redisenv
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -161,15 +162,68 @@ func (s CommandStat) UsecPerCall() float64 {
 // ReadCommandStat reads command's figures (e.g. "evalsha") from INFO
 // commandstats. A command the server has not run yet reads as zeros.
 func ReadCommandStat(ctx context.Context, rdb redis.Cmdable, command string) (CommandStat, error) {
+	s, err := ReadCommandStats(ctx, rdb, command)
+	if err != nil {
+		return CommandStat{}, err
+	}
+	return s[0], nil
+}
+
+// CommandStats are the figures of the commands one decision runs, in the
+// order a command list names them.
+type CommandStats []CommandStat
+
+// ReadCommandStats reads, from one INFO commandstats, the figures of each
+// command of a list joined by "+" ("multi+exec": a decision that runs
+// several commands). A command the server has not run yet reads as zeros.
+func ReadCommandStats(ctx context.Context, rdb redis.Cmdable, commands string) (CommandStats, error) {
 	info, err := rdb.Info(ctx, "commandstats").Result()
 	if err != nil {
-		return CommandStat{}, fmt.Errorf("INFO commandstats: %w", err)
+		return nil, fmt.Errorf("INFO commandstats: %w", err)
 	}
-	line, ok := ParseInfo(info)["cmdstat_"+strings.ToLower(command)]
-	if !ok {
-		return CommandStat{}, nil
+	fields := ParseInfo(info)
+	names := strings.Split(commands, "+")
+	out := make(CommandStats, len(names))
+	for i, name := range names {
+		line, ok := fields["cmdstat_"+strings.ToLower(name)]
+		if !ok {
+			continue
+		}
+		if out[i], err = parseCommandStat(line); err != nil {
+			return nil, err
+		}
 	}
-	return parseCommandStat(line)
+	return out, nil
+}
+
+// Sub returns the change from before to s, command by command.
+func (s CommandStats) Sub(before CommandStats) CommandStats {
+	out := make(CommandStats, len(s))
+	for i := range s {
+		out[i] = s[i]
+		if i < len(before) {
+			out[i] = s[i].Sub(before[i])
+		}
+	}
+	return out
+}
+
+// PerDecision folds the commands of one decision into one figure: the
+// first command's calls are the decisions, and each command adds its own
+// mean time per call, so a command also called outside decisions (a PTTL
+// that reads a window's end) does not weigh on them. Failed calls add up.
+func (s CommandStats) PerDecision() CommandStat {
+	if len(s) == 0 {
+		return CommandStat{}
+	}
+	out := CommandStat{Calls: s[0].Calls}
+	var perCall float64
+	for _, c := range s {
+		perCall += c.UsecPerCall()
+		out.FailedCalls += c.FailedCalls
+	}
+	out.Usec = int64(math.Round(perCall * float64(out.Calls)))
+	return out
 }
 
 // parseCommandStat reads "calls=3,usec=12,usec_per_call=4.00,...".
