@@ -42,7 +42,9 @@ scenarios:
 		t.Fatal(err)
 	}
 	runner := &workload.Runner{Profile: p, Env: &redisenv.Env{Client: redistest.Client(t)},
-		NewLimiter: func(_ string, rdb algorithms.Redis, p algorithms.Policy) (algorithms.Limiter, error) { return newBroken(rdb, p) }}
+		NewLimiter: func(_ string, rdb algorithms.Redis, p algorithms.Policy) (algorithms.Limiter, error) {
+			return newBroken(rdb, p)
+		}}
 	res, err := runner.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
