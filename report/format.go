@@ -19,6 +19,36 @@ func FormatPolicy(p result.PolicyInfo) string {
 	if p.Burst > 0 && p.Burst != p.Limit {
 		s += fmt.Sprintf(", burst %d", p.Burst)
 	}
+	if p.BucketMs > 0 {
+		s += ", bucket " + FormatMillis(p.BucketMs)
+	}
+	return s
+}
+
+// ScenarioPolicies lists, in run order, the scenarios that ran under a
+// policy of their own rather than the profile's, each with that policy.
+func ScenarioPolicies(r *result.Result) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		pp, own := run.Params, r.Profile.Policy
+		if seen[run.Scenario] || pp.Limit == 0 || pp.Limit == own.Limit && pp.WindowMs == own.WindowMs && pp.Capacity == own.Burst {
+			continue
+		}
+		seen[run.Scenario] = true
+		out = append(out, fmt.Sprintf("%s: %s", run.Scenario, FormatPolicy(result.PolicyInfo{Limit: pp.Limit, WindowMs: pp.WindowMs, Burst: pp.Capacity})))
+	}
+	return out
+}
+
+// FormatPolicies renders the profile's policy, followed by the policies
+// scenarios ran under instead: "100 per 1s (scenario many: 10 per 1h)".
+func FormatPolicies(r *result.Result) string {
+	s := FormatPolicy(r.Profile.Policy)
+	if own := ScenarioPolicies(r); len(own) > 0 {
+		s += " (scenario " + strings.Join(own, "; scenario ") + ")"
+	}
 	return s
 }
 
@@ -207,4 +237,21 @@ func FormatEncodings(enc map[string]int64) string {
 		parts[i] = fmt.Sprintf("%s %d", k, enc[k])
 	}
 	return strings.Join(parts, ", ")
+}
+
+// FormatShare renders a share of decisions as a percentage with the
+// precision small shares need: 0.003%, 1.25%, 40%.
+func FormatShare(f float64) string {
+	pct := 100 * f
+	switch {
+	case pct == 0:
+		return "0%"
+	case pct < 0.01:
+		return fmt.Sprintf("%.4f%%", pct)
+	case pct < 1:
+		return fmt.Sprintf("%.3f%%", pct)
+	case pct < 10:
+		return fmt.Sprintf("%.2f%%", pct)
+	}
+	return fmt.Sprintf("%.0f%%", pct)
 }

@@ -1,6 +1,10 @@
 package report
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/rlbench/rlbench/result"
+)
 
 func TestFormatMicros(t *testing.T) {
 	for us, want := range map[int64]string{0: "0us", 87: "87us", 999: "999us", 1000: "1.00ms", 1240: "1.24ms", 12400: "12.4ms", 124000: "124ms", 2_000_000: "2.00s"} {
@@ -66,5 +70,42 @@ func TestFormatTick(t *testing.T) {
 		if got := FormatTick(tc.v); got != tc.want {
 			t.Errorf("FormatTick(%v) = %q, want %q", tc.v, got, tc.want)
 		}
+	}
+}
+
+func TestFormatShare(t *testing.T) {
+	for _, tc := range []struct {
+		f    float64
+		want string
+	}{
+		{0, "0%"},            // none at all
+		{0.00003, "0.0030%"}, // the published figure for real traffic, a few thousandths of a percent
+		{0.0042, "0.420%"},   // under one percent
+		{0.0125, "1.25%"},    // a few percent
+		{0.4, "40%"},         // a large share
+		{1, "100%"},          // every decision
+	} {
+		if got := FormatShare(tc.f); got != tc.want {
+			t.Errorf("FormatShare(%v) = %q, want %q", tc.f, got, tc.want)
+		}
+	}
+}
+
+// TestScenarioPolicies: a scenario that ran under a policy of its own is
+// named with it beside the profile's; scenarios under the profile's are
+// not.
+func TestScenarioPolicies(t *testing.T) {
+	r := &result.Result{Profile: result.ProfileInfo{Policy: result.PolicyInfo{Limit: 100, WindowMs: 1000, Burst: 100}}}
+	r.Runs = []result.Run{
+		{Algorithm: "a", Scenario: "steady", Params: result.Params{Limit: 100, WindowMs: 1000, Capacity: 100}},
+		{Algorithm: "a", Scenario: "many", Params: result.Params{Limit: 10, WindowMs: 3_600_000, Capacity: 10}},
+		{Algorithm: "b", Scenario: "many", Params: result.Params{Limit: 10, WindowMs: 3_600_000, Capacity: 10}},
+	}
+	if got, want := FormatPolicies(r), "100 per 1s (scenario many: 10 per 1h)"; got != want {
+		t.Errorf("FormatPolicies = %q, want %q", got, want)
+	}
+	r.Runs = r.Runs[:1]
+	if got, want := FormatPolicies(r), "100 per 1s"; got != want {
+		t.Errorf("FormatPolicies = %q, want %q", got, want)
 	}
 }

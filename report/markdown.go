@@ -18,7 +18,7 @@ func WriteMarkdown(w io.Writer, r *result.Result) error {
 	}
 	fmt.Fprintf(w, "### rlbench %s: %s %s\n\n", mdEscape(r.Profile.Name), icon, r.Verdict)
 	fmt.Fprintf(w, "Policy %s · Redis %s %s · rlbench %s\n\n",
-		mdEscape(FormatPolicy(r.Profile.Policy)), mdEscape(r.Redis.Mode), mdEscape(r.Redis.Version), mdEscape(r.Tool.Version))
+		mdEscape(FormatPolicies(r)), mdEscape(r.Redis.Mode), mdEscape(r.Redis.Version), mdEscape(r.Tool.Version))
 	fmt.Fprintln(w, "| algorithm | scenario | sent | allowed | denied | errors | rate/s | p50 | p99 | max in window / bound | over policy | audit |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 	for i := range r.Runs {

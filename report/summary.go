@@ -15,7 +15,7 @@ import (
 func WriteSummary(w io.Writer, r *result.Result) error {
 	fmt.Fprintf(w, "rlbench %s  profile %s  redis %s %s (%s)\n",
 		r.Tool.Version, r.Profile.Name, r.Redis.Mode, r.Redis.Version, r.Redis.Addr)
-	fmt.Fprintf(w, "policy %s\n\n", FormatPolicy(r.Profile.Policy))
+	fmt.Fprintf(w, "policy %s\n\n", FormatPolicies(r))
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "algorithm\tscenario\tsent\tallowed\tdenied\terrors\trate/s\ttarget/s\tp50\tp99\tp99.9\tmax\t")

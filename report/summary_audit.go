@@ -22,8 +22,12 @@ func writeAuditTable(w io.Writer, r *result.Result) error {
 	if !audited {
 		return nil
 	}
-	fmt.Fprintf(w, "\naudit: admissions of one identity within any %s, against the algorithm's bound and the policy's %d\n",
+	fmt.Fprintf(w, "\naudit: admissions of one identity within any %s, against the algorithm's bound and the policy's %d",
 		FormatMillis(r.Profile.Policy.WindowMs), r.Profile.Policy.Limit)
+	if len(ScenarioPolicies(r)) > 0 {
+		fmt.Fprint(w, " (a scenario with a policy of its own: its window and limit)")
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "algorithm\tscenario\tidentities\tadmitted\texpected\tmismatches\tmax-in-window\tbound\tover-policy\tovershoot\tcheck\t")
 	for i := range r.Runs {
@@ -40,6 +44,33 @@ func writeAuditTable(w io.Writer, r *result.Result) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%d\t%s\t%d\t%d\t%s\t\n",
 			run.Algorithm, run.Scenario, ids, a.Allowed, expected, mismatches,
 			a.MaxWindowAdmitted, AuditBound(a), a.PolicyExcess, a.Overshoot, auditCheck(a))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return writeExactComparisons(w, r)
+}
+
+// writeExactComparisons prints, for the approximate algorithms, how often
+// they decided otherwise than the exact algorithm they approximate would
+// have on the same arrivals. Nothing when no run was compared.
+func writeExactComparisons(w io.Writer, r *result.Result) error {
+	var runs []*result.Run
+	for i := range r.Runs {
+		if a := r.Runs[i].Audit; a != nil && a.VsExact != nil {
+			runs = append(runs, &r.Runs[i])
+		}
+	}
+	if len(runs) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\napproximations: decisions the exact %s would have made otherwise on the same arrivals\n", runs[0].Audit.VsExact.Algorithm)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "algorithm\tscenario\tdecisions\tdiffer\tshare\tadmitted-beyond\tdenied-within\t")
+	for _, run := range runs {
+		c := run.Audit.VsExact
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%d\t%d\t\n", run.Algorithm, run.Scenario, c.Decisions, c.Differ,
+			FormatShare(c.DifferShare()), c.AdmittedBeyond, c.DeniedWithin)
 	}
 	return tw.Flush()
 }
@@ -85,12 +116,15 @@ func auditCheck(a *result.Audit) string {
 func auditNotes(r *result.Result) []string {
 	var notes, sampled []string
 	var sampleSize int64
-	window := FormatMillis(r.Profile.Policy.WindowMs)
 	for i := range r.Runs {
 		run := &r.Runs[i]
 		a := run.Audit
 		if a == nil {
 			continue
+		}
+		window := FormatMillis(r.Profile.Policy.WindowMs)
+		if run.Params.WindowMs > 0 {
+			window = FormatMillis(run.Params.WindowMs)
 		}
 		if a.Overshoot > 0 {
 			notes = append(notes, fmt.Sprintf("%s: OVERSHOOT: %d identities got more than the algorithm's own bound of %d within one %s (up to %d; %d admissions beyond the bound in all): this limiter does not keep its promise",

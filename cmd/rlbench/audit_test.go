@@ -44,7 +44,7 @@ func TestRunRecordsTheAudit(t *testing.T) {
 // TestNaiveCounterIsOptIn: listed, but not run unless a profile names it.
 func TestNaiveCounterIsOptIn(t *testing.T) {
 	code, stdout, _ := runCLI(t, "algorithms")
-	if code != exitOK || !strings.Contains(stdout, "naive_counter (opt-in)") {
+	if code != exitOK || !strings.Contains(stdout, "naive_counter (negative control)") {
 		t.Errorf("algorithms: exit %d:\n%s", code, stdout)
 	}
 	code, stdout, _ = runCLI(t, "validate", writeProfile(t, tinyProfile))

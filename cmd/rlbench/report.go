@@ -97,7 +97,7 @@ func readResult(path string) (*result.Result, error) {
 func renderReport(dir string, res *result.Result) ([]string, error) {
 	semantics := map[string]string{}
 	for _, a := range algorithms.List() {
-		semantics[a.Name] = a.Semantics
+		semantics[a.Name] = a.Describe()
 	}
 	for _, l := range res.Profile.Limiters {
 		semantics[l.Name] = l.Description

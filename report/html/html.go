@@ -203,7 +203,7 @@ func environment(r *result.Result) []field {
 		{"Profile", profile},
 		{"Profile SHA-256", r.Profile.SHA256},
 		{"Seed", fmt.Sprint(r.Profile.Seed)},
-		{"Policy", report.FormatPolicy(r.Profile.Policy)},
+		{"Policy", report.FormatPolicies(r)},
 		{"Concurrency", fmt.Sprintf("%d goroutines, warmup %gs", r.Profile.Concurrency, r.Profile.WarmupS)},
 		{"Run", fmt.Sprintf("%s, id %s", when, r.RunID)},
 	}
@@ -326,6 +326,10 @@ func omittedPlots(v *view) []string {
 		out = append(out, fmt.Sprintf("Memory per identity is not plotted: no run had %s identities holding a key, too few for the figure to mean more than allocator noise. "+
 			"The tables show keys, keys without a TTL and MEMORY USAGE per key; a cardinality scenario measures memory per identity.",
 			report.FormatCount(result.MinIdentitiesForBytes)))
+	}
+	if audited := len(report.AlgorithmCosts(v.r)); audited >= 2 && !v.hasTradeoff() {
+		out = append(out, "Accuracy against memory per identity is not plotted: it needs both figures for at least two algorithms, "+
+			"and memory per identity comes from a scenario with many identities (a cardinality scenario, as in profiles/compare-all.yaml).")
 	}
 	return out
 }
