@@ -31,9 +31,20 @@ var (
 	envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
+// Options change how a profile is read.
+type Options struct {
+	// Algorithms, when set, replaces the profile's algorithms list: built-in
+	// names and names of limiters the profile declares. The profile is then
+	// checked as if it listed them (a threshold must still select a run).
+	Algorithms []string
+}
+
 // Load reads and validates the profile at path. Every problem, including
 // a file that cannot be read, is reported as Errors.
-func Load(path string) (*Profile, error) {
+func Load(path string) (*Profile, error) { return LoadWith(path, Options{}) }
+
+// LoadWith is Load with options.
+func LoadWith(path string, o Options) (*Profile, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		msg := err.Error()
@@ -43,12 +54,15 @@ func Load(path string) (*Profile, error) {
 		}
 		return nil, Errors{{File: path, Msg: msg}}
 	}
-	return Parse(path, data)
+	return ParseWith(path, data, o)
 }
 
 // Parse validates a profile held in data; file names it in errors.
 // All problems are reported at once, as Errors.
-func Parse(file string, data []byte) (*Profile, error) {
+func Parse(file string, data []byte) (*Profile, error) { return ParseWith(file, data, Options{}) }
+
+// ParseWith is Parse with options.
+func ParseWith(file string, data []byte, o Options) (*Profile, error) {
 	d := &decoder{file: file}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -85,6 +99,9 @@ func Parse(file string, data []byte) (*Profile, error) {
 	p.Policy, policyOK = parsePolicy(d, top, "policy")
 	algErrs := len(d.errs)
 	p.Algorithms, p.Declared = parseAlgorithms(top)
+	if o.Algorithms != nil {
+		p.Algorithms, p.Declared = chooseAlgorithms(d, o.Algorithms, p.Declared)
+	}
 	algorithmsOK := len(d.errs) == algErrs
 	top.intField("concurrency", &p.Concurrency, 1)
 	top.duration("warmup", &p.Warmup, 0)
@@ -251,6 +268,37 @@ func parseAlgorithms(top *yamlMap) ([]string, []*algorithms.Declaration) {
 		top.errorf("algorithms", "the list is empty; leave the field out to run all of %s", strings.Join(algorithms.Default(), ", "))
 	}
 	return names, declared
+}
+
+// chooseAlgorithms replaces the profile's algorithms list with names, each
+// a built-in or a limiter the profile declares; the declarations not
+// named are dropped.
+func chooseAlgorithms(d *decoder, names []string, declared []*algorithms.Declaration) ([]string, []*algorithms.Declaration) {
+	const field = "algorithms (replaced on the command line)"
+	var kept []*algorithms.Declaration
+	var out []string
+	for _, n := range names {
+		i := slices.IndexFunc(declared, func(decl *algorithms.Declaration) bool { return decl.Name == n })
+		switch {
+		case slices.Contains(out, n):
+			d.errorf(0, field, "%q is listed twice", n)
+		case i >= 0:
+			kept = append(kept, declared[i])
+			out = append(out, n)
+		case algorithms.Known(n):
+			out = append(out, n)
+		default:
+			hint := ""
+			if c := suggest.Closest(n, algorithms.Names(), 3); c != "" {
+				hint = fmt.Sprintf("did you mean %q? ", c)
+			}
+			d.errorf(0, field, "unknown algorithm %q (%sknown: %s, or a limiter the profile declares)", n, hint, strings.Join(algorithms.Names(), ", "))
+		}
+	}
+	if len(names) == 0 {
+		d.errorf(0, field, "the list is empty")
+	}
+	return out, kept
 }
 
 func parseRedis(d *decoder, top *yamlMap) *RedisSpec {

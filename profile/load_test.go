@@ -2,6 +2,8 @@ package profile
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -294,5 +296,55 @@ scenarios:
 	}
 	if h := p.Scenarios[1]; h.Distribution != ZipfIdentities || h.ZipfExponent != DefaultZipfExponent {
 		t.Errorf("steady zipf: %s with exponent %v", h.Distribution, h.ZipfExponent)
+	}
+}
+
+// TestAlgorithmsReplaced: the command line may replace the algorithms list
+// with built-ins and the profile's own limiters; the profile is then
+// checked as if it listed them, so a threshold that selects no run, or an
+// unknown name, is still an error.
+func TestAlgorithmsReplaced(t *testing.T) {
+	const src = `policy: {limit: 10, window: 1s}
+algorithms:
+  - fixed_window
+  - name: mine
+    script: mine.lua
+    keys: ["${identity}"]
+    reply: {allowed: 1}
+    semantics: fixed_window
+scenarios:
+  - {name: s, shape: steady, rate: 2x, duration: 1s}
+thresholds:
+  - "*/* audit.overshoot == 0"
+`
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "mine.lua"), []byte("return 1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "p.yaml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := LoadWith(path, Options{Algorithms: []string{"gcra", "mine"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(p.Algorithms, ",") != "gcra,mine" || len(p.Declared) != 1 || p.Declaration("mine") == nil {
+		t.Errorf("algorithms %v, declared %d; want gcra and the profile's own", p.Algorithms, len(p.Declared))
+	}
+	p, err = LoadWith(path, Options{Algorithms: []string{"gcra"}})
+	if err != nil || len(p.Declared) != 0 {
+		t.Errorf("a declared limiter not named is dropped: %v, %v", p, err)
+	}
+	_, err = LoadWith(path, Options{Algorithms: []string{"gcra", "sliding_countr"}})
+	if err == nil || !strings.Contains(err.Error(), `unknown algorithm "sliding_countr" (did you mean "sliding_counter"?`) {
+		t.Errorf("an unknown name: %v", err)
+	}
+	strict := strings.Replace(src, `"*/* audit.overshoot == 0"`, `"fixed_window/* audit.overshoot == 0"`, 1)
+	if err := os.WriteFile(path, []byte(strict), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadWith(path, Options{Algorithms: []string{"gcra"}}); err == nil || !strings.Contains(err.Error(), "selector fixed_window/* matches no run (algorithms: gcra;") {
+		t.Errorf("a threshold left without a run: %v", err)
 	}
 }
