@@ -3,6 +3,7 @@ package algorithms_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -27,18 +28,28 @@ func newLimiter(t *testing.T, rdb algorithms.Redis, name string, p algorithms.Po
 	return l
 }
 
+// comparableExcept lists the comparable limiters but the ones named.
+func comparableExcept(names ...string) []string {
+	var out []string
+	for _, name := range algorithms.Comparable() {
+		if !slices.Contains(names, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // windowAnchored lists the comparable limiters whose windows open at an
 // identity's first hit, or that have none: a fresh identity gets its limit
 // whenever it starts. (The sliding counter and the sliding buckets count
 // in windows aligned to the clock; clock_aligned_test.go covers them.)
 func windowAnchored() []string {
-	var out []string
-	for _, name := range algorithms.Comparable() {
-		if name != algorithms.SlidingCounterName && name != algorithms.SlidingBucketsName {
-			out = append(out, name)
-		}
-	}
-	return out
+	return comparableExcept(algorithms.SlidingCounterName, algorithms.SlidingBucketsName)
+}
+
+// scripted lists the comparable limiters that run a Lua script.
+func scripted() []string {
+	return comparableExcept(algorithms.FixedWindowNXName, algorithms.FixedWindowNXPipelinedName)
 }
 
 // serverTimed reports whether l's replies carry the server time their
@@ -46,17 +57,6 @@ func windowAnchored() []string {
 func serverTimed(l algorithms.Limiter) bool {
 	r, ok := l.(algorithms.ReplyDescriber)
 	return !ok || r.ReplyFields().ServerTime
-}
-
-// scripted lists the comparable limiters that run a Lua script.
-func scripted() []string {
-	var out []string
-	for _, name := range algorithms.Comparable() {
-		if name != algorithms.FixedWindowNXName && name != algorithms.FixedWindowNXPipelinedName {
-			out = append(out, name)
-		}
-	}
-	return out
 }
 
 // TestLimitThenDenyThenRecover checks the contract every limiter keeps on a
