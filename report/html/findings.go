@@ -133,7 +133,7 @@ func exactRemark(runs []*result.Run) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("It approximates the %s: on the same arrivals, at the same server times, the %s would have decided otherwise %s.", exact, exact, strings.Join(parts, "; "))
+	return fmt.Sprintf("On the same arrivals, at the same server times, the exact %s would have decided otherwise %s.", exact, strings.Join(parts, "; "))
 }
 
 // admissionRemarks names the scenarios where alg admitted clearly more or
