@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
@@ -39,7 +40,28 @@ func parseBoundary(f *yamlMap, s *Scenario, pol *algorithms.Policy) {
 		f.errorf("burst", "%d identities x (1 + 2 x %d) requests is more than %d", s.Identities, b.Burst, maxBoundaryRequests)
 		return
 	}
-	s.Duration = b.Span(*pol, s.Identities)
+	span, ok := b.checkedSpan(*pol, s.Identities)
+	if !ok {
+		f.errorf("stagger", "%d x %s between %d identities makes the scenario last %s, more than %s",
+			s.Identities-1, b.Stagger, s.Identities, describeSpan(*b, *pol, s.Identities), MaxDuration)
+		return
+	}
+	s.Duration = span
 	s.Requests = b.Requests(s.Identities)
 	s.Rate = Rate{PerSecond: float64(s.Requests) / s.Duration.Seconds()}
+}
+
+// checkedSpan is Span, false when it would pass MaxDuration.
+func (b Boundary) checkedSpan(p algorithms.Policy, identities int) (time.Duration, bool) {
+	return checkedSpan(b.Stagger, int64(identities-1), p.Window, time.Millisecond, b.Offset, b.Spread)
+}
+
+// describeSpan says how long a span too long for a time.Duration is, in
+// hours when it overflows one.
+func describeSpan(b Boundary, p algorithms.Policy, identities int) string {
+	hours := float64(identities-1)*b.Stagger.Hours() + (p.Window + time.Millisecond + b.Offset + b.Spread).Hours()
+	if hours < MaxDuration.Hours()*100 {
+		return b.Span(p, identities).String()
+	}
+	return fmt.Sprintf("%.3gh", hours)
 }

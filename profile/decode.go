@@ -161,7 +161,8 @@ func (f *yamlMap) boolean(key string, dst *bool) {
 	*dst = n.Value == "true" || n.Value == "True" || n.Value == "TRUE"
 }
 
-// duration reads a Go duration such as 10s, 1m30s or 250ms, at least minimum.
+// duration reads a Go duration such as 10s, 1m30s or 250ms, at least
+// minimum and at most MaxDuration.
 func (f *yamlMap) duration(key string, dst *time.Duration, minimum time.Duration) {
 	n := f.scalar(key)
 	if n == nil {
@@ -174,6 +175,10 @@ func (f *yamlMap) duration(key string, dst *time.Duration, minimum time.Duration
 	}
 	if d < minimum {
 		f.errorf(key, "must be at least %s, got %s", minimum, n.Value)
+		return
+	}
+	if d > MaxDuration {
+		f.errorf(key, "must be at most %s, got %s", MaxDuration, n.Value)
 		return
 	}
 	*dst = d

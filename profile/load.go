@@ -2,13 +2,12 @@ package profile
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -20,9 +19,11 @@ import (
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/suggest"
+	"github.com/rlbench/rlbench/result"
 )
 
-var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "report", "scenarios", "thresholds"}
+var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "report", "scenarios", "thresholds",
+	"expect_broken", "error_budget"}
 var policyFields = []string{"limit", "window", "burst", "bucket"}
 var redisFields = []string{"addr", "username", "password_env", "db", "tls", "tls_ca_file", "tls_insecure"}
 
@@ -30,6 +31,9 @@ var (
 	namePattern    = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 	envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
+
+// MaxProfileBytes is the largest profile file rlbench reads.
+const MaxProfileBytes = 1 << 20
 
 // Options change how a profile is read.
 type Options struct {
@@ -41,18 +45,23 @@ type Options struct {
 
 // Load reads and validates the profile at path. Every problem, including
 // a file that cannot be read, is reported as Errors.
-func Load(path string) (*Profile, error) { return LoadWith(path, Options{}) }
+func Load(path string) (*Profile, error) { return LoadContext(context.Background(), path) }
 
-// LoadWith is Load with options.
-func LoadWith(path string, o Options) (*Profile, error) {
-	data, err := os.ReadFile(path)
+// LoadContext is Load, stopped by ctx while it waits on a pipe (then its
+// error is ctx's). A file larger than MaxProfileBytes, a directory or a
+// device is refused without reading it whole.
+func LoadContext(ctx context.Context, path string) (*Profile, error) {
+	return LoadWith(ctx, path, Options{})
+}
+
+// LoadWith is LoadContext with options.
+func LoadWith(ctx context.Context, path string, o Options) (*Profile, error) {
+	data, err := result.ReadInput(ctx, path, "a profile", MaxProfileBytes)
 	if err != nil {
-		msg := err.Error()
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			msg = pe.Err.Error()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-		return nil, Errors{{File: path, Msg: msg}}
+		return nil, Errors{{File: path, Msg: err.Error()}}
 	}
 	return ParseWith(path, data, o)
 }
@@ -96,7 +105,7 @@ func ParseWith(file string, data []byte, o Options) (*Profile, error) {
 		top.errorf("name", "%q must be 1-64 letters, digits, '.', '_' or '-'", p.Name)
 	}
 	var policyOK bool
-	p.Policy, policyOK = parsePolicy(d, top, "policy")
+	p.Policy, policyOK = parsePolicy(d, top)
 	algErrs := len(d.errs)
 	p.Algorithms, p.Declared = parseAlgorithms(top)
 	if o.Algorithms != nil {
@@ -129,6 +138,8 @@ func ParseWith(file string, data []byte, o Options) (*Profile, error) {
 		plan = p.Plan(1)
 	}
 	p.Thresholds = parseThresholds(top, plan, p)
+	parseVerdictRules(top, p)
+	checkResources(d, top, p)
 	if len(d.errs) > 0 {
 		return nil, d.errs
 	}
@@ -146,15 +157,14 @@ func yamlErrorLine(err error) int {
 	return 0
 }
 
-// parsePolicy reads the policy under key of parent (the profile's, or a
-// scenario's own); ok says it is whole and valid, so that what depends on
-// it can be checked.
-func parsePolicy(d *decoder, parent *yamlMap, key string) (p algorithms.Policy, ok bool) {
-	if !parent.has(key) {
-		parent.errorf(key, "missing: give limit and window, e.g. {limit: 100, window: 1m}")
+// parsePolicy reads the policy; ok says it is whole and valid, so that
+// what depends on it can be checked.
+func parsePolicy(d *decoder, top *yamlMap) (p algorithms.Policy, ok bool) {
+	if !top.has("policy") {
+		top.errorf("policy", "missing: give limit and window, e.g. {limit: 100, window: 1m}")
 		return p, false
 	}
-	f := d.mapping(parent.values[key], parent.join(key), policyFields...)
+	f := d.mapping(top.values["policy"], "policy", policyFields...)
 	before := len(d.errs)
 	if !f.has("limit") {
 		f.errorf("limit", "missing")
@@ -162,13 +172,26 @@ func parsePolicy(d *decoder, parent *yamlMap, key string) (p algorithms.Policy, 
 	if !f.has("window") {
 		f.errorf("window", "missing")
 	}
+	readPolicy(f, &p)
+	if len(d.errs) > before {
+		return p, false
+	}
+	checkPolicy(f, top, "policy", p)
+	return p, len(d.errs) == before
+}
+
+// readPolicy reads into p whichever of limit, window, burst and bucket f
+// gives.
+func readPolicy(f *yamlMap, p *algorithms.Policy) {
 	f.integer("limit", &p.Limit, 1)
 	f.duration("window", &p.Window, time.Millisecond)
 	f.integer("burst", &p.Burst, 1)
 	f.duration("bucket", &p.Bucket, time.Millisecond)
-	if len(d.errs) > before {
-		return p, false
-	}
+}
+
+// checkPolicy reports why p, read from the mapping f given at the field
+// key of parent, cannot be enforced exactly.
+func checkPolicy(f, parent *yamlMap, key string, p algorithms.Policy) {
 	switch {
 	case p.Window%time.Millisecond != 0:
 		f.errorf("window", "%s is not a whole number of milliseconds", p.Window)
@@ -178,10 +201,9 @@ func parsePolicy(d *decoder, parent *yamlMap, key string) (p algorithms.Policy, 
 		f.errorf("bucket", "%s does not divide the window %s; give a width like %s", p.Bucket, p.Window, algorithms.DefaultBucket(p.Window))
 	default:
 		if err := p.Validate(); err != nil {
-			d.errorf(parent.lineOf(key), parent.join(key), "%v", err)
+			parent.errorf(key, "%v", err)
 		}
 	}
-	return p, len(d.errs) == before
 }
 
 // checkScenarioPolicies checks every policy the profile runs under against
@@ -207,11 +229,11 @@ func checkScenarioPolicies(d *decoder, top *yamlMap, p *Profile) {
 	}
 }
 
-// scenarioPolicyAt is where the first scenario that gives policy pol
+// scenarioPolicyAt is where the first scenario that runs under policy pol
 // states it: the line of its policy field, and the field's path.
 func scenarioPolicyAt(top *yamlMap, p *Profile, pol algorithms.Policy) (int, string) {
 	for _, s := range p.Scenarios {
-		if s.Policy == nil || *s.Policy != pol {
+		if p.PolicyFor(s) != pol {
 			continue
 		}
 		for i, n := range top.sequence("scenarios") {
@@ -314,5 +336,6 @@ func parseRedis(d *decoder, top *yamlMap) *RedisSpec {
 	if r.PasswordEnv != "" && !envNamePattern.MatchString(r.PasswordEnv) {
 		f.errorf("password_env", "%q is not an environment variable name (the password itself never goes in a profile)", r.PasswordEnv)
 	}
+	checkRedis(f, r)
 	return r
 }

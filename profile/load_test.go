@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -218,48 +219,25 @@ func TestParseRate(t *testing.T) {
 	}
 }
 
-// TestScenarioPolicy: a scenario may run under a policy of its own (a
-// cardinality scenario with a long window beside a boundary scenario with
-// a short one); its relative rates and boundary schedule follow it, the
-// others keep the profile's.
-func TestScenarioPolicy(t *testing.T) {
+// TestScenarioPolicyBucket: a scenario's policy carries the profile's
+// bucket width unless it names its own, and the profile lists each policy
+// its runs enforce once.
+func TestScenarioPolicyBucket(t *testing.T) {
 	p, err := Parse("c.yaml", []byte(`policy: {limit: 10, window: 500ms, bucket: 100ms}
 algorithms: [sliding_buckets, gcra]
 scenarios:
-  - name: fast
-    shape: steady
-    rate: 2x
-    identities: 4
-    duration: 1s
-  - name: many
-    shape: steady
-    rate: 2x
-    identities: 4
-    duration: 1s
-    policy: {limit: 100, window: 1h}
-  - name: edge
-    shape: boundary
-    identities: 2
-    stagger: 100ms
-    policy: {limit: 4, window: 200ms}
+  - {name: fast, shape: steady, rate: 2x, identities: 4, duration: 1s}
+  - {name: hour, shape: steady, rate: 100/s, identities: 4, duration: 1s, policy: {window: 1h}}
+  - {name: coarse, shape: steady, rate: 100/s, identities: 4, duration: 1s, policy: {window: 1h, bucket: 1s}}
+  - {name: again, shape: steady, rate: 100/s, identities: 4, duration: 1s, policy: {window: 1h}}
 `))
 	if err != nil {
 		t.Fatal(err)
 	}
-	fast, many, edge := p.Scenarios[0], p.Scenarios[1], p.Scenarios[2]
-	if got := p.PolicyOf(fast); got != p.Policy || got.BucketWidth() != 100*time.Millisecond {
-		t.Errorf("a scenario without a policy runs under the profile's: %+v", got)
-	}
-	if got := p.PolicyOf(many); got.Limit != 100 || got.Window != time.Hour || got.BucketWidth() != time.Second {
-		t.Errorf("a scenario's own policy (default bucket 1s): %+v", got)
-	}
-	// 2x of 10 per 500ms is 40/s per identity; of 100 per hour 0.0556/s.
-	if f, m := p.PlannedRequests(fast), p.PlannedRequests(many); f != 160 || m != 0 {
-		t.Errorf("planned requests %d and %d, want 160 and 0", f, m)
-	}
-	// Burst defaults to the scenario's limit, and the schedule spans its window.
-	if b := edge.Boundary; b.Burst != 4 || edge.Duration != edge.Boundary.Span(p.PolicyOf(edge), 2) || edge.Duration > time.Second {
-		t.Errorf("boundary under its own policy: burst %d, span %s", b.Burst, edge.Duration)
+	for i, want := range []time.Duration{100 * time.Millisecond, 100 * time.Millisecond, time.Second, 100 * time.Millisecond} {
+		if got := p.PolicyFor(p.Scenarios[i]).BucketWidth(); got != want {
+			t.Errorf("%s: bucket %s, want %s", p.Scenarios[i].Name, got, want)
+		}
 	}
 	if got := p.Policies(); len(got) != 3 {
 		t.Errorf("policies %v, want the profile's and two of scenarios", got)
@@ -325,18 +303,18 @@ thresholds:
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := LoadWith(path, Options{Algorithms: []string{"gcra", "mine"}})
+	p, err := LoadWith(context.Background(), path, Options{Algorithms: []string{"gcra", "mine"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Join(p.Algorithms, ",") != "gcra,mine" || len(p.Declared) != 1 || p.Declaration("mine") == nil {
 		t.Errorf("algorithms %v, declared %d; want gcra and the profile's own", p.Algorithms, len(p.Declared))
 	}
-	p, err = LoadWith(path, Options{Algorithms: []string{"gcra"}})
+	p, err = LoadWith(context.Background(), path, Options{Algorithms: []string{"gcra"}})
 	if err != nil || len(p.Declared) != 0 {
 		t.Errorf("a declared limiter not named is dropped: %v, %v", p, err)
 	}
-	_, err = LoadWith(path, Options{Algorithms: []string{"gcra", "sliding_countr"}})
+	_, err = LoadWith(context.Background(), path, Options{Algorithms: []string{"gcra", "sliding_countr"}})
 	if err == nil || !strings.Contains(err.Error(), `unknown algorithm "sliding_countr" (did you mean "sliding_counter"?`) {
 		t.Errorf("an unknown name: %v", err)
 	}
@@ -344,7 +322,7 @@ thresholds:
 	if err := os.WriteFile(path, []byte(strict), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadWith(path, Options{Algorithms: []string{"gcra"}}); err == nil || !strings.Contains(err.Error(), "selector fixed_window/* matches no run (algorithms: gcra;") {
+	if _, err := LoadWith(context.Background(), path, Options{Algorithms: []string{"gcra"}}); err == nil || !strings.Contains(err.Error(), "selector fixed_window/* matches no run (algorithms: gcra;") {
 		t.Errorf("a threshold left without a run: %v", err)
 	}
 }

@@ -58,7 +58,7 @@ func (p *Profile) MaxConcurrency() int {
 // its offered rate over its duration, or its request count when that is
 // smaller; zero when only time bounds it (a closed loop without a count).
 func (p *Profile) PlannedRequests(s Scenario) int64 {
-	if target := s.Rate.TargetPerSecond(p.PolicyOf(s), s.Identities); target > 0 {
+	if target := s.Rate.TargetPerSecond(p.PolicyFor(s), s.Identities); target > 0 {
 		n := int64(target * s.Duration.Seconds())
 		if s.Requests > 0 && s.Requests < n {
 			n = s.Requests
@@ -76,21 +76,23 @@ type Length struct {
 	ClosedLoopRequests int64
 }
 
-// Length adds up the runs of plan, each with its warm-up.
+// Length adds up the runs of plan, each with its warm-up. Sums too large
+// for their type stay at its largest value.
 func (p *Profile) Length(plan []RunSpec) Length {
 	var l Length
+	add := func(d time.Duration) { l.Time = time.Duration(saturatingAdd(int64(l.Time), int64(d))) }
 	for _, spec := range plan {
 		s := spec.Scenario
-		l.Time += p.Warmup
-		target := s.Rate.TargetPerSecond(p.PolicyOf(s), s.Identities)
+		add(p.Warmup)
+		target := s.Rate.TargetPerSecond(p.PolicyFor(s), s.Identities)
 		switch {
 		case s.Rate.Max && s.Requests > 0:
-			l.ClosedLoopRequests += s.Requests
+			l.ClosedLoopRequests = saturatingAdd(l.ClosedLoopRequests, s.Requests)
 		case target > 0 && s.Requests > 0:
-			byCount := time.Duration(float64(s.Requests) / target * float64(time.Second))
-			l.Time += min(s.Duration, byCount)
+			byCount := time.Duration(saturate(float64(s.Requests) / target * float64(time.Second)))
+			add(min(s.Duration, byCount))
 		default:
-			l.Time += s.Duration
+			add(s.Duration)
 		}
 	}
 	return l

@@ -33,7 +33,7 @@ type Profile struct {
 	// profile produced it.
 	Hash string
 	// Policy is the one policy every algorithm interprets, in every
-	// scenario that does not give its own (PolicyOf).
+	// scenario that does not give its own (PolicyFor).
 	Policy algorithms.Policy
 	// Algorithms are the limiters to run, in order: built-in names and the
 	// names of the limiters in Declared.
@@ -62,6 +62,14 @@ type Profile struct {
 	// contract's fields and against this profile's plan: every one reads a
 	// field that exists and selects at least one run.
 	Thresholds []*result.Threshold
+	// ExpectBroken names limiters the profile runs as negative controls:
+	// their broken promises are expected, and the verdict fails unless the
+	// audit catches each of them.
+	ExpectBroken []string
+	// ErrorBudget is the fraction of a run's decisions that calls without
+	// a decision may reach before the verdict fails (result.DefaultErrorBudget
+	// unless the profile says otherwise).
+	ErrorBudget float64
 }
 
 // RedisSpec is the profile's redis section. The password never appears in a
@@ -92,22 +100,13 @@ type ReportSpec struct {
 	Identities int64
 }
 
-// PolicyOf is the policy scenario s runs under: its own, else the
-// profile's.
-func (p *Profile) PolicyOf(s Scenario) algorithms.Policy {
-	if s.Policy != nil {
-		return *s.Policy
-	}
-	return p.Policy
-}
-
 // Policies lists the profile's policy, then each different one a scenario
-// gives, in order.
+// runs under, in order.
 func (p *Profile) Policies() []algorithms.Policy {
 	out := []algorithms.Policy{p.Policy}
 	for _, s := range p.Scenarios {
-		if s.Policy != nil && !slices.Contains(out, *s.Policy) {
-			out = append(out, *s.Policy)
+		if pol := p.PolicyFor(s); !slices.Contains(out, pol) {
+			out = append(out, pol)
 		}
 	}
 	return out

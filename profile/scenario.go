@@ -66,11 +66,6 @@ const DefaultZipfExponent = 1.2
 type Scenario struct {
 	// Name is unique in the profile and part of the key prefix.
 	Name string
-	// Policy, when set, replaces the profile's policy in this scenario's
-	// runs: a cardinality scenario needs a window long enough that no key
-	// expires while it is measured, a boundary scenario one short enough
-	// to wait for.
-	Policy *algorithms.Policy
 	// Shape selects the traffic generator.
 	Shape Shape
 	// Rate is the offered load.
@@ -105,6 +100,9 @@ type Scenario struct {
 	Group string
 	// Line is where the scenario starts in the profile, for messages.
 	Line int
+	// Policy is the scenario's own policy when it overrides the profile's
+	// (the zero Policy when it does not): see Profile.PolicyFor.
+	Policy algorithms.Policy
 }
 
 // Stage is one stage of a ramp: over Duration the offered rate moves in a

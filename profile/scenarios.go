@@ -2,6 +2,7 @@ package profile
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,10 +13,10 @@ import (
 
 // scenarioFields lists, per shape, the fields a scenario of that shape takes.
 var scenarioFields = map[Shape][]string{
-	ShapeSteady:      {"name", "shape", "rate", "arrival", "identities", "distribution", "zipf_exponent", "duration", "requests", "concurrency", "policy"},
-	ShapeRamp:        append(rampFields, "policy"),
-	ShapeBoundary:    append(boundaryFields, "policy"),
-	ShapeCardinality: append(cardinalityFields, "policy"),
+	ShapeSteady:      {"name", "shape", "rate", "arrival", "identities", "distribution", "zipf_exponent", "duration", "requests", "concurrency"},
+	ShapeRamp:        rampFields,
+	ShapeBoundary:    boundaryFields,
+	ShapeCardinality: cardinalityFields,
 }
 
 // parseScenarios reads the scenarios list; pol is the profile's policy, or
@@ -80,7 +81,7 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 		return s, nil, false
 	}
 	s.Shape = Shape(shape)
-	f := d.mapping(n, path, known...)
+	f := d.mapping(n, path, append(slices.Clone(known), "policy")...)
 	before := len(d.errs)
 	s.Name = shape
 	f.str("name", &s.Name)
@@ -89,12 +90,9 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 	}
 	f.intField("concurrency", &s.Concurrency, 1)
 	if f.has("policy") {
-		own, ok := parsePolicy(d, f, "policy")
-		s.Policy = &own
-		if !ok {
-			pol = nil
-		} else {
-			pol = s.Policy
+		pol = parseScenarioPolicy(d, f, pol)
+		if pol != nil {
+			s.Policy = *pol
 		}
 	}
 	switch s.Shape {
@@ -136,6 +134,14 @@ func parseLoad(f *yamlMap, s *Scenario) {
 	} else if !f.has("rate") {
 		f.errorf("rate", "missing: give a rate like 500/s, 2x (twice what the policy admits) or max (closed loop)")
 	}
+	parseArrival(f, s)
+	if s.Rate.Max && f.has("arrival") {
+		f.errorf("arrival", "has no meaning with rate: max (closed loop)")
+	}
+}
+
+// parseArrival reads how open-loop arrivals are spaced.
+func parseArrival(f *yamlMap, s *Scenario) {
 	if n := f.scalar("arrival"); n != nil {
 		switch Arrival(n.Value) {
 		case Uniform, Poisson:
@@ -143,9 +149,6 @@ func parseLoad(f *yamlMap, s *Scenario) {
 		default:
 			f.errorf("arrival", "%q is not uniform or poisson", n.Value)
 		}
-	}
-	if s.Rate.Max && f.has("arrival") {
-		f.errorf("arrival", "has no meaning with rate: max (closed loop)")
 	}
 }
 

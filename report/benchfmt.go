@@ -31,6 +31,7 @@ var benchUnits = []struct {
 //
 //	BenchmarkRL/fixed_window/steady  20000  246000 ns/op  561000 p99-ns ...
 func WriteBenchfmt(w io.Writer, r *result.Result) error {
+	r = printableCopy(r)
 	fmt.Fprintf(w, "goos: %s\ngoarch: %s\npkg: rlbench/%s\n", r.Host.OS, r.Host.Arch, benchName(r.Profile.Name))
 	fmt.Fprintf(w, "redis: %s %s\nrlbench: %s\n", r.Redis.Mode, benchName(r.Redis.Version), benchName(r.Tool.Version))
 	for i := range r.Runs {
@@ -72,6 +73,9 @@ func repetitionValue(run *result.Run, field string, k int) (float64, bool) {
 // benchName makes s safe inside a benchmark name or configuration value.
 func benchName(s string) string {
 	return strings.Map(func(r rune) rune {
+		if unprintable(r) {
+			return '_'
+		}
 		if r == ' ' || r == '\t' || r == '\n' {
 			return '_'
 		}

@@ -12,17 +12,30 @@ import (
 	"github.com/rlbench/rlbench/result"
 )
 
-// Tolerances are how much a noisy figure may grow before a comparison calls
-// it a regression, as fractions (0.25 = +25%).
+// Tolerances are how much a noisy figure may move before a comparison
+// calls it a regression, as fractions: latency, server cost and memory may
+// grow by theirs (0.25 = +25%), closed-loop throughput may fall by its own.
 type Tolerances struct {
 	P50              float64
 	P99              float64
 	UsecPerCall      float64
 	BytesPerIdentity float64
+	Throughput       float64
+	// Given marks the tolerances the caller chose ("p50", "p99",
+	// "throughput"). A run compared without repetitions on both sides has
+	// no spread to tell noise from change, so latency and throughput are
+	// then judged only on order-of-magnitude changes, unless given.
+	Given map[string]bool
 }
 
-// DefaultTolerances: p50 +15%, p99 +25%, server cost +25%, bytes/identity +5%.
-var DefaultTolerances = Tolerances{P50: 0.15, P99: 0.25, UsecPerCall: 0.25, BytesPerIdentity: 0.05}
+// DefaultTolerances: p50 +15%, p99 +25%, server cost +25%, bytes/identity
+// +5%, closed-loop throughput -20%.
+var DefaultTolerances = Tolerances{P50: 0.15, P99: 0.25, UsecPerCall: 0.25, BytesPerIdentity: 0.05, Throughput: 0.20}
+
+// OrderOfMagnitude is the tolerance latency and throughput get when a run
+// was not repeated on both sides: ten times the baseline (or a tenth of
+// it, for throughput).
+const OrderOfMagnitude = 9.0
 
 // Comparison verdicts for one metric of one run.
 const (
@@ -31,10 +44,14 @@ const (
 	Regressed    = "REGRESSED"
 	WithinSpread = "within spread"
 	NotMeasured  = "n/a"
+	// NotJudged marks an absolute figure whose calibrated counterpart (a
+	// relative.* figure both sides have) is judged instead; it is shown
+	// for people, with --all.
+	NotJudged = "info"
 )
 
 // metric is one figure a comparison checks. A correctness metric must not
-// grow at all; a noisy one may grow by its tolerance. A correctness metric
+// grow at all; a noisy one may move by its tolerance. A correctness metric
 // that depends on timing (timingDependent) may still move within what the
 // repetitions of both results showed: how far a bucket or a fixed window
 // lets one identity past the policy depends on when, to the millisecond, a
@@ -45,16 +62,43 @@ type metric struct {
 	exact           bool
 	timingDependent bool
 	tolerance       func(Tolerances) float64
+	// given names the tolerance in Tolerances.Given; a metric with one is
+	// judged on order-of-magnitude changes between single runs.
+	given string
+	// lowerIsWorse: the figure regresses when it falls (throughput).
+	lowerIsWorse bool
+	// closedLoop: only closed-loop runs have the figure worth comparing.
+	closedLoop bool
+	// calibratedBy is the relative.* figure judged instead of this one when
+	// both sides have it.
+	calibratedBy string
+	// tail: a tail percentile, compared only over minTailSamples requests.
+	tail bool
+	// scheduled: the figure follows the arrivals, so it is compared only
+	// where they are scheduled (open loop); in a closed loop they follow
+	// the machine's speed.
+	scheduled bool
 }
+
+// minTailSamples is the fewest requests (in one repetition) whose p99 is
+// compared: below it, the p99 is the latency of a handful of requests, and
+// one pause of the machine moves it tenfold.
+const minTailSamples = 1000
 
 var compareMetrics = []metric{
 	{path: "audit.overshoot", exact: true},
-	{path: "audit.policy_excess", exact: true, timingDependent: true},
+	{path: "audit.policy_excess", exact: true, timingDependent: true, scheduled: true},
 	{path: "audit.model_mismatches", exact: true},
 	{path: "memory.keys_without_ttl", exact: true},
-	{path: "latency_us.p50", tolerance: func(t Tolerances) float64 { return t.P50 }},
-	{path: "latency_us.p99", tolerance: func(t Tolerances) float64 { return t.P99 }},
-	{path: "server.usec_per_call", tolerance: func(t Tolerances) float64 { return t.UsecPerCall }},
+	{path: "relative.latency_p50", tolerance: func(t Tolerances) float64 { return t.P50 }, given: "p50"},
+	{path: "relative.latency_p99", tolerance: func(t Tolerances) float64 { return t.P99 }, given: "p99", tail: true},
+	{path: "relative.server_cost", tolerance: func(t Tolerances) float64 { return t.UsecPerCall }},
+	{path: "relative.throughput", tolerance: func(t Tolerances) float64 { return t.Throughput }, given: "throughput", lowerIsWorse: true, closedLoop: true},
+	{path: "latency_us.p50", tolerance: func(t Tolerances) float64 { return t.P50 }, given: "p50", calibratedBy: "relative.latency_p50"},
+	{path: "latency_us.p99", tolerance: func(t Tolerances) float64 { return t.P99 }, given: "p99", calibratedBy: "relative.latency_p99", tail: true},
+	{path: "server.usec_per_call", tolerance: func(t Tolerances) float64 { return t.UsecPerCall }, calibratedBy: "relative.server_cost"},
+	{path: "rate.achieved_per_s", tolerance: func(t Tolerances) float64 { return t.Throughput }, given: "throughput",
+		lowerIsWorse: true, closedLoop: true, calibratedBy: "relative.throughput"},
 	{path: "memory.bytes_per_identity", tolerance: func(t Tolerances) float64 { return t.BytesPerIdentity }},
 }
 
@@ -67,9 +111,15 @@ type CompareRow struct {
 	// Ratio is current/baseline; 0 when the baseline is 0.
 	Ratio   float64 `json:"ratio"`
 	Verdict string  `json:"verdict"`
-	// Allowed says how much the metric may grow ("+25%", "none").
+	// Allowed says how far the metric may move ("+25%", "-20%", "none").
 	Allowed string `json:"allowed"`
 	Note    string `json:"note,omitempty"`
+}
+
+// changed reports whether the row is worth a line by default: a figure
+// that moved, not one unchanged, shown only for people, or not comparable.
+func (r CompareRow) changed() bool {
+	return r.Verdict != Same && r.Verdict != NotJudged && r.Verdict != NotMeasured
 }
 
 // Comparison is a baseline result against a current one.
@@ -77,6 +127,9 @@ type Comparison struct {
 	Baseline string       `json:"baseline"`
 	Current  string       `json:"current"`
 	Rows     []CompareRow `json:"rows"`
+	// Warnings say what makes the two results less comparable: different
+	// profiles, policies, hosts or servers, no repetitions.
+	Warnings []string `json:"warnings"`
 	// MissingInCurrent are baseline runs the current result lacks (a
 	// regression: coverage was lost); MissingInBaseline are new runs.
 	MissingInCurrent  []string `json:"missing_in_current"`
@@ -87,7 +140,7 @@ type Comparison struct {
 // Compare matches runs by algorithm/scenario and checks every metric.
 func Compare(baseline, current *result.Result, tol Tolerances) *Comparison {
 	c := &Comparison{Baseline: describeResult(baseline), Current: describeResult(current),
-		MissingInCurrent: []string{}, MissingInBaseline: []string{}}
+		Warnings: compareWarnings(baseline, current, tol), MissingInCurrent: []string{}, MissingInBaseline: []string{}}
 	cur := map[string]*result.Run{}
 	for i := range current.Runs {
 		cur[current.Runs[i].Key()] = &current.Runs[i]
@@ -123,14 +176,30 @@ func Compare(baseline, current *result.Result, tol Tolerances) *Comparison {
 }
 
 func describeResult(r *result.Result) string {
-	return fmt.Sprintf("%s %s (rlbench %s, redis %s %s)", r.Profile.Name, r.StartedAt.Format("2006-01-02T15:04:05Z"),
-		r.Tool.Version, r.Redis.Mode, r.Redis.Version)
+	reps := ""
+	if n := repetitions(r); n > 1 {
+		reps = fmt.Sprintf(", %d repetitions", n)
+	}
+	return fmt.Sprintf("%s %s (rlbench %s, redis %s %s%s)", r.Profile.Name, r.StartedAt.Format("2006-01-02T15:04:05Z"),
+		r.Tool.Version, r.Redis.Mode, r.Redis.Version, reps)
 }
 
-// compareMetric compares one metric; false when neither side measured it.
+// repeated reports whether both runs were repeated, so their repetitions
+// show how much the figures move by noise alone.
+func repeated(base, cur *result.Run) bool { return base.Repeats != nil && cur.Repeats != nil }
+
+// compareMetric compares one metric; false when there is nothing to say
+// (neither side measured it, or it does not apply to the run).
 func compareMetric(m metric, base, cur *result.Run, tol Tolerances) (CompareRow, bool) {
+	if m.closedLoop && (base.Rate.TargetPerS != 0 || cur.Rate.TargetPerS != 0) {
+		return CompareRow{}, false
+	}
 	bv, bok := result.FieldValue(base, m.path)
 	cv, cok := result.FieldValue(cur, m.path)
+	if strings.HasPrefix(m.path, "relative.") {
+		// An old result has no reference: its absolute rows are judged.
+		bok, cok = bok && base.Relative != nil, cok && cur.Relative != nil
+	}
 	if !bok && !cok {
 		return CompareRow{}, false
 	}
@@ -148,33 +217,53 @@ func compareMetric(m metric, base, cur *result.Run, tol Tolerances) (CompareRow,
 		row.Note = "measured on one side only"
 		return row, true
 	}
+	if m.scheduled && (base.Rate.TargetPerS == 0 || cur.Rate.TargetPerS == 0) {
+		row.Verdict = NotMeasured
+		row.Note = "in a closed loop the arrivals, and how far one window gets past the policy, follow the machine's speed"
+		return row, true
+	}
+	if m.tail {
+		if n := min(base.LatencyUs.Count, cur.LatencyUs.Count); n < minTailSamples {
+			row.Verdict = NotMeasured
+			row.Note = fmt.Sprintf("a p99 of %d requests rests on its %d slowest: too few to compare", n, max(n/100, 1))
+			return row, true
+		}
+	}
 	if bv != 0 {
 		row.Ratio = cv / bv
 	}
 	if m.exact {
-		switch {
-		case cv > bv:
-			row.Verdict = Regressed
-			// Repeated on both sides, a rise that some current repetition
-			// did not show is timing, not a change: a broken limiter
-			// shows it every time.
-			if lo, hi, ok := overlap(base, cur, m.path, bv, cv); ok && m.timingDependent && base.Repeats != nil && cur.Repeats != nil {
-				row.Verdict = WithinSpread
-				row.Note = fmt.Sprintf("the repetitions overlap (%s..%s)", FormatFieldValue(m.path, lo), FormatFieldValue(m.path, hi))
-			}
-		case cv < bv:
-			row.Verdict = Improved
-		default:
-			row.Verdict = Same
-		}
+		compareExact(m, base, cur, &row)
 		return row, true
 	}
+	if m.calibratedBy != "" && base.Relative != nil && cur.Relative != nil {
+		if _, ok := result.FieldValue(base, m.calibratedBy); ok {
+			row.Verdict, row.Allowed = NotJudged, "-"
+			row.Note = "judged as " + m.calibratedBy + ", against the reference measured in the same run"
+			return row, true
+		}
+	}
 	t := m.tolerance(tol)
+	if m.given != "" && !tol.Given[m.given] && !repeated(base, cur) {
+		t = max(t, OrderOfMagnitude)
+		row.Note = "single run: only an order-of-magnitude change counts"
+	}
+	worse, better := cv > bv*(1+t), cv < bv*(1-t)
 	row.Allowed = fmt.Sprintf("+%.0f%%", 100*t)
+	if m.lowerIsWorse {
+		// t is how far the figure may fall: a fraction of it, or, from
+		// one on, a factor (an order of magnitude is to a tenth).
+		fall := t
+		if t >= 1 {
+			fall = 1 - 1/(1+t)
+		}
+		worse, better = cv < bv*(1-fall), cv > bv*(1+t)
+		row.Allowed = fmt.Sprintf("-%.0f%%", 100*fall)
+	}
 	switch {
-	case cv > bv*(1+t):
+	case worse:
 		row.Verdict = Regressed
-	case cv < bv*(1-t):
+	case better:
 		row.Verdict = Improved
 	default:
 		row.Verdict = Same
@@ -189,6 +278,36 @@ func compareMetric(m metric, base, cur *result.Run, tol Tolerances) (CompareRow,
 		row.Verdict = WithinSpread
 	}
 	return row, true
+}
+
+// timingSlack is how far a timing-dependent correctness figure may rise
+// without counting as a change: when, to the millisecond, a burst is
+// decided moves how far a correct bucket or fixed window lets one identity
+// past the policy by a request or two (more on a busy machine), while an
+// algorithm that changed what it promises moves it by far more.
+func timingSlack(baseline float64) float64 { return max(1, math.Ceil(baseline/10)) }
+
+// compareExact judges a correctness figure: it must not grow at all, or,
+// when it depends on timing, by no more than timingSlack.
+func compareExact(m metric, base, cur *result.Run, row *CompareRow) {
+	switch bv, cv := row.Baseline, row.Current; {
+	case m.timingDependent && cv > bv && cv <= bv+timingSlack(bv):
+		row.Verdict = WithinSpread
+		row.Note = fmt.Sprintf("a rise of up to %s moves with timing", FormatFieldValue(m.path, timingSlack(bv)))
+	case cv > bv:
+		row.Verdict = Regressed
+		// Repeated on both sides, a rise that some current repetition
+		// did not show is timing, not a change: a broken limiter shows it
+		// every time.
+		if lo, hi, ok := overlap(base, cur, m.path, bv, cv); ok && m.timingDependent && repeated(base, cur) {
+			row.Verdict = WithinSpread
+			row.Note = fmt.Sprintf("the repetitions overlap (%s..%s)", FormatFieldValue(m.path, lo), FormatFieldValue(m.path, hi))
+		}
+	case cv < bv:
+		row.Verdict = Improved
+	default:
+		row.Verdict = Same
+	}
 }
 
 func tooFewForBytes(r *result.Run) bool {
@@ -215,17 +334,21 @@ func overlap(base, cur *result.Run, path string, bv, cv float64) (lo, hi float64
 }
 
 // WriteCompare prints c as text, markdown (for a pull-request comment or
-// $GITHUB_STEP_SUMMARY) or json.
-func WriteCompare(w io.Writer, c *Comparison, format string) error {
+// $GITHUB_STEP_SUMMARY) or json. Text and markdown list only the rows that
+// changed unless all is set; json always holds every row.
+func WriteCompare(w io.Writer, c *Comparison, format string, all bool) error {
+	if format != "json" {
+		c = printableCopy(c)
+	}
 	switch format {
 	case "json":
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(c)
 	case "markdown":
-		return writeCompareMarkdown(w, c)
+		return writeCompareMarkdown(w, c, all)
 	case "text", "":
-		return writeCompareText(w, c)
+		return writeCompareText(w, c, all)
 	}
 	return fmt.Errorf("unknown format %q (text, markdown or json)", format)
 }
@@ -237,20 +360,43 @@ func (c *Comparison) verdictWord() string {
 	return "no regression"
 }
 
-func writeCompareText(w io.Writer, c *Comparison) error {
-	fmt.Fprintf(w, "baseline: %s\ncurrent:  %s\n\n", c.Baseline, c.Current)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "run\tmetric\tbaseline\tcurrent\tratio\tallowed\tverdict\t")
+// shownRows are the rows to print, and how many unchanged ones were left
+// out.
+func (c *Comparison) shownRows(all bool) (rows []CompareRow, hidden int) {
 	for _, r := range c.Rows {
-		verdict := r.Verdict
-		if r.Note != "" {
-			verdict += " (" + r.Note + ")"
+		if all || r.changed() {
+			rows = append(rows, r)
+		} else {
+			hidden++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Run, r.Metric,
-			FormatFieldValue(r.Metric, r.Baseline), FormatFieldValue(r.Metric, r.Current), ratioString(r.Ratio), r.Allowed, verdict)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
+	return rows, hidden
+}
+
+func writeCompareText(w io.Writer, c *Comparison, all bool) error {
+	fmt.Fprintf(w, "baseline: %s\ncurrent:  %s\n", c.Baseline, c.Current)
+	for _, warning := range c.Warnings {
+		fmt.Fprintln(w, "! "+warning)
+	}
+	fmt.Fprintln(w)
+	rows, hidden := c.shownRows(all)
+	if len(rows) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "run\tmetric\tbaseline\tcurrent\tratio\tallowed\tverdict\t")
+		for _, r := range rows {
+			verdict := r.Verdict
+			if r.Note != "" {
+				verdict += " (" + r.Note + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Run, r.Metric,
+				FormatFieldValue(r.Metric, r.Baseline), FormatFieldValue(r.Metric, r.Current), ratioString(r.Ratio), r.Allowed, verdict)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if hidden > 0 {
+		fmt.Fprintf(w, "%d of %d figures unchanged or not comparable (--all lists them)\n", hidden, len(c.Rows))
 	}
 	for _, k := range c.MissingInCurrent {
 		fmt.Fprintf(w, "! %s is in the baseline but missing from the current result\n", k)
@@ -262,16 +408,22 @@ func writeCompareText(w io.Writer, c *Comparison) error {
 	return err
 }
 
-func writeCompareMarkdown(w io.Writer, c *Comparison) error {
+func writeCompareMarkdown(w io.Writer, c *Comparison, all bool) error {
 	icon := "✅"
 	if c.Regressed {
 		icon = "❌"
 	}
 	fmt.Fprintf(w, "### rlbench: %s %s\n\n", icon, c.verdictWord())
 	fmt.Fprintf(w, "Baseline: %s  \nCurrent: %s\n\n", mdEscape(c.Baseline), mdEscape(c.Current))
-	fmt.Fprintln(w, "| run | metric | baseline | current | ratio | allowed | verdict |")
-	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---|")
-	for _, r := range c.Rows {
+	for _, warning := range c.Warnings {
+		fmt.Fprintf(w, "> ⚠️ %s\n\n", mdEscape(warning))
+	}
+	rows, hidden := c.shownRows(all)
+	if len(rows) > 0 {
+		fmt.Fprintln(w, "| run | metric | baseline | current | ratio | allowed | verdict |")
+		fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---|")
+	}
+	for _, r := range rows {
 		verdict := r.Verdict
 		if r.Verdict == Regressed {
 			verdict = "**" + verdict + "**"
@@ -281,6 +433,9 @@ func writeCompareMarkdown(w io.Writer, c *Comparison) error {
 		}
 		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s | %s | %s |\n", mdEscape(r.Run), r.Metric,
 			FormatFieldValue(r.Metric, r.Baseline), FormatFieldValue(r.Metric, r.Current), ratioString(r.Ratio), r.Allowed, verdict)
+	}
+	if hidden > 0 {
+		fmt.Fprintf(w, "\n%d of %d figures unchanged or not comparable.\n", hidden, len(c.Rows))
 	}
 	if len(c.MissingInCurrent) > 0 {
 		fmt.Fprintf(w, "\n**Missing from the current result:** %s\n", mdEscape(strings.Join(c.MissingInCurrent, ", ")))

@@ -25,29 +25,12 @@ func FormatPolicy(p result.PolicyInfo) string {
 	return s
 }
 
-// ScenarioPolicies lists, in run order, the scenarios that ran under a
-// policy of their own rather than the profile's, each with that policy.
-func ScenarioPolicies(r *result.Result) []string {
-	var out []string
-	seen := map[string]bool{}
-	for i := range r.Runs {
-		run := &r.Runs[i]
-		pp, own := run.Params, r.Profile.Policy
-		if seen[run.Scenario] || pp.Limit == 0 || pp.Limit == own.Limit && pp.WindowMs == own.WindowMs && pp.Capacity == own.Burst {
-			continue
-		}
-		seen[run.Scenario] = true
-		out = append(out, fmt.Sprintf("%s: %s", run.Scenario, FormatPolicy(result.PolicyInfo{Limit: pp.Limit, WindowMs: pp.WindowMs, Burst: pp.Capacity})))
-	}
-	return out
-}
-
-// FormatPolicies renders the profile's policy, followed by the policies
-// scenarios ran under instead: "100 per 1s (scenario many: 10 per 1h)".
-func FormatPolicies(r *result.Result) string {
-	s := FormatPolicy(r.Profile.Policy)
-	if own := ScenarioPolicies(r); len(own) > 0 {
-		s += " (scenario " + strings.Join(own, "; scenario ") + ")"
+// FormatPolicyShort renders a policy for a table cell: "25/500ms",
+// "25/500ms b50".
+func FormatPolicyShort(p result.PolicyInfo) string {
+	s := fmt.Sprintf("%d/%s", p.Limit, FormatMillis(p.WindowMs))
+	if p.Burst > 0 && p.Burst != p.Limit {
+		s += fmt.Sprintf(" b%d", p.Burst)
 	}
 	return s
 }
@@ -199,8 +182,12 @@ func FormatTick(v float64) string {
 }
 
 // FormatFieldValue renders a value of the field at jsonPath with its unit:
-// latencies as 1.24ms, sizes as 117B or 1.5KiB, other numbers plainly.
+// latencies as 1.24ms, sizes as 117B or 1.5KiB, ratios to the reference as
+// 2.41x, other numbers plainly.
 func FormatFieldValue(jsonPath string, v float64) string {
+	if strings.HasPrefix(jsonPath, "relative.") {
+		return strconv.FormatFloat(v, 'f', 2, 64) + "x"
+	}
 	dim, err := result.FieldDimension(jsonPath)
 	if err != nil {
 		return strconv.FormatFloat(v, 'g', 6, 64)

@@ -2,8 +2,6 @@ package report
 
 import (
 	"testing"
-
-	"github.com/rlbench/rlbench/result"
 )
 
 func TestFormatMicros(t *testing.T) {
@@ -88,24 +86,5 @@ func TestFormatShare(t *testing.T) {
 		if got := FormatShare(tc.f); got != tc.want {
 			t.Errorf("FormatShare(%v) = %q, want %q", tc.f, got, tc.want)
 		}
-	}
-}
-
-// TestScenarioPolicies: a scenario that ran under a policy of its own is
-// named with it beside the profile's; scenarios under the profile's are
-// not.
-func TestScenarioPolicies(t *testing.T) {
-	r := &result.Result{Profile: result.ProfileInfo{Policy: result.PolicyInfo{Limit: 100, WindowMs: 1000, Burst: 100}}}
-	r.Runs = []result.Run{
-		{Algorithm: "a", Scenario: "steady", Params: result.Params{Limit: 100, WindowMs: 1000, Capacity: 100}},
-		{Algorithm: "a", Scenario: "many", Params: result.Params{Limit: 10, WindowMs: 3_600_000, Capacity: 10}},
-		{Algorithm: "b", Scenario: "many", Params: result.Params{Limit: 10, WindowMs: 3_600_000, Capacity: 10}},
-	}
-	if got, want := FormatPolicies(r), "100 per 1s (scenario many: 10 per 1h)"; got != want {
-		t.Errorf("FormatPolicies = %q, want %q", got, want)
-	}
-	r.Runs = r.Runs[:1]
-	if got, want := FormatPolicies(r), "100 per 1s"; got != want {
-		t.Errorf("FormatPolicies = %q, want %q", got, want)
 	}
 }

@@ -12,13 +12,23 @@ import (
 // or $GITHUB_STEP_SUMMARY: the verdict, one table of the runs with their
 // audit, the thresholds that failed, and what a reader must not miss.
 func WriteMarkdown(w io.Writer, r *result.Result) error {
+	j := Assess(r)
 	icon := "✅"
-	if r.Verdict != result.Pass {
+	if j.Verdict != result.Pass {
 		icon = "❌"
 	}
-	fmt.Fprintf(w, "### rlbench %s: %s %s\n\n", mdEscape(r.Profile.Name), icon, r.Verdict)
+	fmt.Fprintf(w, "### rlbench %s: %s %s\n\n", mdEscape(r.Profile.Name), icon, j.Verdict)
+	for _, reason := range j.Reasons {
+		fmt.Fprintf(w, "- **%s**\n", mdEscape(reason))
+	}
+	for _, caught := range j.Caught {
+		fmt.Fprintf(w, "- %s\n", mdEscape(caught))
+	}
+	if len(j.Reasons)+len(j.Caught) > 0 {
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintf(w, "Policy %s · Redis %s %s · rlbench %s\n\n",
-		mdEscape(FormatPolicies(r)), mdEscape(r.Redis.Mode), mdEscape(r.Redis.Version), mdEscape(r.Tool.Version))
+		mdEscape(FormatPolicy(r.Profile.Policy)), mdEscape(r.Redis.Mode), mdEscape(r.Redis.Version), mdEscape(r.Tool.Version))
 	fmt.Fprintln(w, "| algorithm | scenario | sent | allowed | denied | errors | rate/s | p50 | p99 | max in window / bound | over policy | audit |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 	for i := range r.Runs {
@@ -29,7 +39,7 @@ func WriteMarkdown(w io.Writer, r *result.Result) error {
 			window = fmt.Sprintf("%d / %d", a.MaxWindowAdmitted, a.BoundWindow)
 			over = fmt.Sprint(a.PolicyExcess)
 			check = "ok"
-			if c := auditCheck(a); c != "ok" {
+			if c := auditCheck(r, run); c != "ok" {
 				check = "**" + strings.TrimPrefix(c, "<< ") + "**"
 			}
 		}

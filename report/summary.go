@@ -11,11 +11,15 @@ import (
 // WriteSummary prints the terminal summary: a table of algorithm x scenario
 // with request counts, rates and latency, the audit table, then anything a
 // reader must not miss (an embedded server, incomplete runs, errors, a
-// schedule that slipped, a limiter that broke its promise).
+// schedule that slipped, a limiter that broke its promise). Strings from
+// the result are printed Printable.
 func WriteSummary(w io.Writer, r *result.Result) error {
+	r = printableCopy(r)
+	j := Assess(r)
+	fmt.Fprintln(w, j.headline())
 	fmt.Fprintf(w, "rlbench %s  profile %s  redis %s %s (%s)\n",
 		r.Tool.Version, r.Profile.Name, r.Redis.Mode, r.Redis.Version, r.Redis.Addr)
-	fmt.Fprintf(w, "policy %s\n\n", FormatPolicies(r))
+	fmt.Fprintf(w, "policy %s\n\n", FormatPolicy(r.Profile.Policy))
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "algorithm\tscenario\tsent\tallowed\tdenied\terrors\trate/s\ttarget/s\tp50\tp99\tp99.9\tmax\t")
@@ -52,7 +56,7 @@ func WriteSummary(w io.Writer, r *result.Result) error {
 			fmt.Fprintln(w, "! "+n)
 		}
 	}
-	fmt.Fprintf(w, "\nverdict: %s\n", r.Verdict)
+	j.write(w)
 	return nil
 }
 
@@ -96,7 +100,12 @@ func Notes(r *result.Result) []string {
 	if !r.Complete {
 		notes = append(notes, "INCOMPLETE: "+r.IncompleteReason+"; the figures cover what was measured before it stopped")
 	}
+	if j := Assess(r); r.Verdict != "" && r.Verdict != j.Verdict {
+		notes = append(notes, fmt.Sprintf("this result was recorded with verdict %s; by the rules of this rlbench it is %s", r.Verdict, j.Verdict))
+	}
+	notes = append(notes, evictionNotes(r)...)
 	notes = append(notes, leakNotes(r)...)
+	notes = append(notes, skippedNotes(r)...)
 	if r.Redis.Note != "" {
 		notes = append(notes, r.Redis.Note)
 	}
@@ -111,7 +120,7 @@ func Notes(r *result.Result) []string {
 		if run.Requests.Errors > 0 {
 			msg := ""
 			if len(run.Errors) > 0 {
-				msg = fmt.Sprintf(" (most common: %q x%d)", run.Errors[0].Message, run.Errors[0].Count)
+				msg = ": " + describeErrors(run.Errors)
 			}
 			notes = append(notes, fmt.Sprintf("%s: %d of %d requests failed%s", run.Key(), run.Requests.Errors, run.Requests.Sent, msg))
 		}

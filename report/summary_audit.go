@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -22,14 +23,17 @@ func writeAuditTable(w io.Writer, r *result.Result) error {
 	if !audited {
 		return nil
 	}
-	fmt.Fprintf(w, "\naudit: admissions of one identity within any %s, against the algorithm's bound and the policy's %d",
-		FormatMillis(r.Profile.Policy.WindowMs), r.Profile.Policy.Limit)
-	if len(ScenarioPolicies(r)) > 0 {
-		fmt.Fprint(w, " (a scenario with a policy of its own: its window and limit)")
+	mixed := MixedPolicies(r)
+	policyColumn := ""
+	if mixed {
+		fmt.Fprintln(w, "\naudit: admissions of one identity within any one window of its run's policy, against the algorithm's bound and the policy's limit")
+		policyColumn = "policy\t"
+	} else {
+		fmt.Fprintf(w, "\naudit: admissions of one identity within any %s, against the algorithm's bound and the policy's %d\n",
+			FormatMillis(r.Profile.Policy.WindowMs), r.Profile.Policy.Limit)
 	}
-	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "algorithm\tscenario\tidentities\tadmitted\texpected\tmismatches\tmax-in-window\tbound\tover-policy\tovershoot\tcheck\t")
+	fmt.Fprintln(tw, "algorithm\tscenario\t"+policyColumn+"identities\tadmitted\texpected\tmismatches\tmax-in-window\tbound\tover-policy\tovershoot\tcheck\t")
 	for i := range r.Runs {
 		run := &r.Runs[i]
 		a := run.Audit
@@ -40,10 +44,14 @@ func writeAuditTable(w io.Writer, r *result.Result) error {
 		if a.Sampled {
 			ids = fmt.Sprintf("%d/%d", a.Identities, run.Identities)
 		}
+		policy := ""
+		if mixed {
+			policy = FormatPolicyShort(RunPolicy(r, run)) + "\t"
+		}
 		expected, mismatches := AuditModelColumns(a)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%d\t%s\t%d\t%d\t%s\t\n",
-			run.Algorithm, run.Scenario, ids, a.Allowed, expected, mismatches,
-			a.MaxWindowAdmitted, AuditBound(a), a.PolicyExcess, a.Overshoot, auditCheck(a))
+		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%d\t%s\t%s\t%d\t%s\t%d\t%d\t%s\t\n",
+			run.Algorithm, run.Scenario, policy, ids, a.Allowed, expected, mismatches,
+			a.MaxWindowAdmitted, AuditBound(a), a.PolicyExcess, a.Overshoot, auditCheck(r, run))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -94,8 +102,16 @@ func AuditBound(a *result.Audit) string {
 	return fmt.Sprint(a.BoundWindow)
 }
 
-// auditCheck is the last column of the audit table: ok, or what is wrong.
-func auditCheck(a *result.Audit) string {
+// auditCheck is the last column of the audit table: ok, what is wrong, or
+// why the audit cannot judge the run (the server dropped limiter state).
+func auditCheck(r *result.Result, run *result.Run) string {
+	a := run.Audit
+	switch e := run.Eviction; {
+	case e.ResetState() && e.Restarted:
+		return "RESTARTED (not judged)"
+	case e.ResetState():
+		return "EVICTED (not judged)"
+	}
 	var bad []string
 	if a.Overshoot > 0 {
 		bad = append(bad, "OVERSHOOT")
@@ -106,7 +122,17 @@ func auditCheck(a *result.Audit) string {
 	if len(bad) == 0 {
 		return "ok"
 	}
-	return "<< " + strings.Join(bad, " ")
+	check := "<< " + strings.Join(bad, " ")
+	if expectedBroken(r, run) {
+		check += " (expected)"
+	}
+	return check
+}
+
+// expectedBroken reports whether the profile runs run's limiter as a
+// negative control.
+func expectedBroken(r *result.Result, run *result.Run) bool {
+	return slices.Contains(r.Profile.ExpectBroken, run.Algorithm)
 }
 
 // auditNotes flags the audit's problems, run by run: broken promises
@@ -118,17 +144,18 @@ func auditNotes(r *result.Result) []string {
 	var sampleSize int64
 	for i := range r.Runs {
 		run := &r.Runs[i]
+		window := FormatMillis(AuditWindowMs(r, run))
 		a := run.Audit
-		if a == nil {
+		if a == nil || run.Eviction.ResetState() {
 			continue
 		}
-		window := FormatMillis(r.Profile.Policy.WindowMs)
-		if run.Params.WindowMs > 0 {
-			window = FormatMillis(run.Params.WindowMs)
+		expected := ""
+		if expectedBroken(r, run) {
+			expected = " (expected: the profile runs it as a negative control)"
 		}
 		if a.Overshoot > 0 {
-			notes = append(notes, fmt.Sprintf("%s: OVERSHOOT: %d identities got more than the algorithm's own bound of %d within one %s (up to %d; %d admissions beyond the bound in all): this limiter does not keep its promise",
-				run.Key(), a.Violations, a.BoundWindow, window, a.MaxWindowAdmitted, a.Overshoot))
+			notes = append(notes, fmt.Sprintf("%s: OVERSHOOT: %d identities got more than the algorithm's own bound of %d within one %s (up to %d; %d admissions beyond the bound in all): this limiter does not keep its promise%s",
+				run.Key(), a.Violations, a.BoundWindow, window, a.MaxWindowAdmitted, a.Overshoot, expected))
 		}
 		if a.ModelMismatches > 0 {
 			msg := fmt.Sprintf("%s: MISMATCH: %d of %d decisions differ from the reference model (Redis admitted %d, the model %d)",
@@ -137,7 +164,7 @@ func auditNotes(r *result.Result) []string {
 			if run.Requests.Errors > 0 {
 				msg += "; some calls failed, and a call that fails after its script ran leaves state the model cannot see"
 			}
-			notes = append(notes, msg)
+			notes = append(notes, msg+expected)
 		}
 		if n := auditBasisNote(run.Key(), a); n != "" {
 			notes = append(notes, n)

@@ -29,6 +29,21 @@ func leakNotes(r *result.Result) []string {
 	return out
 }
 
+// skippedNotes names, run by run, the checks the probes could not make:
+// a check that did not happen must not read as one that passed.
+func skippedNotes(r *result.Result) []string {
+	var out []string
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		if m := run.Memory; m != nil {
+			for _, s := range m.Skipped {
+				out = append(out, fmt.Sprintf("%s: SKIPPED: %s", run.Key(), s))
+			}
+		}
+	}
+	return out
+}
+
 // memoryNotes lists each distinct note the memory and server probes left,
 // once, however many runs carry it.
 func memoryNotes(r *result.Result) []string {
@@ -78,8 +93,12 @@ func writeMemory(w io.Writer, r *result.Result) error {
 		if run.Server != nil && run.Server.Calls > 0 {
 			usec = fmt.Sprintf("%.2f", run.Server.UsecPerCall)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
-			run.Algorithm, run.Scenario, m.Identities, m.Keys, noTTL,
+		ids, keys := fmt.Sprint(m.Identities), fmt.Sprint(m.Keys)
+		if m.CensusFailed {
+			ids, keys, noTTL = "-", "-", "SKIPPED"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+			run.Algorithm, run.Scenario, ids, keys, noTTL,
 			perIdentity(m), optBytes(m.MemoryUsageSampledBytes), FormatEncodings(m.Encodings),
 			usec, FormatBytes(m.RlbenchPeakRSSBytes))
 	}

@@ -29,7 +29,7 @@ func TestSummaryFlagsWhatMatters(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	for _, want := range []string{"fixed_window", "250us", "1.50ms", "2.50s", "INCOMPLETE: interrupted", "allkeys-lru", `1 of 10 requests failed (most common: "i/o timeout" x1)`} {
+	for _, want := range []string{"fixed_window", "250us", "1.50ms", "2.50s", "INCOMPLETE: interrupted", "allkeys-lru", `1 of 10 requests failed: "i/o timeout" x1`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}

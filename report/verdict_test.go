@@ -1,39 +1,183 @@
 package report
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/rlbench/rlbench/internal/resulttest"
 	"github.com/rlbench/rlbench/result"
 )
 
-// TestVerdict: the verdict reads the contract's values. Each row changes
-// one thing in a passing result.
-func TestVerdict(t *testing.T) {
+// passingResult is a complete result whose one run is audited, probed and
+// has no errors: every check holds.
+func passingResult() *result.Result {
+	r := resulttest.Sample()
+	run := &r.Runs[0]
+	run.Requests = result.Requests{Sent: 1000, Allowed: 600, Denied: 400}
+	run.Errors = nil
+	run.Params.WindowMs = 1000
+	run.Audit = &result.Audit{Identities: 10, Decisions: 1000, Allowed: 600, ExpectedAllowed: 600, BoundWindow: 200, MaxWindowAdmitted: 150}
+	run.Memory = &result.Memory{Identities: 10, Keys: 10}
+	run.Eviction = &result.Eviction{PolicyBefore: "noeviction", PolicyAfter: "noeviction", ExpiredKeys: 3}
+	return r
+}
+
+func budget(f float64) *float64 { return &f }
+
+// TestAssess: the verdict reads the contract's values. Each row changes
+// one thing in a passing result; want names a word the first reason must
+// hold ("" for a pass).
+func TestAssess(t *testing.T) {
 	for _, tc := range []struct {
 		why    string
 		change func(r *result.Result)
 		want   string
 	}{
-		{"a complete run, every key expires, no threshold", func(*result.Result) {}, result.Pass},
-		{"one key never expires: a leak", func(r *result.Result) {
-			r.Runs[0].Memory = &result.Memory{Identities: 1000, Keys: 1001, KeysWithoutTTL: 1}
-		}, result.Fail},
-		{"every key expires", func(r *result.Result) {
-			r.Runs[0].Memory = &result.Memory{Identities: 1000, Keys: 1000}
-		}, result.Pass},
+		{"a complete run, every check holds", func(*result.Result) {}, ""},
+		{"one key never expires: a leak", func(r *result.Result) { r.Runs[0].Memory.KeysWithoutTTL = 1 }, "without a TTL"},
 		{"a declared limiter's script wrote a key outside its prefix", func(r *result.Result) {
-			r.Runs[0].Memory = &result.Memory{Identities: 1000, Keys: 1000, KeysOutsidePrefix: 1, OutsidePrefixExamples: []string{"stray:1"}}
-		}, result.Fail},
-		{"the run did not complete", func(r *result.Result) { r.Complete = false }, result.Fail},
+			r.Runs[0].Memory.KeysOutsidePrefix, r.Runs[0].Memory.OutsidePrefixExamples = 1, []string{"stray:1"}
+		}, "wrote 1 keys outside the run prefix it was given (e.g. stray:1)"},
+		{"the run did not complete", func(r *result.Result) {
+			r.Complete, r.IncompleteReason = false, "redis at 127.0.0.1:1 went away"
+		}, "did not complete: redis at 127.0.0.1:1 went away"},
 		{"a threshold failed", func(r *result.Result) {
-			r.Thresholds = []result.ThresholdResult{{Expression: "*/* audit.overshoot == 0", OK: false}}
-		}, result.Fail},
+			r.Thresholds = []result.ThresholdResult{{Expression: "*/* latency_us.p99 < 1ms", Run: "fixed_window/steady", Value: 1500, Against: 1000}}
+		}, `threshold "*/* latency_us.p99 < 1ms" failed on fixed_window/steady (measured 1.50ms, against 1.00ms)`},
+		{"overshoot: the limiter broke its own bound", func(r *result.Result) {
+			r.Runs[0].Audit.Overshoot, r.Runs[0].Audit.Violations = 5000, 50
+		}, "OVERSHOOT: 50 identities got more than the algorithm's own bound of 200 within one 1s"},
+		{"mismatches: the limiter disagreed with its model", func(r *result.Result) { r.Runs[0].Audit.ModelMismatches = 97 }, "MISMATCH: 97 of 1,000 decisions differ"},
+		{"every call failed: no decision at all", func(r *result.Result) {
+			r.Runs[0].Requests = result.Requests{Sent: 400, Errors: 400}
+			r.Runs[0].Errors = []result.ErrorCount{{Message: "NOPERM this user has no permissions", Count: 400}}
+		}, `400 of 400 calls got no decision (most common: "NOPERM`},
+		{"one error in 1000 decisions is inside the default 0.1% budget", func(r *result.Result) {
+			r.Runs[0].Requests.Errors, r.Runs[0].Requests.Sent = 1, 1001
+		}, ""},
+		{"two errors in 1000 decisions are past it", func(r *result.Result) {
+			r.Runs[0].Requests.Errors, r.Runs[0].Requests.Sent = 2, 1002
+		}, "past the error budget of 0.1% of decisions"},
+		{"a profile's budget of 1% lets 10 errors in 1000 through", func(r *result.Result) {
+			r.Profile.ErrorBudget = budget(0.01)
+			r.Runs[0].Requests.Errors, r.Runs[0].Requests.Sent = 10, 1010
+		}, ""},
+		{"a budget of 0 lets no error through", func(r *result.Result) {
+			r.Profile.ErrorBudget = budget(0)
+			r.Runs[0].Requests.Errors, r.Runs[0].Requests.Sent = 1, 1001
+		}, "past the error budget of 0% of decisions"},
+		{"errors inside a scheduled fault window are the fault's, not the budget's", func(r *result.Result) {
+			r.Runs[0].Requests.Errors, r.Runs[0].Requests.FaultErrors, r.Runs[0].Requests.Sent = 300, 300, 1300
+		}, ""},
+		{"evictions fail the run and are not blamed on the limiter", func(r *result.Result) {
+			r.Runs[0].Eviction = &result.Eviction{PolicyBefore: "noeviction", PolicyAfter: "allkeys-lru", EvictedKeys: 70937}
+			r.Runs[0].Audit.Overshoot, r.Runs[0].Audit.ModelMismatches = 12, 40
+		}, "Redis evicted 70,937 keys (maxmemory-policy noeviction until it was changed to allkeys-lru): limiter state was reset, the audit cannot judge this run"},
+		{"a restart lost the limiter's state", func(r *result.Result) { r.Runs[0].Eviction.Restarted = true }, "Redis restarted during the run"},
 	} {
-		r := resulttest.Sample()
+		r := passingResult()
 		tc.change(r)
-		if got := Verdict(r); got != tc.want {
-			t.Errorf("%s: verdict %s, want %s", tc.why, got, tc.want)
+		j := Assess(r)
+		switch {
+		case tc.want == "" && (j.Verdict != result.Pass || len(j.Reasons) > 0):
+			t.Errorf("%s: verdict %s, reasons %q; want a pass", tc.why, j.Verdict, j.Reasons)
+		case tc.want != "" && (j.Verdict != result.Fail || len(j.Reasons) == 0 || !strings.Contains(j.Reasons[0], tc.want)):
+			t.Errorf("%s: verdict %s, reasons %q; want a fail whose first reason holds %q", tc.why, j.Verdict, j.Reasons, tc.want)
 		}
+	}
+}
+
+// TestAssessEvictionsAreNotBlamedOnTheLimiter: a run whose keys Redis
+// evicted fails for the evictions alone, not for the overshoot and
+// mismatches a reset limiter shows.
+func TestAssessEvictionsAreNotBlamedOnTheLimiter(t *testing.T) {
+	r := passingResult()
+	r.Runs[0].Eviction.EvictedKeys = 10
+	r.Runs[0].Audit.Overshoot, r.Runs[0].Audit.ModelMismatches = 3, 4
+	j := Assess(r)
+	if len(j.Reasons) != 1 || !strings.Contains(j.Reasons[0], "evicted") {
+		t.Errorf("reasons %q, want only the evictions", j.Reasons)
+	}
+}
+
+// TestAssessNegativeControls: a limiter declared broken must be caught.
+func TestAssessNegativeControls(t *testing.T) {
+	for _, tc := range []struct {
+		why       string
+		change    func(r *result.Result)
+		verdict   string
+		reason    string
+		caughtFor string
+	}{
+		{"caught by an overshoot: the run passes and says so", func(r *result.Result) {
+			r.Runs[0].Audit.Overshoot = 40
+		}, result.Pass, "", "fixed_window: caught, as expected (steady: OVERSHOOT 40)"},
+		{"caught by mismatches alone", func(r *result.Result) {
+			r.Runs[0].Audit.ModelMismatches = 7
+		}, result.Pass, "", "fixed_window: caught, as expected (steady: MISMATCH 7)"},
+		{"not caught: the negative control got through", func(*result.Result) {}, result.Fail,
+			"fixed_window is declared broken (expect_broken) but no run caught it: no overshoot, model mismatch or key without a TTL in steady", ""},
+		{"findings in a run the server reset do not count as caught", func(r *result.Result) {
+			r.Runs[0].Audit.Overshoot = 40
+			r.Runs[0].Eviction.EvictedKeys = 5
+		}, result.Fail, "evicted", ""},
+		{"a control that never ran was not caught", func(r *result.Result) { r.Runs = nil }, result.Fail, "never ran", ""},
+		{"a caught control's errors still count against the budget", func(r *result.Result) {
+			r.Runs[0].Audit.Overshoot = 40
+			r.Runs[0].Requests.Errors = 500
+		}, result.Fail, "past the error budget", ""},
+	} {
+		r := passingResult()
+		r.Profile.ExpectBroken = []string{"fixed_window"}
+		tc.change(r)
+		j := Assess(r)
+		if j.Verdict != tc.verdict {
+			t.Errorf("%s: verdict %s (reasons %q), want %s", tc.why, j.Verdict, j.Reasons, tc.verdict)
+		}
+		if tc.reason != "" && (len(j.Reasons) == 0 || !strings.Contains(j.Reasons[0], tc.reason)) {
+			t.Errorf("%s: reasons %q, want the first to hold %q", tc.why, j.Reasons, tc.reason)
+		}
+		if tc.caughtFor != "" && (len(j.Caught) != 1 || j.Caught[0] != tc.caughtFor) {
+			t.Errorf("%s: caught %q, want %q", tc.why, j.Caught, tc.caughtFor)
+		}
+	}
+}
+
+// TestAssessOrdersReasons: the most serious reason comes first, whatever
+// order the runs are in.
+func TestAssessOrdersReasons(t *testing.T) {
+	r := passingResult()
+	second := r.Runs[0]
+	second.Scenario = "burst"
+	second.Audit = &result.Audit{Overshoot: 1, Violations: 1, BoundWindow: 2}
+	r.Runs = append(r.Runs, second)
+	r.Runs[0].Audit.ModelMismatches = 2
+	r.Runs[1].Requests.Errors = 100
+	r.Thresholds = []result.ThresholdResult{{Expression: "*/* requests.errors == 0", Run: "fixed_window/burst", Value: 100}}
+	r.Complete, r.IncompleteReason = false, "interrupted (Ctrl-C)"
+	got := Assess(r).Reasons
+	wants := []string{"did not complete", "fixed_window/burst: 100 of", "fixed_window/steady: MISMATCH", "fixed_window/burst: OVERSHOOT", "threshold"}
+	if len(got) != len(wants) {
+		t.Fatalf("reasons %q, want %d", got, len(wants))
+	}
+	for i, w := range wants {
+		if !strings.Contains(got[i], w) {
+			t.Errorf("reason %d is %q, want it to hold %q", i, got[i], w)
+		}
+	}
+}
+
+// TestJudgeRecordsTheReasons: Judge writes the verdict and its reasons
+// into the result, so a tool reading result.json sees why.
+func TestJudgeRecordsTheReasons(t *testing.T) {
+	r := passingResult()
+	r.Runs[0].Audit.ModelMismatches = 3
+	th, err := result.ParseThreshold("*/* requests.errors == 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	Judge(r, []*result.Threshold{th})
+	if r.Verdict != result.Fail || len(r.VerdictReasons) != 1 || !strings.Contains(r.VerdictReasons[0], "MISMATCH") || len(r.Thresholds) != 1 {
+		t.Errorf("verdict %s, reasons %q, thresholds %+v", r.Verdict, r.VerdictReasons, r.Thresholds)
 	}
 }

@@ -37,8 +37,12 @@ func (d Dimension) String() string {
 
 // FieldValue reads the numeric field at a JSON path such as
 // "latency_us.p99" or "audit.overshoot" from run. It reports false when the
-// path holds no value in this run (e.g. no audit was made).
+// path holds no value in this run (e.g. no audit was made, or the key
+// census failed).
 func FieldValue(run *Run, jsonPath string) (float64, bool) {
+	if run.Memory != nil && run.Memory.CensusFailed && slices.Contains(censusFields, jsonPath) {
+		return 0, false
+	}
 	v := reflect.ValueOf(run).Elem()
 	for _, name := range strings.Split(jsonPath, ".") {
 		for v.Kind() == reflect.Pointer {

@@ -1,7 +1,10 @@
 package result
 
 import (
+	"bytes"
+	"compress/zlib"
 	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"io"
 
@@ -114,9 +117,51 @@ func decodeHistogram(run *Run, field, s string) (*Histogram, error) {
 	if s == "" {
 		return nil, nil
 	}
+	if err := checkGeometry(s); err != nil {
+		return nil, &HistogramError{Run: run.Key(), Field: field, Err: err}
+	}
 	h, err := hdrhistogram.Decode([]byte(s))
 	if err != nil {
 		return nil, &HistogramError{Run: run.Key(), Field: field, Err: err}
 	}
 	return &Histogram{h: h}, nil
+}
+
+// encodedHeaderBytes is the size of the header an HdrHistogram V2
+// encoding starts with, once inflated: cookie, payload length,
+// normalizing offset and significant digits (4 bytes each), lowest and
+// highest trackable values (8 each), conversion ratio (8).
+const encodedHeaderBytes = 40
+
+// checkGeometry reads the header of an encoded histogram and refuses one
+// whose range or precision is not the contract's. Decoding allocates the
+// counts the header declares (some 50 MB for 1..MaxInt64 at 5 digits, from
+// a few bytes of result), so a damaged or hostile result is refused before
+// that, and every histogram of a result costs the same to decode.
+func checkGeometry(encoded string) error {
+	raw, err := base64.StdEncoding.DecodeString(encoded)
+	if err != nil {
+		return err
+	}
+	if len(raw) < 8 {
+		return fmt.Errorf("encoded histogram too short: %d bytes", len(raw))
+	}
+	z, err := zlib.NewReader(bytes.NewReader(raw[8:]))
+	if err != nil {
+		return err
+	}
+	defer z.Close()
+	var header struct {
+		Cookie, PayloadLength, NormalizingIndexOffset, Digits int32
+		Lowest, Highest                                       int64
+		ConversionRatio                                       float64
+	}
+	if err := binary.Read(io.LimitReader(z, encodedHeaderBytes), binary.BigEndian, &header); err != nil {
+		return fmt.Errorf("histogram header: %w", err)
+	}
+	if header.Lowest != HistLowestMicros || header.Highest != HistHighestMicros || header.Digits != HistDigits {
+		return fmt.Errorf("the histogram covers %d..%d at %d significant digits, not the contract's %d..%d at %d",
+			header.Lowest, header.Highest, header.Digits, HistLowestMicros, HistHighestMicros, HistDigits)
+	}
+	return nil
 }

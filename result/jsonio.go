@@ -2,10 +2,12 @@ package result
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -51,9 +53,18 @@ func WriteFileAtomic(path string, data []byte) error {
 
 // ReadFile reads and checks a result file.
 func ReadFile(path string) (*Result, error) {
-	data, err := os.ReadFile(path)
+	return ReadFileContext(context.Background(), path)
+}
+
+// ReadFileContext reads and checks a result file of at most MaxResultBytes
+// (see ReadInput); ctx ending stops a read that waits on a pipe.
+func ReadFileContext(ctx context.Context, path string) (*Result, error) {
+	data, err := ReadInput(ctx, path, "a result", MaxResultBytes)
 	if err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
 	}
 	r, err := Decode(data)
 	if err != nil {
@@ -63,7 +74,8 @@ func ReadFile(path string) (*Result, error) {
 }
 
 // Decode parses a result and says what is wrong with a malformed one:
-// truncated JSON, unknown fields, another schema, or missing parts.
+// truncated JSON, unknown fields, another schema, missing parts, or a
+// count or figure no run can have measured (see validate).
 func Decode(data []byte) (*Result, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("empty file, not a result")
@@ -103,6 +115,9 @@ func Decode(data []byte) (*Result, error) {
 	}
 	if r.Verdict != Pass && r.Verdict != Fail {
 		return nil, fmt.Errorf("verdict %q is neither %q nor %q", r.Verdict, Pass, Fail)
+	}
+	if err := r.validate(); err != nil {
+		return nil, err
 	}
 	return &r, nil
 }

@@ -37,7 +37,19 @@ type Memory struct {
 	RlbenchPeakRSSBytes  uint64 `json:"rlbench_peak_rss_bytes"`
 	// Notes say what a reader of these figures must know.
 	Notes []string `json:"notes,omitempty"`
+	// CensusFailed says the key census could not be taken: Identities,
+	// Keys, KeysWithoutTTL and the figures per key were not measured (they
+	// read as absent, not as zero).
+	CensusFailed bool `json:"census_failed,omitempty"`
+	// Skipped names each check the probes could not make, and why (the
+	// key census failed, so keys without a TTL were not looked for): a
+	// reader must not take its absence for a pass.
+	Skipped []string `json:"skipped,omitempty"`
 }
+
+// censusFields are the figures the key census measures.
+var censusFields = []string{"memory.identities", "memory.keys", "memory.keys_without_ttl",
+	"memory.bytes_per_identity", "memory.memory_usage_sampled_bytes", "memory.sampled_keys"}
 
 // MinIdentitiesForBytes is the fewest identities holding a key for which
 // memory per identity means something: below it, allocator noise of a few

@@ -134,14 +134,7 @@ func mergeRuns(parts []*Run, segments int) (Run, error) {
 	out.Errors = nil
 	out.Incomplete = false
 	for _, p := range parts {
-		q := p.Requests
-		out.Requests.Sent += q.Sent
-		out.Requests.Allowed += q.Allowed
-		out.Requests.Denied += q.Denied
-		out.Requests.Errors += q.Errors
-		out.Requests.Late += q.Late
-		out.Requests.Unsent += q.Unsent
-		out.Requests.NoScriptReloads += q.NoScriptReloads
+		out.Requests.Add(p.Requests)
 		out.Rate.TargetPerS += p.Rate.TargetPerS
 		out.Rate.AchievedPerS += p.Rate.AchievedPerS
 		out.Params.Concurrency += p.Params.Concurrency
@@ -172,6 +165,7 @@ func mergeRuns(parts []*Run, segments int) (Run, error) {
 		s.Note = strings.TrimPrefix(strings.Join([]string{s.Note, mergedServerNote}, "; "), "; ")
 		out.Server = &s
 	}
+	out.Eviction, out.Reference, out.Relative = mergeReference(&out, parts)
 	var kept []string
 	for _, n := range append([]string{parts[0].Note}, notes...) {
 		if n != "" && !slices.Contains(kept, n) {
@@ -238,7 +232,14 @@ func mergeErrors(parts []*Run) []ErrorCount {
 	var out []ErrorCount
 	for _, p := range parts {
 		for _, e := range p.Errors {
-			i := slices.IndexFunc(out, func(o ErrorCount) bool { return o.Message == e.Message })
+			// Errors are grouped by kind (one example message each); a
+			// result from before kinds groups them by message.
+			i := slices.IndexFunc(out, func(o ErrorCount) bool {
+				if e.Kind != "" || o.Kind != "" {
+					return o.Kind == e.Kind
+				}
+				return o.Message == e.Message
+			})
 			if i < 0 {
 				out = append(out, e)
 				continue
@@ -428,4 +429,40 @@ func addCounts[T any](dst, src *T) {
 			f.SetInt(f.Int() + s.Field(i).Int())
 		}
 	}
+}
+
+// mergeReference merges the segments' eviction readings and references.
+// Segments share one server over one window, so each read the same
+// evictions: the merged run has the most any segment saw, and a restart
+// any saw. Each segment measured its reference beside its own share of the
+// load; the merged run keeps the first's, with the closed-loop reference
+// rates added up as the runs' rates are, and its figures relative to it.
+func mergeReference(out *Run, parts []*Run) (*Eviction, *Reference, *Relative) {
+	var ev *Eviction
+	for _, p := range parts {
+		if p.Eviction == nil {
+			continue
+		}
+		if ev == nil {
+			e := *p.Eviction
+			ev = &e
+			continue
+		}
+		ev.EvictedKeys = max(ev.EvictedKeys, p.Eviction.EvictedKeys)
+		ev.ExpiredKeys = max(ev.ExpiredKeys, p.Eviction.ExpiredKeys)
+		ev.Restarted = ev.Restarted || p.Eviction.Restarted
+	}
+	first := parts[0]
+	if first.Reference == nil || first.Relative == nil {
+		return ev, nil, nil
+	}
+	ref := *first.Reference
+	ref.ThroughputPerS = 0
+	for _, p := range parts {
+		if p.Reference != nil {
+			ref.ThroughputPerS += p.Reference.ThroughputPerS
+		}
+	}
+	out.Reference = &ref
+	return ev, &ref, NewRelative(out, first.Relative.ServerCost)
 }

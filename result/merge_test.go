@@ -1,6 +1,7 @@
 package result_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -39,7 +40,10 @@ func TestMergeSegments(t *testing.T) {
 			t.Errorf("%s: sent %d allowed %d, want 3 x %d, 3 x %d", m.Key(), m.Requests.Sent, m.Requests.Allowed, one.Requests.Sent, one.Requests.Allowed)
 		}
 		h, _, err := m.Histograms()
-		if err != nil || h.Count() != 3*one.LatencyUs.Count || m.LatencyUs.Count != h.Count() || m.LatencyUs.P99 != one.LatencyUs.P99 {
+		// Three times the same histogram has the same percentiles, but for
+		// the rounding of the rank: at thrice the count the 99th can fall
+		// in the neighbouring bucket (3 significant digits).
+		if err != nil || h.Count() != 3*one.LatencyUs.Count || m.LatencyUs.Count != h.Count() || math.Abs(float64(m.LatencyUs.P99-one.LatencyUs.P99)) > float64(one.LatencyUs.P99)/100 {
 			t.Errorf("%s: merged histogram %v holds %d, digest %+v; want 3 x %d at the same p99 %d", m.Key(), err, h.Count(), m.LatencyUs, one.LatencyUs.Count, one.LatencyUs.P99)
 		}
 		if a := m.Audit; a == nil || a.Decisions != 3*one.Audit.Decisions || a.ModelMismatches != 0 || a.Identities != 3*one.Audit.Identities {

@@ -31,6 +31,8 @@ var medianFields = []string{
 	"latency_uncorrected_us.p50", "latency_uncorrected_us.p90", "latency_uncorrected_us.p99",
 	"latency_uncorrected_us.p999", "latency_uncorrected_us.max", "latency_uncorrected_us.mean",
 	"rate.achieved_per_s", "server.usec_per_call", "memory.bytes_per_identity", "memory.memory_usage_sampled_bytes",
+	"reference.limiter_usec_per_call", "reference.ping_us.p50", "reference.ping_us.p99", "reference.script_us.p50",
+	"reference.script_us.p99", "reference.usec_per_call", "reference.throughput_per_s", "relative.latency_p50", "relative.latency_p99", "relative.server_cost", "relative.throughput",
 }
 
 // worstFields are correctness figures: a repeated run reports the worst
@@ -38,7 +40,7 @@ var medianFields = []string{
 var worstFields = []string{
 	"audit.overshoot", "audit.policy_excess", "audit.model_mismatches", "audit.violations",
 	"audit.max_window_admitted", "memory.keys_without_ttl", "memory.keys_outside_prefix",
-	"audit.reply.remaining_wrong", "audit.reply.retry_after_too_early",
+	"audit.reply.remaining_wrong", "audit.reply.retry_after_too_early", "eviction.evicted_keys", "eviction.expired_keys",
 }
 
 // MergeRepetitions folds the repetitions of every algorithm/scenario in
@@ -73,17 +75,13 @@ func MergeRepeats(reps []Run) Run {
 	byP99 := slices.Clone(reps)
 	slices.SortStableFunc(byP99, func(a, b Run) int { return int(a.LatencyUs.P99 - b.LatencyUs.P99) })
 	out := byP99[len(byP99)/2]
-	if out.Audit != nil {
-		a := *out.Audit
-		out.Audit = &a
-	}
-	if out.Memory != nil {
-		m := *out.Memory
-		out.Memory = &m
-	}
-	if out.Server != nil {
-		s := *out.Server
-		out.Server = &s
+	out.Audit, out.Memory, out.Server = clonePointer(out.Audit), clonePointer(out.Memory), clonePointer(out.Server)
+	out.Reference, out.Relative = clonePointer(out.Reference), clonePointer(out.Relative)
+	out.Eviction = clonePointer(out.Eviction)
+	for _, r := range reps {
+		if r.Eviction != nil && r.Eviction.Restarted && out.Eviction != nil {
+			out.Eviction.Restarted = true
+		}
 	}
 	out.Repeats = &Repeats{Count: len(reps), Values: map[string][]float64{}}
 	for _, f := range append(slices.Clone(medianFields), worstFields...) {
@@ -99,7 +97,7 @@ func MergeRepeats(reps []Run) Run {
 	}
 	for _, f := range medianFields {
 		if vs, ok := out.Repeats.Values[f]; ok {
-			setField(&out, f, median(vs))
+			setField(&out, f, Median(vs))
 		}
 	}
 	for _, f := range worstFields {
@@ -110,19 +108,39 @@ func MergeRepeats(reps []Run) Run {
 	out.Requests = Requests{}
 	out.Incomplete = false
 	for _, r := range reps {
-		out.Requests.Sent += r.Requests.Sent
-		out.Requests.Allowed += r.Requests.Allowed
-		out.Requests.Denied += r.Requests.Denied
-		out.Requests.Errors += r.Requests.Errors
-		out.Requests.Late += r.Requests.Late
-		out.Requests.Unsent += r.Requests.Unsent
-		out.Requests.NoScriptReloads += r.Requests.NoScriptReloads
+		out.Requests.Add(r.Requests)
 		out.Incomplete = out.Incomplete || r.Incomplete
 	}
 	return out
 }
 
-func median(vs []float64) float64 {
+// clonePointer copies what p points to, so that setting a merged run's
+// fields leaves the repetition it came from alone.
+func clonePointer[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	return &c
+}
+
+// Mean is the mean of vs, or 0 when there are none.
+func Mean(vs []float64) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	sum := 0.0
+	for _, v := range vs {
+		sum += v
+	}
+	return sum / float64(len(vs))
+}
+
+// Median is the median of vs, or 0 when there are none.
+func Median(vs []float64) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
 	s := slices.Clone(vs)
 	slices.Sort(s)
 	if len(s)%2 == 1 {

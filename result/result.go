@@ -43,6 +43,10 @@ type Result struct {
 	Runs             []Run             `json:"runs"`
 	Thresholds       []ThresholdResult `json:"thresholds"`
 	Verdict          string            `json:"verdict"`
+	// VerdictReasons says why the verdict is fail, most serious first (see
+	// report.Assess, which derives them from the fields above); empty on a
+	// pass.
+	VerdictReasons []string `json:"verdict_reasons,omitempty"`
 }
 
 // SegmentInfo identifies one segment of a load that several processes
@@ -78,6 +82,26 @@ type ProfileInfo struct {
 	ReportIdentities int64 `json:"report_identities,omitempty"`
 	// Limiters describes the user's own limiters the profile declared.
 	Limiters []LimiterInfo `json:"limiters,omitempty"`
+	// ExpectBroken names the limiters the profile runs as negative
+	// controls: their broken promises are expected, and the verdict fails
+	// unless the audit catches each of them.
+	ExpectBroken []string `json:"expect_broken,omitempty"`
+	// ErrorBudget is how many calls without a decision a run may have, as
+	// a fraction of its decisions, before the verdict fails; nil in a
+	// result written before the field existed, read as DefaultErrorBudget.
+	ErrorBudget *float64 `json:"error_budget,omitempty"`
+}
+
+// DefaultErrorBudget is the error budget of a profile that names none:
+// 0.1% of a run's decisions.
+const DefaultErrorBudget = 0.001
+
+// Budget is the error budget the profile ran with.
+func (p ProfileInfo) Budget() float64 {
+	if p.ErrorBudget == nil {
+		return DefaultErrorBudget
+	}
+	return *p.ErrorBudget
 }
 
 // PolicyInfo is the policy every algorithm interpreted.
@@ -102,6 +126,9 @@ type RedisInfo struct {
 
 // HostInfo describes the machine the load came from.
 type HostInfo struct {
+	// Name is the machine's host name, so a comparison can tell results
+	// from different machines apart.
+	Name       string `json:"name,omitempty"`
 	OS         string `json:"os"`
 	Arch       string `json:"arch"`
 	CPUs       int    `json:"cpus"`

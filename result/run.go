@@ -41,7 +41,8 @@ type Run struct {
 	// figures are then medians over the repetitions, and Repeats holds each
 	// repetition's values so a comparison can tell noise from change.
 	Repeats *Repeats `json:"repeats,omitempty"`
-	// Errors lists distinct error messages with their counts.
+	// Errors counts the failed calls by kind, most frequent first, each
+	// with one example message.
 	Errors     []ErrorCount `json:"errors,omitempty"`
 	Incomplete bool         `json:"incomplete,omitempty"`
 	Note       string       `json:"note,omitempty"`
@@ -49,6 +50,16 @@ type Run struct {
 	// ClockOffset is how the run aligned the local clock with Redis TIME,
 	// for shapes that schedule in server time.
 	ClockOffset *ClockOffset `json:"clock_offset,omitempty"`
+
+	// Eviction is what the server said about evictions and expiries
+	// around the run; nil when it could not be read (embedded server).
+	Eviction *Eviction `json:"eviction,omitempty"`
+	// Reference is what trivial calls cost on the same server during the
+	// run, and Relative the run's figures over it: a busier or slower
+	// machine moves both alike, so Relative can be compared across
+	// machines and loads where the absolute figures cannot.
+	Reference *Reference `json:"reference,omitempty"`
+	Relative  *Relative  `json:"relative,omitempty"`
 }
 
 // Params are the scenario parameters the run used.
@@ -95,7 +106,23 @@ type Requests struct {
 	Late            int64 `json:"late"`
 	Unsent          int64 `json:"unsent"`
 	NoScriptReloads int64 `json:"noscript_reloads"`
+
+	// FaultErrors counts the errors (among Errors) of calls made inside a
+	// fault window the profile scheduled on purpose: they are that
+	// fault's figures, and the error budget leaves them out.
+	FaultErrors int64 `json:"fault_errors,omitempty"`
 }
+
+// Add adds every count of o to q: repetitions, segments and shards of a
+// run add up this way, and a count added to the contract with them.
+func (q *Requests) Add(o Requests) { addCounts(q, &o) }
+
+// Decisions counts the calls that got an answer, allowed or denied.
+func (q Requests) Decisions() int64 { return q.Allowed + q.Denied }
+
+// BudgetedErrors are the errors the error budget counts: all of them but
+// those inside scheduled fault windows.
+func (q Requests) BudgetedErrors() int64 { return q.Errors - q.FaultErrors }
 
 // RateFigures compare the offered rate with what was sent; target is 0 in
 // closed loop.
@@ -285,8 +312,13 @@ type Second struct {
 	P99Us   int64 `json:"p99_us"`
 }
 
-// ErrorCount is one distinct error message and how often it occurred.
+// ErrorCount is one kind of failed call and how often it occurred. Kind is
+// timeout, connection refused, EOF, connection reset, other, or the code a
+// Redis error reply starts with (NOPERM, OOM, NOSCRIPT, ...); Message is one
+// example of it. Results written before calls were grouped by kind have no
+// Kind, and one entry per distinct message.
 type ErrorCount struct {
+	Kind    string `json:"kind,omitempty"`
 	Message string `json:"message"`
 	Count   int64  `json:"count"`
 }

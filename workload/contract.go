@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"os"
 	"runtime"
 
 	"github.com/rlbench/rlbench/algorithms"
@@ -13,7 +14,7 @@ import (
 // ran with. Its figures are filled in as they are measured.
 func newRun(p *profile.Profile, spec profile.RunSpec, prefix string, concurrency int) *result.Run {
 	s := spec.Scenario
-	pol := p.PolicyOf(s)
+	pol := p.PolicyFor(s)
 	run := &result.Run{
 		Algorithm:     spec.Algorithm,
 		Scenario:      s.Name,
@@ -61,9 +62,10 @@ func newRun(p *profile.Profile, spec profile.RunSpec, prefix string, concurrency
 	return run
 }
 
-// profileInfo says which profile produced a result.
+// profileInfo says which profile produced a result, and what its verdict
+// rests on besides the runs.
 func profileInfo(p *profile.Profile) result.ProfileInfo {
-	return result.ProfileInfo{
+	info := result.ProfileInfo{
 		Name:        p.Name,
 		Path:        p.Path,
 		SHA256:      p.Hash,
@@ -76,6 +78,9 @@ func profileInfo(p *profile.Profile) result.ProfileInfo {
 
 		ReportIdentities: p.Report.Identities,
 	}
+	budget := p.ErrorBudget
+	info.ExpectBroken, info.ErrorBudget = p.ExpectBroken, &budget
+	return info
 }
 
 // redisInfo describes the server the runs used, without credentials.
@@ -92,5 +97,6 @@ func redisInfo(env *redisenv.Env) result.RedisInfo {
 // hostInfo describes the machine the load came from, with the GOMAXPROCS
 // the runs had.
 func hostInfo() result.HostInfo {
-	return result.HostInfo{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0)}
+	name, _ := os.Hostname()
+	return result.HostInfo{Name: name, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0)}
 }

@@ -16,7 +16,7 @@ import (
 // scenario, or a built-in by name (through NewLimiter when set).
 func (r *Runner) newLimiter(spec profile.RunSpec) (algorithms.Limiter, error) {
 	p := r.Profile
-	pol := p.PolicyOf(spec.Scenario)
+	pol := p.PolicyFor(spec.Scenario)
 	if decl := p.Declaration(spec.Algorithm); decl != nil {
 		return decl.Bind(r.Env.Client, pol, spec.Scenario.Name)
 	}

@@ -9,13 +9,15 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/result"
 )
 
 const (
 	// Per-second histograms only feed the p99 series; 2 digits keep them small.
 	seriesDigits = 2
-	// maxErrorKinds bounds how many distinct error messages are kept.
+	// maxErrorKinds bounds how many kinds of error are kept apart; the
+	// rest count as other.
 	maxErrorKinds = 20
 )
 
@@ -63,7 +65,7 @@ type recShard struct {
 	maxLag      time.Duration
 	seconds     []second
 	timeline    timeline
-	errors      map[string]int64
+	errors      map[string]*result.ErrorCount
 }
 
 type second struct {
@@ -75,7 +77,7 @@ func newRecorder(start time.Time) *recorder {
 	n := runtime.GOMAXPROCS(0)
 	r := &recorder{start: start, shards: make([]*recShard, n)}
 	for i := range r.shards {
-		r.shards[i] = &recShard{corrected: newLatencies(), uncorrected: newLatencies(), timeline: newTimeline(), errors: map[string]int64{}}
+		r.shards[i] = &recShard{corrected: newLatencies(), uncorrected: newLatencies(), timeline: newTimeline(), errors: map[string]*result.ErrorCount{}}
 	}
 	return r
 }
@@ -120,10 +122,7 @@ func (r *recorder) record(worker int, o *outcome) {
 	case o.err != nil:
 		s.counts.Errors++
 		b.errors++
-		msg := o.err.Error()
-		if _, ok := s.errors[msg]; ok || len(s.errors) < maxErrorKinds {
-			s.errors[msg]++
-		}
+		s.countError(o.err)
 	case o.decision.Allowed:
 		s.counts.Allowed++
 		b.allowed++
@@ -135,6 +134,21 @@ func (r *recorder) record(worker int, o *outcome) {
 		_ = s.corrected.denied.RecordValue(corrected)
 		_ = s.uncorrected.denied.RecordValue(uncorrected)
 	}
+}
+
+// countError counts err under its kind, keeping the first message of each
+// kind as its example.
+func (s *recShard) countError(err error) {
+	kind := redisenv.ErrorKind(err)
+	if _, ok := s.errors[kind]; !ok && len(s.errors) >= maxErrorKinds {
+		kind = redisenv.KindOther
+	}
+	e, ok := s.errors[kind]
+	if !ok {
+		e = &result.ErrorCount{Kind: kind, Message: err.Error()}
+		s.errors[kind] = e
+	}
+	e.Count++
 }
 
 // completed is how many outcomes have been recorded so far.
@@ -156,15 +170,10 @@ func (r *recorder) fill(run *result.Run) {
 	var maxLag time.Duration
 	var secs []second
 	tl := newTimeline()
-	errs := map[string]int64{}
+	errs := map[string]*result.ErrorCount{}
 	for _, s := range r.shards {
 		s.mu.Lock()
-		c := s.counts
-		run.Requests.Sent += c.Sent
-		run.Requests.Allowed += c.Allowed
-		run.Requests.Denied += c.Denied
-		run.Requests.Errors += c.Errors
-		run.Requests.Late += c.Late
+		run.Requests.Add(s.counts)
 		corrected.merge(s.corrected)
 		uncorrected.merge(s.uncorrected)
 		maxLag = max(maxLag, s.maxLag)
@@ -180,8 +189,13 @@ func (r *recorder) fill(run *result.Run) {
 			}
 		}
 		tl.merge(s.timeline)
-		for m, n := range s.errors {
-			errs[m] += n
+		for kind, e := range s.errors {
+			if all, ok := errs[kind]; ok {
+				all.Count += e.Count
+			} else {
+				c := *e
+				errs[kind] = &c
+			}
 		}
 		s.mu.Unlock()
 	}
@@ -202,14 +216,14 @@ func (r *recorder) fill(run *result.Run) {
 		}
 	}
 	run.Errors = nil
-	for m, n := range errs {
-		run.Errors = append(run.Errors, result.ErrorCount{Message: m, Count: n})
+	for _, e := range errs {
+		run.Errors = append(run.Errors, *e)
 	}
 	sort.Slice(run.Errors, func(i, j int) bool {
 		if run.Errors[i].Count != run.Errors[j].Count {
 			return run.Errors[i].Count > run.Errors[j].Count
 		}
-		return run.Errors[i].Message < run.Errors[j].Message
+		return run.Errors[i].Kind < run.Errors[j].Kind
 	})
 }
 
@@ -223,9 +237,9 @@ func (dst latencies) merge(src latencies) {
 func (r *recorder) lastError() string {
 	for _, s := range r.shards {
 		s.mu.Lock()
-		for m := range s.errors {
+		for _, e := range s.errors {
 			s.mu.Unlock()
-			return m
+			return e.Message
 		}
 		s.mu.Unlock()
 	}

@@ -26,7 +26,7 @@ var _ Pacer = ConstantPacer{}
 
 // Due implements Pacer.
 func (c ConstantPacer) Due(n uint64) time.Duration {
-	return time.Duration(float64(n) * float64(time.Second) / c.PerSecond)
+	return secondsToDuration(float64(n) / c.PerSecond)
 }
 
 // PoissonPacer draws exponentially distributed gaps with mean 1/PerSecond, so
@@ -51,7 +51,18 @@ func (p *PoissonPacer) Due(n uint64) time.Duration {
 		p.at += p.rng.ExpFloat64() / p.perSecond
 		p.n++
 	}
-	return time.Duration(p.at * float64(time.Second))
+	return secondsToDuration(p.at)
+}
+
+// secondsToDuration converts seconds to a Duration, a time too far away
+// for one (or not a number) becoming the latest time one holds rather than
+// wrapping around to the distant past.
+func secondsToDuration(s float64) time.Duration {
+	ns := s * float64(time.Second)
+	if !(ns < math.MaxInt64) {
+		return math.MaxInt64
+	}
+	return time.Duration(ns)
 }
 
 // NewPacer returns the pacer for an arrival process at perSecond.

@@ -304,3 +304,20 @@ func TestRampPacerPoisson(t *testing.T) {
 		t.Errorf("the same seed gave a different schedule")
 	}
 }
+
+// TestPacersNeverWrapAround: a due time past what a time.Duration holds
+// (a rate of 1e-300/s) stays the latest possible time, so the schedule
+// ends instead of taking it for a time long past and sending forever.
+func TestPacersNeverWrapAround(t *testing.T) {
+	for _, tc := range []struct {
+		why   string
+		pacer Pacer
+	}{
+		{"constant: 1/rate is infinite", ConstantPacer{PerSecond: 1e-300}},
+		{"Poisson: its gaps are too", NewPoissonPacer(1e-300, 1)},
+	} {
+		if due := tc.pacer.Due(1); due < time.Hour {
+			t.Errorf("%s: request 1 due at %s", tc.why, due)
+		}
+	}
+}

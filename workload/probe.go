@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/result"
@@ -46,34 +48,49 @@ type probe struct {
 	notes    []string
 }
 
-// startProbe takes the readings a run is measured against. It runs after
-// the warm-up and after earlier runs' keys are gone, right before the
-// traffic.
-func (r *Runner) startProbe(ctx context.Context, lim algorithms.Limiter) *probe {
+// startProbe takes the readings a run of lim over identities callers is
+// measured against. It runs after the warm-up and after earlier runs' keys
+// are gone, right before the traffic.
+func (r *Runner) startProbe(ctx context.Context, lim algorithms.Limiter, identities int) *probe {
 	p := &probe{r: r, limiter: lim, command: serverCommand(lim), self: startSelfSampler()}
 	if r.Env.Mode == redisenv.Embedded {
 		return p
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.Profile.Timeout+settleTimeout+5*time.Second)
 	defer cancel()
-	if r.Env.Mode == redisenv.Private {
-		if err := redisenv.StopLatencyTracking(ctx, r.Env.Client, r.Env.Mode); err != nil {
+	rdb := redisenv.NewProbeClient(r.Env.Client)
+	defer rdb.Close()
+	mode := r.Env.Mode
+	if mode == redisenv.Private {
+		if err := rdb.Do(ctx, func(c redis.Cmdable) error { return redisenv.StopLatencyTracking(ctx, c, mode) }); err != nil {
 			p.notes = append(p.notes, err.Error())
 		}
-		if err := redisenv.ResetStats(ctx, r.Env.Client, r.Env.Mode); err != nil {
+		if err := rdb.Do(ctx, func(c redis.Cmdable) error { return redisenv.ResetStats(ctx, c, mode) }); err != nil {
 			p.notes = append(p.notes, err.Error())
 		} else {
 			p.reset = true
 		}
 	}
+	// Below MinIdentitiesForBytes no memory per identity is shown, so
+	// nothing is gained by waiting for used_memory to settle.
+	settle := settleTimeout
+	if identities < result.MinIdentitiesForBytes {
+		settle = 0
+	}
 	var settled bool
-	p.before, settled, p.memErr = redisenv.SettledMemory(ctx, r.Env.Client, r.Env.Mode, settleTimeout)
+	p.memErr = rdb.Do(ctx, func(c redis.Cmdable) (err error) {
+		p.before, settled, err = redisenv.SettledMemory(ctx, c, mode, settle)
+		return err
+	})
 	// On a shared server the figure moves with other clients' writes (and
 	// the result says so once); on a private one nothing else writes.
-	if p.memErr == nil && !settled && r.Env.Mode == redisenv.Private {
+	if p.memErr == nil && !settled && settle > 0 && mode == redisenv.Private {
 		p.notes = append(p.notes, fmt.Sprintf("used_memory was still moving %s after the previous run's keys were deleted", settleTimeout))
 	}
-	p.stats, p.statsErr = redisenv.ReadCommandStats(ctx, r.Env.Client, p.command)
+	p.statsErr = rdb.Do(ctx, func(c redis.Cmdable) (err error) {
+		p.stats, err = redisenv.ReadDecisionStats(ctx, c, p.command)
+		return err
+	})
 	return p
 }
 
@@ -87,16 +104,26 @@ func (p *probe) finish(ctx context.Context, prefix string, run *result.Run, runE
 	}
 	ctx, cancel := context.WithTimeout(ctx, censusTimeout)
 	defer cancel()
+	rdb := redisenv.NewProbeClient(p.r.Env.Client)
+	defer rdb.Close()
 	m := &result.Memory{RlbenchPeakHeapBytes: heap, RlbenchPeakRSSBytes: rss, Notes: p.notes}
 	run.Memory = m
 	embedded := p.r.Env.Mode == redisenv.Embedded
 
-	census, censusErr := redisenv.TakeCensus(ctx, p.r.Env.Client, prefix, memorySampleKeys, uint64(p.r.Profile.Seed),
-		identityCounter(p.limiter, prefix, run.Identities, maxIdentityBits, &m.Identities))
+	var census redisenv.Census
+	censusErr := rdb.Do(ctx, func(c redis.Cmdable) (err error) {
+		m.Identities = 0
+		census, err = redisenv.TakeCensus(ctx, c, prefix, memorySampleKeys, uint64(p.r.Profile.Seed),
+			identityCounter(p.limiter, prefix, run.Identities, maxIdentityBits, &m.Identities))
+		return err
+	})
 	var sample redisenv.MemorySample
 	var sampleErr error
 	if censusErr == nil && !embedded {
-		sample, sampleErr = redisenv.SampleMemory(ctx, p.r.Env.Client, prefix, census.Sample)
+		sampleErr = rdb.Do(ctx, func(c redis.Cmdable) (err error) {
+			sample, err = redisenv.SampleMemory(ctx, c, prefix, census.Sample)
+			return err
+		})
 	}
 	// The server's memory is read after the census on purpose. When the run
 	// made the server double a hash table, the old table is freed only once
@@ -107,10 +134,11 @@ func (p *probe) finish(ctx context.Context, prefix string, run *result.Run, runE
 	if embedded {
 		m.Notes = append(m.Notes, embeddedNote)
 	} else {
-		haveUsedMemory = p.readServer(ctx, run)
+		haveUsedMemory = p.readServer(ctx, rdb, run)
 	}
 	if censusErr != nil {
-		m.Notes = append(m.Notes, "key census failed: "+censusErr.Error())
+		m.Identities, m.CensusFailed = 0, true
+		m.Skipped = append(m.Skipped, "keys without a TTL were not checked: the key census failed: "+censusErr.Error())
 		return
 	}
 	m.Keys, m.KeysWithoutTTL = census.Keys, census.WithoutTTL
@@ -128,10 +156,15 @@ func (p *probe) finish(ctx context.Context, prefix string, run *result.Run, runE
 
 // readServer takes the after-readings of INFO memory and commandstats. It
 // reports whether the server gave used_memory both before and after.
-func (p *probe) readServer(ctx context.Context, run *result.Run) (haveUsedMemory bool) {
+func (p *probe) readServer(ctx context.Context, rdb *redisenv.ProbeClient, run *result.Run) (haveUsedMemory bool) {
 	m := run.Memory
-	shared := p.r.Env.Mode != redisenv.Private
-	after, err := redisenv.ReadMemory(ctx, p.r.Env.Client, p.r.Env.Mode)
+	mode := p.r.Env.Mode
+	shared := mode != redisenv.Private
+	var after redisenv.MemoryReading
+	err := rdb.Do(ctx, func(c redis.Cmdable) (err error) {
+		after, err = redisenv.ReadMemory(ctx, c, mode)
+		return err
+	})
 	if p.memErr == nil && err == nil {
 		haveUsedMemory = true
 		m.UsedMemoryDeltaBytes = after.UsedMemory - p.before.UsedMemory
@@ -142,12 +175,21 @@ func (p *probe) readServer(ctx context.Context, run *result.Run) (haveUsedMemory
 	} else {
 		m.Notes = append(m.Notes, "no used_memory: "+firstError(p.memErr, err).Error())
 	}
-	stats, err := redisenv.ReadCommandStats(ctx, p.r.Env.Client, p.command)
+	var stats redisenv.CommandStats
+	err = rdb.Do(ctx, func(c redis.Cmdable) (err error) {
+		stats, err = redisenv.ReadDecisionStats(ctx, c, p.command)
+		return err
+	})
 	if p.statsErr != nil || err != nil {
 		m.Notes = append(m.Notes, "no commandstats: "+firstError(p.statsErr, err).Error())
 		return haveUsedMemory
 	}
-	d := stats.Sub(p.stats).PerDecision()
+	diff := stats.Sub(p.stats)
+	if diff.WentBackwards() {
+		m.Notes = append(m.Notes, "no commandstats: INFO commandstats went backwards during the run (another client reset the statistics?)")
+		return haveUsedMemory
+	}
+	d := diff.PerDecision()
 	run.Server = &result.Server{Command: p.command, UsecPerCall: d.UsecPerCall(), Calls: d.Calls, Usec: d.Usec, FailedCalls: d.FailedCalls, StatsReset: p.reset}
 	if shared {
 		run.Server.Note = sharedStatsNote

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/profile"
@@ -212,11 +214,13 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 		}
 	}
 
-	probe := r.startProbe(ctx, lim)
+	probe := r.startProbe(ctx, lim, spec.Scenario.Identities)
 	if err := r.meet(ctx, index); err != nil {
 		probe.self.stop()
 		return nil, err
 	}
+	evictions := r.watchEvictions(ctx)
+	reference := r.startReference(ctx, spec.Scenario.Rate.Max, conc)
 	reloadsBefore := lim.NoScriptReloads()
 	rec := newRecorder(r.Clock.Now())
 	rec.audit = newAuditor(lim, spec.Scenario.Identities, p.Audit, p.Seed)
@@ -234,7 +238,12 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 	}
 
 	out, runErr := r.runSchedule(ctx, lim, spec, prefix, rec)
+	reference.halt(ctx)
 	rec.fill(run)
+	if runErr == nil {
+		runErr = r.checkServer(ctx, run)
+	}
+	evictions.finish(ctx, run)
 	run.ElapsedS = out.elapsed.Seconds()
 	if out.elapsed > 0 {
 		run.Rate.AchievedPerS = float64(run.Requests.Sent) / out.elapsed.Seconds()
@@ -250,6 +259,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 		run.Note = runErr.Error()
 	}
 	probe.finish(ctx, prefix, run, runErr)
+	reference.finish(ctx, run, lim, prefix, runErr)
 	if !r.KeepKeys {
 		r.cleanup(prefix)
 	}
@@ -342,18 +352,24 @@ func (r *Runner) warmPool(ctx context.Context, n int) {
 	wg.Wait()
 }
 
-// cleanup removes a run's keys, even after Ctrl-C.
+// cleanup removes a run's keys, even after Ctrl-C, and on a fresh
+// connection when the run's have died.
 func (r *Runner) cleanup(prefix string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, _ = redisenv.DeletePrefix(ctx, r.Env.Client, prefix)
+	rdb := redisenv.NewProbeClient(r.Env.Client)
+	defer rdb.Close()
+	_ = rdb.Do(ctx, func(c redis.Cmdable) error {
+		_, err := redisenv.DeletePrefix(ctx, c, prefix)
+		return err
+	})
 }
 
 // pacer is the open-loop schedule of scenario s: a ramp through its
 // stages, or a constant or Poisson rate.
 func (r *Runner) pacer(s profile.Scenario) Pacer {
 	p := r.Profile
-	pol := p.PolicyOf(s)
+	pol := p.PolicyFor(s)
 	if s.Shape == profile.ShapeRamp {
 		stages := make([]RampStage, len(s.Stages))
 		for i, st := range s.Stages {

@@ -77,8 +77,11 @@ func listAlgorithms(_ context.Context, args []string, baselinePath string, stdou
 	for _, a := range algorithms.List() {
 		fmt.Fprintf(stdout, "%s (%s): %s\n", a.Name, a.Params, a.Describe())
 	}
-	_, err = fmt.Fprintf(stdout, "\nYour own limiter (a Lua script or a Redis Function) is declared in a profile's algorithms list,\n"+
-		"with semantics %s: `rlbench init LIMITER.lua` writes one.\n", strings.Join(algorithms.SemanticsNames(), ", "))
+	if _, err := fmt.Fprintf(stdout, "\nYour own limiter (a Lua script or a Redis Function) is declared in a profile's algorithms list,\n"+
+		"with semantics %s: `rlbench init LIMITER.lua` writes one.\n", strings.Join(algorithms.SemanticsNames(), ", ")); err != nil {
+		return err
+	}
+	_, err = fmt.Fprint(stdout, verdictRules)
 	return err
 }
 
@@ -100,3 +103,25 @@ func baselineCosts(path string) (map[string]*report.Costs, string, error) {
 		path, res.Profile.Name, res.Redis.Version, res.Redis.Mode, res.StartedAt.UTC().Format("2006-01-02"), measure)
 	return report.AlgorithmCosts(res), source, nil
 }
+
+// verdictRules says what fails a run by default and how a profile changes
+// it; report.Assess is where it is decided.
+const verdictRules = `
+A run fails (verdict fail, exit 1) by default when any limiter:
+  - admits more than its own bound in some window (overshoot > 0),
+  - decides differently from its reference model (model mismatches > 0),
+  - leaves a key without a TTL;
+and whatever the limiter, when:
+  - calls that got no decision pass the error budget (0.1% of a run's decisions),
+  - Redis evicted keys or restarted during a run (limiter state was reset; that
+    run's audit is not held against the limiter, the evictions are the failure),
+  - a threshold fails.
+A run that could not finish (Redis went away, interrupted) is incomplete: exit 3.
+
+A profile changes this with:
+  expect_broken: [naive_counter]   run a limiter as a negative control: its broken
+                                   promises are expected, and the run fails unless
+                                   the audit catches it ("caught, as expected")
+  error_budget: 1%                 the share of decisions that may fail (0 for none)
+  thresholds: [...]                rules of its own on any result field
+`

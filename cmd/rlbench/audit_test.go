@@ -41,11 +41,17 @@ func TestRunRecordsTheAudit(t *testing.T) {
 	}
 }
 
-// TestNaiveCounterIsOptIn: listed, but not run unless a profile names it.
+// TestNaiveCounterIsOptIn: listed, but not run unless a profile names it;
+// and the list says what fails a run and how a profile changes it.
 func TestNaiveCounterIsOptIn(t *testing.T) {
 	code, stdout, _ := runCLI(t, "algorithms")
 	if code != exitOK || !strings.Contains(stdout, "naive_counter (negative control)") {
 		t.Errorf("algorithms: exit %d:\n%s", code, stdout)
+	}
+	for _, want := range []string{"overshoot > 0", "model mismatches > 0", "without a TTL", "error budget", "evicted", "expect_broken:", "error_budget:", "caught, as expected"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("algorithms does not say %q:\n%s", want, stdout)
+		}
 	}
 	code, stdout, _ = runCLI(t, "validate", writeProfile(t, tinyProfile))
 	if code != exitOK || !strings.Contains(stdout, "x 4 algorithms") {

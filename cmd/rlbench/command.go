@@ -20,6 +20,9 @@ type command struct {
 	flags func(fs *flag.FlagSet)
 	// run does the work with the positional arguments.
 	run func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+	// inFlight says the command has calls in flight to finish when it is
+	// interrupted; any other command stops at once.
+	inFlight bool
 }
 
 // commands lists the subcommands, as `rlbench help` shows them.
@@ -100,11 +103,14 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // arguments is "1 argument" or "N arguments".
-func arguments(n int) string {
+func arguments(n int) string { return counted(n, "argument") }
+
+// counted is "1 thing" or "N things".
+func counted(n int, thing string) string {
 	if n == 1 {
-		return "1 argument"
+		return "1 " + thing
 	}
-	return fmt.Sprintf("%d arguments", n)
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // wantArgs checks a command got exactly n positional arguments, named by

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -15,40 +16,45 @@ import (
 // metric, and fails (exit 1) on a regression.
 func compareCommand() command {
 	tol := report.DefaultTolerances
+	tol.Given = map[string]bool{}
 	var format string
+	var all bool
 	return command{
 		name:  "compare",
 		usage: "[flags] BASELINE.json CURRENT.json",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&format, "format", "text", "output `format`: text, markdown (for a pull request or $GITHUB_STEP_SUMMARY) or json")
-			fs.Var(percentFlag{&tol.P50}, "p50", "how much latency p50 may grow (e.g. 15%)")
-			fs.Var(percentFlag{&tol.P99}, "p99", "how much latency p99 may grow (e.g. 25%)")
-			fs.Var(percentFlag{&tol.UsecPerCall}, "server", "how much the server time per call may grow (e.g. 25%)")
-			fs.Var(percentFlag{&tol.BytesPerIdentity}, "bytes", "how much memory per identity may grow (e.g. 5%)")
+			fs.BoolVar(&all, "all", false, "list every figure, not only those that changed (json always lists every one)")
+			fs.Var(percentFlag{&tol.P50, "p50", tol.Given}, "p50", "how much latency p50 may grow (default 15%; without repetitions on both sides, 900%)")
+			fs.Var(percentFlag{&tol.P99, "p99", tol.Given}, "p99", "how much latency p99 may grow (default 25%; without repetitions on both sides, 900%)")
+			fs.Var(percentFlag{&tol.UsecPerCall, "server", tol.Given}, "server", "how much the server time per call may grow (default 25%)")
+			fs.Var(percentFlag{&tol.BytesPerIdentity, "bytes", tol.Given}, "bytes", "how much memory per identity may grow (default 5%)")
+			fs.Var(percentFlag{&tol.Throughput, "throughput", tol.Given}, "throughput",
+				"how much closed-loop throughput may fall (default 20%; without repetitions on both sides, to a tenth)")
 		},
-		run: func(_ context.Context, args []string, stdout, _ io.Writer) error {
+		run: func(ctx context.Context, args []string, stdout, _ io.Writer) error {
 			if err := wantArgs("compare", args, 2, "BASELINE.json and CURRENT.json"); err != nil {
 				return err
 			}
 			if format != "text" && format != "markdown" && format != "json" {
 				return usageErrorf("-format %q: want text, markdown or json", format)
 			}
-			return compareResults(args[0], args[1], tol, format, stdout)
+			return compareResults(ctx, args[0], args[1], tol, format, all, stdout)
 		},
 	}
 }
 
-func compareResults(basePath, curPath string, tol report.Tolerances, format string, stdout io.Writer) error {
-	base, err := readResult(basePath)
+func compareResults(ctx context.Context, basePath, curPath string, tol report.Tolerances, format string, all bool, stdout io.Writer) error {
+	base, err := readResult(ctx, basePath)
 	if err != nil {
 		return err
 	}
-	cur, err := readResult(curPath)
+	cur, err := readResult(ctx, curPath)
 	if err != nil {
 		return err
 	}
 	c := report.Compare(base, cur, tol)
-	if err := report.WriteCompare(stdout, c, format); err != nil {
+	if err := report.WriteCompare(stdout, c, format, all); err != nil {
 		return err
 	}
 	if c.Regressed {
@@ -57,8 +63,13 @@ func compareResults(basePath, curPath string, tol report.Tolerances, format stri
 	return nil
 }
 
-// percentFlag reads "25%" or "25" as the fraction 0.25.
-type percentFlag struct{ dst *float64 }
+// percentFlag reads "25%" or "25" as the fraction 0.25, refusing a
+// negative, infinite or NaN one, and marks name as given.
+type percentFlag struct {
+	dst   *float64
+	name  string
+	given map[string]bool
+}
 
 func (p percentFlag) String() string {
 	if p.dst == nil {
@@ -69,9 +80,12 @@ func (p percentFlag) String() string {
 
 func (p percentFlag) Set(s string) error {
 	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
-	if err != nil || v < 0 {
-		return fmt.Errorf("%q is not a percentage like 25%%", s)
+	// NaN fails every comparison, so it would let any change through;
+	// an infinite tolerance is no check either.
+	if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+		return fmt.Errorf("%q is not a percentage like 25%% (a finite number, 0 or more)", s)
 	}
 	*p.dst = v / 100
+	p.given[p.name] = true
 	return nil
 }

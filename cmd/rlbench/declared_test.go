@@ -259,7 +259,7 @@ func TestRedeclaredBuiltinsMatchTheBuiltins(t *testing.T) {
 		t.Errorf("report.html does not show and describe the declared limiters")
 	}
 	resultPath := filepath.Join(edgeDir, "result.json")
-	code, stdout, stderr := runCLI(t, "compare", resultPath, resultPath)
+	code, stdout, stderr := runCLI(t, "compare", "--all", resultPath, resultPath)
 	if code != exitOK || !strings.Contains(stdout, "my_sliding_log/edge") {
 		t.Errorf("compare: exit %d\n%s\n%s", code, stdout, stderr)
 	}

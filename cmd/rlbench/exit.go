@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 
 	"github.com/rlbench/rlbench/profile"
+	"github.com/rlbench/rlbench/report"
 )
 
 // Exit codes, as DESIGN.md fixes them.
@@ -32,6 +34,12 @@ type failedError struct{ msg string }
 
 func (e *failedError) Error() string { return e.msg }
 
+// interrupted is the error of a command the first Ctrl-C stopped while it
+// was doing what doing names: a runtime failure (exit 3).
+func interrupted(ctx context.Context, doing string) error {
+	return fmt.Errorf("interrupted while %s: %w", doing, context.Cause(ctx))
+}
+
 // exitCode maps an error to the exit code and prints it.
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
@@ -40,7 +48,7 @@ func exitCode(err error, stderr io.Writer) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
-	fmt.Fprintln(stderr, "rlbench: "+err.Error())
+	fmt.Fprintln(stderr, "rlbench: "+report.PrintableLines(err.Error()))
 	var usage *usageError
 	var perrs profile.Errors
 	var perr *profile.Error

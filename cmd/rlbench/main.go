@@ -18,24 +18,40 @@ import (
 
 func main() {
 	redisenv.QuietClientLogs()
-	ctx, stop := interruptContext(os.Stderr)
+	command := ""
+	if len(os.Args) > 1 {
+		command = os.Args[1]
+	}
+	ctx, stop := interruptContext(os.Stderr, command, func() {
+		redisenv.StopAll()
+		os.Exit(130)
+	})
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
 
-// interruptContext is cancelled by the first Ctrl-C (or SIGTERM): rlbench
+// interruptContext is cancelled by the first Ctrl-C (or SIGTERM). `run`
 // then stops issuing, lets calls in flight finish, and writes what it
-// measured. A second Ctrl-C quits at once.
-func interruptContext(stderr io.Writer) (context.Context, func()) {
+// measured; the other commands have no calls in flight and stop where they
+// are. A second Ctrl-C calls quit, which stops any private redis-server,
+// removes its directory and exits at once.
+func interruptContext(stderr io.Writer, command string, quit func()) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
+	finished := make(chan struct{})
+	c, _ := lookup(command)
 	go func() {
+		defer close(finished)
 		select {
 		case <-sig:
-			fmt.Fprintln(stderr, "\nrlbench: stopping: finishing calls in flight and writing what was measured (Ctrl-C again to quit now)")
+			if c.inFlight {
+				fmt.Fprintln(stderr, "\nrlbench: stopping: finishing calls in flight and writing what was measured (Ctrl-C again to quit now)")
+			} else {
+				fmt.Fprintln(stderr, "\nrlbench: stopping")
+			}
 			cancel()
 		case <-done:
 			return
@@ -43,11 +59,14 @@ func interruptContext(stderr io.Writer) (context.Context, func()) {
 		select {
 		case <-sig:
 			fmt.Fprintln(stderr, "rlbench: quitting without writing a result")
-			os.Exit(130)
+			quit()
 		case <-done:
 		}
 	}()
-	return ctx, func() { signal.Stop(sig); close(done); cancel() }
+	// Once quitting has begun, quit decides the exit code: the command,
+	// which may finish meanwhile (its server stopped under it), waits
+	// here for quit to exit rather than exit with a code of its own.
+	return ctx, func() { signal.Stop(sig); close(done); <-finished; cancel() }
 }
 
 const usage = `rlbench load-tests and audits rate limiters that live in Redis.
@@ -55,7 +74,8 @@ const usage = `rlbench load-tests and audits rate limiters that live in Redis.
 Usage:
   rlbench run [flags] PROFILE      run a profile and write results/<profile>-<UTC time>/
   rlbench report [-o DIR] RESULT   render plots and report.html from a result.json
-                                   (--format text|benchfmt prints the summary or benchstat lines)
+                                   (--format text|benchfmt prints the summary or benchstat lines;
+                                   past --max-scenarios N, default 24, only tables and cross-scenario plots)
   rlbench compare BASE CURRENT     compare two results; exit 1 on a regression
   rlbench merge RESULT...          one result from the segments of a load (run --segment I/N)
   rlbench validate PROFILE...      check profiles without running them

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/rlbench/rlbench/report"
+	"github.com/rlbench/rlbench/report/html"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -26,19 +27,19 @@ func mergeCommand() command {
 			fs.StringVar(&outDir, "o", "", "write the merged result into `DIR` (default: results/<profile>-<start>-merged)")
 			fs.BoolVar(&noReport, "no-report", false, "write only result.json")
 		},
-		run: func(_ context.Context, args []string, stdout, _ io.Writer) error {
+		run: func(ctx context.Context, args []string, stdout, _ io.Writer) error {
 			if len(args) == 0 {
 				return usageErrorf("merge needs the result.json of every segment")
 			}
-			return mergeResults(args, outDir, noReport, stdout)
+			return mergeResults(ctx, args, outDir, noReport, stdout)
 		},
 	}
 }
 
-func mergeResults(paths []string, outDir string, noReport bool, stdout io.Writer) error {
+func mergeResults(ctx context.Context, paths []string, outDir string, noReport bool, stdout io.Writer) error {
 	var parts []*result.Result
 	for _, p := range paths {
-		r, err := readResult(p)
+		r, err := readResult(ctx, p)
 		if err != nil {
 			return err
 		}
@@ -69,7 +70,7 @@ func mergeResults(paths []string, outDir string, noReport bool, stdout io.Writer
 	}
 	fmt.Fprintf(stdout, "merged %d segments: %s\n", len(parts), path)
 	if !noReport {
-		written, err := renderReport(outDir, merged)
+		written, err := renderReport(ctx, outDir, merged, html.DefaultMaxScenarios)
 		if err != nil {
 			return fmt.Errorf("rendering the report: %w", err)
 		}

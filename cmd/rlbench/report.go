@@ -20,27 +20,37 @@ import (
 // it prints the summary, or Go benchmark lines for benchstat, instead.
 func reportCommand() command {
 	var outDir, format string
+	maxScenarios := html.DefaultMaxScenarios
 	return command{
 		name:  "report",
-		usage: "[-o DIR] [--format html|text|markdown|benchfmt] RESULT.json",
+		usage: "[-o DIR] [--format html|text|markdown|benchfmt] [--max-scenarios N] RESULT.json",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&outDir, "o", "", "write into `DIR` (default: the result's own directory)")
 			fs.StringVar(&format, "format", "html", "`html` (plots, .hgrm files, report.html), text (the summary), markdown (the summary for a pull request) or benchfmt (lines for benchstat)")
+			fs.IntVar(&maxScenarios, "max-scenarios", html.DefaultMaxScenarios,
+				"draw each scenario's plots and .hgrm files for at most `N` scenarios; past it, only the tables and the plots across scenarios (0: no limit)")
 		},
-		run: func(_ context.Context, args []string, stdout, _ io.Writer) error {
+		run: func(ctx context.Context, args []string, stdout, _ io.Writer) error {
 			if format != "html" && format != "text" && format != "markdown" && format != "benchfmt" {
 				return usageErrorf("-format %q: want html, text, markdown or benchfmt", format)
+			}
+			if maxScenarios < 0 {
+				return usageErrorf("--max-scenarios %d: want 0 (no limit) or more", maxScenarios)
 			}
 			if err := wantArgs("report", args, 1, "exactly one result.json"); err != nil {
 				return err
 			}
-			return writeReport(args[0], outDir, format, stdout)
+			limit := maxScenarios
+			if limit == 0 {
+				limit = -1
+			}
+			return writeReport(ctx, args[0], outDir, format, limit, stdout)
 		},
 	}
 }
 
-func writeReport(path, outDir, format string, stdout io.Writer) error {
-	res, err := readResult(path)
+func writeReport(ctx context.Context, path, outDir, format string, maxScenarios int, stdout io.Writer) error {
+	res, err := readResult(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -56,7 +66,10 @@ func writeReport(path, outDir, format string, stdout io.Writer) error {
 	if dir == "" {
 		dir = filepath.Dir(path)
 	}
-	written, err := renderReport(dir, res)
+	written, err := renderReport(ctx, dir, res, maxScenarios)
+	if ctx.Err() != nil {
+		return interrupted(ctx, "rendering the report into "+dir)
+	}
 	if err != nil {
 		var bad *result.HistogramError
 		if errors.As(err, &bad) {
@@ -73,14 +86,25 @@ func writeReport(path, outDir, format string, stdout io.Writer) error {
 			hgrms++
 		}
 	}
-	fmt.Fprintf(stdout, "report: %s (with %d plots and %d .hgrm files)\n", written[len(written)-1], pngs, hgrms)
+	fmt.Fprintf(stdout, "report: %s (with %s and %s)\n", written[len(written)-1], counted(pngs, "plot"), counted(hgrms, ".hgrm file"))
+	printLeftOut(stdout, res, maxScenarios)
 	return nil
+}
+
+// printLeftOut says what the report of res leaves out of a huge result.
+func printLeftOut(stdout io.Writer, res *result.Result, maxScenarios int) {
+	if note := html.LeftOut(res, reportOptions(res, maxScenarios)); note != "" {
+		fmt.Fprintln(stdout, "note: "+note)
+	}
 }
 
 // readResult reads a result file; a missing, malformed or truncated one is
 // bad input (exit 2), with report.Decode's account of what is wrong.
-func readResult(path string) (*result.Result, error) {
-	res, err := result.ReadFile(path)
+func readResult(ctx context.Context, path string) (*result.Result, error) {
+	res, err := result.ReadFileContext(ctx, path)
+	if ctx.Err() != nil {
+		return nil, interrupted(ctx, "reading "+path)
+	}
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -92,9 +116,15 @@ func readResult(path string) (*result.Result, error) {
 }
 
 // renderReport writes the plots, .hgrm files and report.html into dir,
-// with each algorithm's semantics from the registry, and each declared
-// limiter's from the result.
-func renderReport(dir string, res *result.Result) ([]string, error) {
+// each scenario's plots for at most maxScenarios scenarios (see
+// html.RenderOptions).
+func renderReport(ctx context.Context, dir string, res *result.Result, maxScenarios int) ([]string, error) {
+	return html.RenderContext(ctx, dir, res, reportOptions(res, maxScenarios))
+}
+
+// reportOptions are the report's options, with each algorithm's semantics
+// from the registry, and each declared limiter's from the result.
+func reportOptions(res *result.Result, maxScenarios int) html.RenderOptions {
 	semantics := map[string]string{}
 	for _, a := range algorithms.List() {
 		semantics[a.Name] = a.Describe()
@@ -102,5 +132,5 @@ func renderReport(dir string, res *result.Result) ([]string, error) {
 	for _, l := range res.Profile.Limiters {
 		semantics[l.Name] = l.Description
 	}
-	return html.Render(dir, res, html.RenderOptions{Semantics: semantics})
+	return html.RenderOptions{Semantics: semantics, MaxScenarios: maxScenarios}
 }

@@ -48,8 +48,8 @@ func TestReportRendersFromTheResultAlone(t *testing.T) {
 		}
 		pngs, _ := filepath.Glob(filepath.Join(tc.dir, "*.png"))
 		hgrms, _ := filepath.Glob(filepath.Join(tc.dir, "hgrm", "*.hgrm"))
-		if len(pngs) != 11 || len(hgrms) != 24 {
-			t.Errorf("%s: %d plots and %d .hgrm files, want 11 and 24", tc.why, len(pngs), len(hgrms))
+		if len(pngs) != 18 || len(hgrms) != 40 {
+			t.Errorf("%s: %d plots and %d .hgrm files, want 18 and 40", tc.why, len(pngs), len(hgrms))
 		}
 		page, err := os.ReadFile(filepath.Join(tc.dir, html.HTMLFile))
 		if err != nil || !strings.Contains(string(page), "Counts requests in a window that opens") {

@@ -12,10 +12,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/redisconf"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/report"
+	"github.com/rlbench/rlbench/report/html"
 	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/workload"
 )
@@ -42,9 +46,10 @@ const startAtEnv = "RLBENCH_START_AT"
 func runCommand() command {
 	var o runOptions
 	return command{
-		name:  "run",
-		usage: "[flags] PROFILE",
-		flags: o.declare,
+		name:     "run",
+		usage:    "[flags] PROFILE",
+		flags:    o.declare,
+		inFlight: true,
 		run: func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			if err := wantArgs("run", args, 1, "exactly one profile file"); err != nil {
 				return err
@@ -57,7 +62,7 @@ func runCommand() command {
 // declare declares the flags of `rlbench run`.
 func (o *runOptions) declare(fs *flag.FlagSet) {
 	fs.StringVar(&o.redisAddr, "redis", "", "use the Redis at `ADDR` (host:port or redis:// URL) instead of the profile's or a private one")
-	fs.StringVar(&o.outDir, "out", "results", "write results under `DIR`")
+	fs.StringVar(&o.outDir, "out", "results", "write results under `DIR` (checked writable before the run starts)")
 	fs.BoolVar(&o.keepKeys, "keep-keys", false, "leave the run's keys in Redis for inspection")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar: one line per run")
 	fs.BoolVar(&o.noEmbedded, "no-embedded", false, "fail instead of using the embedded server when redis-server is missing")
@@ -126,12 +131,18 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	if err != nil {
 		return err
 	}
-	prof, err := profile.LoadWith(profilePath, o.profileOptions())
+	prof, err := profile.LoadWith(ctx, profilePath, o.profileOptions())
+	if ctx.Err() != nil {
+		return interrupted(ctx, "reading "+profilePath)
+	}
 	if err != nil {
 		return err
 	}
 	ropts, err := redisOptions(prof, o)
 	if err != nil {
+		return err
+	}
+	if err := checkOutDir(o.outDir); err != nil {
 		return err
 	}
 
@@ -157,6 +168,7 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 		Segments:  segs,
 		ShareCPUs: true,
 	}
+	runner.NewLimiter = newLimiter
 	res, runErr := runner.Run(ctx)
 	res.Tool = result.Tool{Name: "rlbench", Version: version(), GoVersion: runtime.Version()}
 	report.Judge(res, prof.Thresholds)
@@ -179,10 +191,11 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	fmt.Fprintf(stdout, "result: %s\n", path)
 	var reportErr error
 	if !o.noReport {
-		if written, err := renderReport(dir, res); err != nil {
+		if written, err := renderReport(context.WithoutCancel(ctx), dir, res, html.DefaultMaxScenarios); err != nil {
 			reportErr = fmt.Errorf("rendering the report: %w", err)
 		} else {
 			fmt.Fprintf(stdout, "report: %s\n", written[len(written)-1])
+			printLeftOut(stdout, res, html.DefaultMaxScenarios)
 		}
 	}
 	if o.keepKeys {
@@ -205,6 +218,11 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	}
 	return nil
 }
+
+// newLimiter builds each run's limiter; nil means algorithms.New. Tests
+// swap in limiters that are broken by construction, to see what the
+// command makes of them.
+var newLimiter func(name string, rdb algorithms.Redis, p algorithms.Policy) (algorithms.Limiter, error)
 
 // redisOptions resolves which Redis to use: --redis, else the profile's
 // redis section, else a private server. The password comes only from the
@@ -231,6 +249,9 @@ func redisOptions(p *profile.Profile, o runOptions) (redisenv.Options, error) {
 		}
 	}
 	if o.redisAddr != "" {
+		if err := redisconf.CheckAddr(o.redisAddr); err != nil {
+			return ropts, usageErrorf("--redis: %v", err)
+		}
 		ropts.Addr = o.redisAddr
 	}
 	return ropts, nil
@@ -244,7 +265,13 @@ func cleanup(env *redisenv.Env, runner *workload.Runner, keep bool) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := redisenv.DeletePrefix(ctx, env.Client, runner.RunPrefix()); err != nil {
+	rdb := redisenv.NewProbeClient(env.Client)
+	defer rdb.Close()
+	err := rdb.Do(ctx, func(c redis.Cmdable) error {
+		_, err := redisenv.DeletePrefix(ctx, c, runner.RunPrefix())
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("removing this run's keys (%s*): %w", runner.RunPrefix(), err)
 	}
 	return nil

@@ -15,13 +15,16 @@ func validateCommand() command {
 }
 
 // validateProfiles checks profiles without running them.
-func validateProfiles(_ context.Context, args []string, stdout, _ io.Writer) error {
+func validateProfiles(ctx context.Context, args []string, stdout, _ io.Writer) error {
 	if len(args) == 0 {
 		return usageErrorf("validate needs at least one profile file")
 	}
 	var errs []error
 	for _, path := range args {
-		p, err := profile.Load(path)
+		p, err := profile.LoadContext(ctx, path)
+		if ctx.Err() != nil {
+			return interrupted(ctx, "reading "+path)
+		}
 		if err != nil {
 			errs = append(errs, err)
 			continue

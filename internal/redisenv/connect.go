@@ -29,6 +29,8 @@ func (e *Env) connect(ctx context.Context, ropts *redis.Options, o Options) erro
 	}
 	if ropts.TLSConfig == nil {
 		ropts.Dialer = plainDialer(ropts.DialTimeout)
+	} else {
+		ropts.Dialer = tlsDialer(ropts.DialTimeout, ropts.TLSConfig)
 	}
 	e.Client = redis.NewClient(ropts)
 

@@ -2,6 +2,10 @@ package redisenv
 
 import (
 	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
 	"net"
 	"time"
 )
@@ -25,3 +29,42 @@ func plainDialer(timeout time.Duration) func(ctx context.Context, network, addr 
 
 // opaqueConn is a net.Conn that does not expose syscall.Conn.
 type opaqueConn struct{ net.Conn }
+
+// tlsDialer dials TCP and completes the TLS handshake within timeout. A
+// handshake that fails, or gets no TLS answer in time (a plain Redis reads
+// the ClientHello as a command and waits for the rest of it), is a
+// *HandshakeError that says so, rather than a bare deadline.
+func tlsDialer(timeout time.Duration, cfg *tls.Config) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	d := &net.Dialer{Timeout: timeout, KeepAlive: 5 * time.Minute}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		hctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		tc := tls.Client(c, cfg)
+		if err := tc.HandshakeContext(hctx); err != nil {
+			_ = c.Close()
+			return nil, &HandshakeError{Addr: addr, Err: err}
+		}
+		return tc, nil
+	}
+}
+
+// HandshakeError is a TLS connection whose handshake failed.
+type HandshakeError struct {
+	Addr string
+	Err  error
+}
+
+func (e *HandshakeError) Error() string {
+	msg := fmt.Sprintf("TLS handshake with %s failed", e.Addr)
+	var re tls.RecordHeaderError
+	if errors.Is(e.Err, context.DeadlineExceeded) || errors.As(e.Err, &re) || errors.Is(e.Err, io.EOF) {
+		msg += " (does the server speak TLS on this port? rediss:// and tls: true need its TLS port)"
+	}
+	return msg + ": " + e.Err.Error()
+}
+
+func (e *HandshakeError) Unwrap() error { return e.Err }

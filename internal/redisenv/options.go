@@ -3,15 +3,14 @@ package redisenv
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"net"
-	"net/url"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/rlbench/rlbench/internal/redisconf"
 )
 
 // Options say which Redis to use and how to talk to it.
@@ -62,24 +61,19 @@ func openExternal(ctx context.Context, o Options) (*Env, error) {
 }
 
 // clientOptions builds go-redis options from o, accepting host:port or a
-// redis:// / rediss:// URL, and returns the address without credentials.
+// redis:// / rediss:// URL (checked by redisconf.CheckAddr, so no message
+// ever holds a password), and returns the address without credentials.
 func clientOptions(o Options) (*redis.Options, string, error) {
+	if err := redisconf.CheckAddr(o.Addr); err != nil {
+		return nil, "", fmt.Errorf("redis address %w", err)
+	}
 	ropts := &redis.Options{Addr: o.Addr}
 	if strings.Contains(o.Addr, "://") {
-		u, err := url.Parse(o.Addr)
-		if err != nil {
-			return nil, "", fmt.Errorf("redis address %q: %w", redactURL(o.Addr), err)
-		}
-		if _, ok := u.User.Password(); ok {
-			return nil, "", fmt.Errorf("redis address %s carries a password; pass it through the environment variable named by redis.password_env instead", redactURL(o.Addr))
-		}
 		parsed, err := redis.ParseURL(o.Addr)
 		if err != nil {
-			return nil, "", fmt.Errorf("redis address %q: %w", redactURL(o.Addr), err)
+			return nil, "", fmt.Errorf("redis address %q: %w", redisconf.Redact(o.Addr), err)
 		}
 		ropts = parsed
-	} else if _, _, err := net.SplitHostPort(o.Addr); err != nil {
-		return nil, "", fmt.Errorf("redis address %q is not host:port or a redis:// URL", o.Addr)
 	}
 	if o.Username != "" {
 		ropts.Username = o.Username
@@ -97,25 +91,12 @@ func clientOptions(o Options) (*redis.Options, string, error) {
 	if ropts.TLSConfig != nil {
 		ropts.TLSConfig.InsecureSkipVerify = o.TLSInsecure //nolint:gosec // opt-in for test servers
 		if o.TLSCAFile != "" {
-			pem, err := os.ReadFile(o.TLSCAFile)
+			pool, err := redisconf.LoadCA(o.TLSCAFile)
 			if err != nil {
-				return nil, "", fmt.Errorf("redis TLS CA file: %w", err)
-			}
-			pool := x509.NewCertPool()
-			if !pool.AppendCertsFromPEM(pem) {
-				return nil, "", fmt.Errorf("redis TLS CA file %s holds no PEM certificate", o.TLSCAFile)
+				return nil, "", fmt.Errorf("redis TLS CA file %w", err)
 			}
 			ropts.TLSConfig.RootCAs = pool
 		}
 	}
 	return ropts, ropts.Addr, nil
-}
-
-// redactURL hides the password of a URL so it never reaches a message.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	return u.Redacted()
 }

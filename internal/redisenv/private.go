@@ -8,7 +8,9 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -53,15 +55,41 @@ type Server struct {
 	Addr string
 	cmd  *exec.Cmd
 	dir  string
+	// pgid is the server's process group: the binary on PATH may be a
+	// script that starts the real server as its child, so the whole group
+	// is what Stop ends.
+	pgid int
 	done chan struct{}
-	log  *bytes.Buffer
+
+	stopOnce sync.Once
+	stopErr  error
 }
+
+// Timing of a private server's stop. Each wait is bounded: a stop never
+// hangs on a process that will not die or a pipe a grandchild holds.
+const (
+	// StopGrace is how long the group has after SIGTERM before SIGKILL.
+	StopGrace = 3 * time.Second
+	// killWait is how long the group has to vanish after SIGKILL.
+	killWait = 2 * time.Second
+	// quitGrace is StopGrace when rlbench is quitting at once (a second
+	// Ctrl-C): a server without persistence ends in milliseconds.
+	quitGrace = 300 * time.Millisecond
+)
+
+// logFile is where the server's own output goes, inside its directory: a
+// file rather than a pipe, so that nothing waits for a pipe a grandchild
+// still holds open.
+const logFile = "redis-server.log"
 
 // StartServer starts redis-server at path on a free 127.0.0.1 port and waits
 // until it answers PING. The process runs in its own process group, so a
 // Ctrl-C aimed at rlbench does not kill it before rlbench has read its
-// figures, and it is killed if rlbench dies.
+// figures, and it is killed if rlbench dies. Before starting, it removes
+// what private servers of earlier rlbench processes that died without
+// cleaning up left behind (see RemoveStaleDirs).
 func StartServer(ctx context.Context, path string) (*Server, error) {
+	RemoveStaleDirs(os.TempDir())
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		srv, err := startOnce(ctx, path)
@@ -81,10 +109,20 @@ func startOnce(ctx context.Context, path string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "rlbench-redis-")
+	dir, err := os.MkdirTemp("", serverDirPattern)
 	if err != nil {
 		return nil, err
 	}
+	if err := writeOwner(dir, 0); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	log, err := os.Create(filepath.Join(dir, logFile))
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	defer log.Close()
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	cmd := exec.Command(path,
 		"--port", strconv.Itoa(port),
@@ -96,7 +134,6 @@ func startOnce(ctx context.Context, path string) (*Server, error) {
 		"--protected-mode", "yes",
 		"--logfile", "",
 	)
-	log := &bytes.Buffer{}
 	cmd.Stdout = log
 	cmd.Stderr = log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -104,8 +141,13 @@ func startOnce(ctx context.Context, path string) (*Server, error) {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("starting %s: %w", path, err)
 	}
-	srv := &Server{Addr: addr, cmd: cmd, dir: dir, done: make(chan struct{}), log: log}
+	srv := &Server{Addr: addr, cmd: cmd, dir: dir, pgid: cmd.Process.Pid, done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(srv.done) }()
+	register(srv)
+	if err := writeOwner(dir, srv.pgid); err != nil {
+		_ = srv.Stop()
+		return nil, err
+	}
 
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -116,8 +158,9 @@ func startOnce(ctx context.Context, path string) (*Server, error) {
 		}
 		select {
 		case <-srv.done:
-			_ = os.RemoveAll(dir)
-			return nil, fmt.Errorf("redis-server exited at start on %s: %s", addr, bytes.TrimSpace(log.Bytes()))
+			out, _ := os.ReadFile(filepath.Join(dir, logFile))
+			_ = srv.Stop()
+			return nil, fmt.Errorf("redis-server exited at start on %s: %s", addr, bytes.TrimSpace(out))
 		case <-ctx.Done():
 			_ = srv.Stop()
 			return nil, ctx.Err()
@@ -130,23 +173,102 @@ func startOnce(ctx context.Context, path string) (*Server, error) {
 	}
 }
 
-// Stop terminates the server (SIGTERM, then SIGKILL after 3s) and removes
-// its directory.
-func (s *Server) Stop() error {
-	defer os.RemoveAll(s.dir)
+// Dir is the server's temporary directory (removed by Stop).
+func (s *Server) Dir() string { return s.dir }
+
+// Stop ends the server's whole process group (SIGTERM, then SIGKILL after
+// StopGrace) and removes its directory. Every wait is bounded: if the group
+// outlives SIGKILL, Stop says so instead of hanging. Calling it again, or
+// from several goroutines, stops the server once.
+func (s *Server) Stop() error { return s.stop(StopGrace) }
+
+func (s *Server) stop(grace time.Duration) error {
+	s.stopOnce.Do(func() {
+		defer unregister(s)
+		defer os.RemoveAll(s.dir)
+		s.stopErr = s.endGroup(grace)
+	})
+	return s.stopErr
+}
+
+// endGroup signals the process group and waits, within bounds, until no
+// process of it is left running and the direct child has been reaped.
+func (s *Server) endGroup(grace time.Duration) error {
+	_ = syscall.Kill(-s.pgid, syscall.SIGTERM)
+	if !waitGroupGone(s.pgid, grace) {
+		_ = syscall.Kill(-s.pgid, syscall.SIGKILL)
+		if !waitGroupGone(s.pgid, killWait) {
+			return fmt.Errorf("redis-server (process group %d) still runs after SIGKILL", s.pgid)
+		}
+	}
 	select {
 	case <-s.done:
 		return nil
-	default:
+	case <-time.After(killWait):
+		return fmt.Errorf("redis-server (pid %d) was not reaped within %s", s.pgid, killWait)
 	}
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.done:
-	case <-time.After(3 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.done
+}
+
+// waitGroupGone polls until no process of group pgid runs, or timeout.
+func waitGroupGone(pgid int, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		if !groupRunning(pgid) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
-	return nil
+}
+
+// live holds the private servers started and not yet stopped, so that a
+// process that must quit at once can still stop them.
+var live = struct {
+	sync.Mutex
+	servers map[*Server]struct{}
+}{servers: map[*Server]struct{}{}}
+
+func register(s *Server) {
+	live.Lock()
+	live.servers[s] = struct{}{}
+	live.Unlock()
+}
+
+func unregister(s *Server) {
+	live.Lock()
+	delete(live.servers, s)
+	live.Unlock()
+}
+
+// StopAll stops every private server this process started and has not
+// stopped yet, and removes their directories, with a short grace period: it
+// is what rlbench calls when asked to quit at once (a second Ctrl-C), so
+// that quitting leaves no server running and no directory behind.
+func StopAll() {
+	live.Lock()
+	servers := make([]*Server, 0, len(live.servers))
+	for s := range live.servers {
+		servers = append(servers, s)
+	}
+	live.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// A Stop already under way may be giving the server its full
+			// grace period; quitting does not wait for it.
+			select {
+			case <-s.done:
+			default:
+				_ = syscall.Kill(-s.pgid, syscall.SIGKILL)
+			}
+			_ = s.stop(quitGrace)
+		}()
+	}
+	wg.Wait()
 }
 
 // FreePort asks the kernel for a free TCP port on 127.0.0.1.

@@ -162,38 +162,37 @@ func (s CommandStat) UsecPerCall() float64 {
 // ReadCommandStat reads command's figures (e.g. "evalsha") from INFO
 // commandstats. A command the server has not run yet reads as zeros.
 func ReadCommandStat(ctx context.Context, rdb redis.Cmdable, command string) (CommandStat, error) {
-	s, err := ReadCommandStats(ctx, rdb, command)
+	stats, err := ReadCommandStats(ctx, rdb, command)
+	return stats[0], err
+}
+
+// ReadCommandStats reads several commands' figures from one INFO
+// commandstats, in the order asked.
+func ReadCommandStats(ctx context.Context, rdb redis.Cmdable, commands ...string) (CommandStats, error) {
+	out := make(CommandStats, len(commands))
+	info, err := rdb.Info(ctx, "commandstats").Result()
 	if err != nil {
-		return CommandStat{}, err
+		return out, fmt.Errorf("INFO commandstats: %w", err)
 	}
-	return s[0], nil
+	fields := ParseInfo(info)
+	for i, c := range commands {
+		if line, ok := fields["cmdstat_"+strings.ToLower(c)]; ok {
+			if out[i], err = parseCommandStat(line); err != nil {
+				return out, err
+			}
+		}
+	}
+	return out, nil
 }
 
 // CommandStats are the figures of the commands one decision runs, in the
 // order a command list names them.
 type CommandStats []CommandStat
 
-// ReadCommandStats reads, from one INFO commandstats, the figures of each
-// command of a list joined by "+" ("multi+exec": a decision that runs
-// several commands). A command the server has not run yet reads as zeros.
-func ReadCommandStats(ctx context.Context, rdb redis.Cmdable, commands string) (CommandStats, error) {
-	info, err := rdb.Info(ctx, "commandstats").Result()
-	if err != nil {
-		return nil, fmt.Errorf("INFO commandstats: %w", err)
-	}
-	fields := ParseInfo(info)
-	names := strings.Split(commands, "+")
-	out := make(CommandStats, len(names))
-	for i, name := range names {
-		line, ok := fields["cmdstat_"+strings.ToLower(name)]
-		if !ok {
-			continue
-		}
-		if out[i], err = parseCommandStat(line); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+// ReadDecisionStats reads the figures of the commands of one decision, a
+// list joined by "+" ("multi+exec"), from one INFO commandstats.
+func ReadDecisionStats(ctx context.Context, rdb redis.Cmdable, commands string) (CommandStats, error) {
+	return ReadCommandStats(ctx, rdb, strings.Split(commands, "+")...)
 }
 
 // Sub returns the change from before to s, command by command.
@@ -206,6 +205,17 @@ func (s CommandStats) Sub(before CommandStats) CommandStats {
 		}
 	}
 	return out
+}
+
+// WentBackwards reports whether some command's figures shrank: the
+// statistics were reset in between.
+func (s CommandStats) WentBackwards() bool {
+	for _, c := range s {
+		if c.Calls < 0 || c.Usec < 0 || c.FailedCalls < 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // PerDecision folds the commands of one decision into one figure: the

@@ -4,6 +4,7 @@
 package resulttest
 
 import (
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -49,4 +50,27 @@ func Fixture(t testing.TB) *result.Result {
 func FixtureFile() string {
 	_, here, _, _ := runtime.Caller(0)
 	return filepath.Join(filepath.Dir(here), "..", "..", FixturePath)
+}
+
+// Many is the fixture repeated until it holds at least scenarios
+// scenarios (each copy's scenarios renamed c<copy>-<name>), with every
+// run's figures: a large result, for tests and benchmarks of what reads
+// one.
+func Many(t testing.TB, scenarios int) *result.Result {
+	t.Helper()
+	base := Fixture(t)
+	r := *base
+	r.Runs = nil
+	names := map[string]bool{}
+	for copyN := 0; len(names) < scenarios; copyN++ {
+		for _, run := range base.Runs {
+			if len(names) >= scenarios && !names[fmt.Sprintf("c%04d-%s", copyN, run.Scenario)] {
+				continue
+			}
+			run.Scenario = fmt.Sprintf("c%04d-%s", copyN, run.Scenario)
+			names[run.Scenario] = true
+			r.Runs = append(r.Runs, run)
+		}
+	}
+	return &r
 }

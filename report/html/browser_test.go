@@ -45,8 +45,8 @@ func TestReportInABrowser(t *testing.T) {
 
 	ctx := newBrowser(t, browser)
 	got := loadPage(t, ctx, filepath.Join(dir, HTMLFile))
-	if len(got.images) != 11 {
-		t.Errorf("page shows %d images, want the 11 plots of the fixture", len(got.images))
+	if len(got.images) != 18 {
+		t.Errorf("page shows %d images, want the 18 plots of the fixture", len(got.images))
 	}
 	edge := false
 	for _, img := range got.images {

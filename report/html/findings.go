@@ -63,12 +63,18 @@ func (v *view) algorithmRuns(alg string) []*result.Run {
 // promiseRemark says whether alg kept its own bound and agreed with its
 // model, and how far it let one identity past the policy.
 func promiseRemark(v *view, alg string, runs []*result.Run) []string {
-	var broken []string
+	var broken, reset []string
 	var worst *result.Run
 	audited := false
 	for _, run := range runs {
 		a := run.Audit
 		if a == nil {
+			continue
+		}
+		if run.Eviction.ResetState() {
+			// The server dropped the limiter's state: its audit says
+			// nothing about the limiter.
+			reset = append(reset, run.Scenario)
 			continue
 		}
 		audited = true
@@ -80,10 +86,14 @@ func promiseRemark(v *view, alg string, runs []*result.Run) []string {
 			worst = run
 		}
 	}
-	if !audited {
-		return []string{"No run of it was audited, so this result cannot say whether it keeps its promise."}
-	}
 	var out []string
+	if len(reset) > 0 {
+		out = append(out, fmt.Sprintf("In %s Redis evicted keys or restarted during the run, so that run's audit says nothing about the limiter.",
+			strings.Join(reset, ", ")))
+	}
+	if !audited {
+		return append(out, "No other run of it was audited, so this result cannot say whether it keeps its promise.")
+	}
 	switch a := worst.Audit; {
 	case len(broken) > 0:
 		out = append(out, "It broke its promise: "+strings.Join(broken, "; ")+".")

@@ -56,3 +56,14 @@ func HGRMs(r *result.Result) ([]HGRM, error) {
 	}
 	return out, nil
 }
+
+// checkHistograms decodes every histogram of r, as HGRMs does, without
+// writing them out.
+func checkHistograms(r *result.Result) error {
+	for i := range r.Runs {
+		if _, _, err := r.Runs[i].Histograms(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -23,6 +23,11 @@ type RenderOptions struct {
 	// Semantics maps an algorithm name to one line on how it reads the
 	// policy; the page opens each algorithm's paragraph with it.
 	Semantics map[string]string
+	// MaxScenarios is the most scenarios drawn in detail (their plots and
+	// .hgrm files); past it the report has the tables and the plots across
+	// scenarios only, and says so. Zero means DefaultMaxScenarios, a
+	// negative number no limit.
+	MaxScenarios int
 }
 
 // WriteHTML writes the self-contained report page for r: the verdict
@@ -54,6 +59,8 @@ type page struct {
 	Omitted    []string
 	Algorithms []algorithmSection
 	HGRMNote   string
+	// LeftOut says what the page leaves out of a huge result, and why.
+	LeftOut string
 }
 
 type field struct{ Name, Value string }
@@ -109,13 +116,10 @@ func newPage(r *result.Result, figs []Figure, opts RenderOptions) page {
 	v := newView(r)
 	p := page{
 		Title:    "rlbench report: " + r.Profile.Name,
-		Pass:     r.Verdict == result.Pass,
-		Verdict:  strings.ToUpper(r.Verdict),
 		Notes:    report.Notes(r),
 		Decision: decide(v),
 		Env:      environment(r),
 	}
-	failed := 0
 	for _, th := range r.Thresholds {
 		row := thresholdRow{Expression: th.Expression, Run: th.Run, OK: th.OK, Note: th.Note}
 		if th.Note == "" {
@@ -125,19 +129,15 @@ func newPage(r *result.Result, figs []Figure, opts RenderOptions) page {
 		if th.OK {
 			p.ThresholdsHeld = append(p.ThresholdsHeld, row)
 		} else {
-			failed++
 			p.Thresholds = append(p.Thresholds, row)
 		}
 	}
 	p.FoldHeld = len(p.ThresholdsHeld) > foldThresholdsFrom
-	if failed > 0 {
-		p.Reasons = append(p.Reasons, fmt.Sprintf("%d of %d thresholds failed.", failed, len(r.Thresholds)))
-	}
-	if !r.Complete {
-		p.Reasons = append(p.Reasons, "The invocation did not complete: "+r.IncompleteReason+".")
-	}
-	if len(r.Thresholds) == 0 {
-		p.Reasons = append(p.Reasons, "The profile sets no thresholds.")
+	j := report.Assess(r)
+	p.Pass, p.Verdict = j.Verdict == result.Pass, strings.ToUpper(j.Verdict)
+	p.Reasons = append(append(p.Reasons, j.Reasons...), j.Caught...)
+	if p.Pass && len(r.Thresholds) == 0 {
+		p.Reasons = append(p.Reasons, "The profile sets no thresholds; every check a run passes by default held.")
 	}
 	byScenario := map[string][]figureView{}
 	for _, f := range figs {
@@ -161,7 +161,8 @@ func newPage(r *result.Result, figs []Figure, opts RenderOptions) page {
 		})
 	}
 	p.Omitted = omittedPlots(v)
-	if len(r.Runs) > 0 {
+	p.LeftOut = opts.leftOut(v)
+	if len(r.Runs) > 0 && p.LeftOut == "" {
 		p.HGRMNote = "Each run's latency distribution is also written beside this page as hgrm/<algorithm>-<scenario>.hgrm " +
 			"(and .uncorrected.hgrm), in milliseconds, for the HdrHistogram plotter."
 	}
@@ -203,7 +204,7 @@ func environment(r *result.Result) []field {
 		{"Profile", profile},
 		{"Profile SHA-256", r.Profile.SHA256},
 		{"Seed", fmt.Sprint(r.Profile.Seed)},
-		{"Policy", report.FormatPolicies(r)},
+		{"Policy", report.FormatPolicy(r.Profile.Policy)},
 		{"Concurrency", fmt.Sprintf("%d goroutines, warmup %gs", r.Profile.Concurrency, r.Profile.WarmupS)},
 		{"Run", fmt.Sprintf("%s, id %s", when, r.RunID)},
 	}
@@ -275,8 +276,11 @@ func newTableRow(v *view, run *result.Run) tableRow {
 		row.MaxWindow = fmt.Sprintf("%s / %s", report.FormatCount(a.MaxWindowAdmitted), report.AuditBound(a))
 		row.Overshoot = report.FormatCount(a.Overshoot)
 		row.PolicyExcess = report.FormatCount(a.PolicyExcess)
-		row.BadMismatch = a.ModelMismatches > 0
-		row.BadOvershoot = a.Overshoot > 0
+		// A run whose limiter state the server dropped is not the
+		// limiter's failure: its figures stay, unmarked.
+		judged := !run.Eviction.ResetState()
+		row.BadMismatch = judged && a.ModelMismatches > 0
+		row.BadOvershoot = judged && a.Overshoot > 0
 		row.WarnExcess = a.PolicyExcess > 0
 	}
 	if m := run.Memory; m != nil {
@@ -284,7 +288,10 @@ func newTableRow(v *view, run *result.Run) tableRow {
 			row.BytesPerIdentity = fmt.Sprintf("%.0f B", b)
 		}
 		row.KeysNoTTL = report.FormatCount(m.KeysWithoutTTL)
-		row.BadTTL = m.KeysWithoutTTL > 0
+		if m.CensusFailed {
+			row.KeysNoTTL = "not checked"
+		}
+		row.BadTTL = m.KeysWithoutTTL > 0 || m.CensusFailed
 		if m.MemoryUsageSampledBytes > 0 {
 			row.MemoryUsage = report.FormatSize(m.MemoryUsageSampledBytes)
 		}

@@ -15,6 +15,15 @@ func memoryPerIdentity(v *view) (drawing, error) {
 	if len(groups) == 0 {
 		return markNoData(p, fmt.Sprintf("no run had %d identities holding a key, too few for memory per identity", result.MinIdentitiesForBytes)), nil
 	}
+	if len(groups) > maxBarGroups {
+		p, top, err := stripPlot(v, "Redis memory per identity", "bytes per identity (used_memory delta / identities)", groups,
+			func(run *result.Run) (float64, bool) { return run.Memory.PerIdentity() })
+		if err != nil {
+			return nil, err
+		}
+		padTop(p, top, 0.3)
+		return p, nil
+	}
 	var algs []string
 	for _, alg := range v.algorithms {
 		for _, s := range groups {

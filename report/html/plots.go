@@ -2,6 +2,7 @@ package html
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image/color"
 	"image/png"
@@ -84,10 +85,21 @@ var acrossPlots = []struct {
 // against memory per identity when two algorithms have both. A result without runs still
 // gets the admitted-vs-bound plot, marked "no data".
 func Plots(r *result.Result) ([]Figure, error) {
-	v := newView(r)
+	return plots(context.Background(), newView(r), true)
+}
+
+// plots draws the plots of v, each scenario's only when detailed, and
+// stops with ctx's error between two plots when ctx ends.
+func plots(ctx context.Context, v *view, detailed bool) ([]Figure, error) {
 	var figs []Figure
 	for _, s := range v.scenarios {
+		if !detailed {
+			break
+		}
 		for _, sp := range scenarioPlots {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			if sp.include != nil && !sp.include(v, s) {
 				continue
 			}
@@ -106,6 +118,9 @@ func Plots(r *result.Result) ([]Figure, error) {
 	for _, ap := range acrossPlots {
 		if !ap.include(v) {
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		d, err := ap.build(v)
 		if err != nil {

@@ -134,6 +134,8 @@ func TestPlotsOfTheFixture(t *testing.T) {
 	want := "latency-steady.png admissions-steady.png throughput-steady.png " +
 		"latency-saturate.png admissions-saturate.png throughput-saturate.png " +
 		"edge-straddle.png latency-straddle.png admissions-straddle.png throughput-straddle.png " +
+		"edge-silence.png latency-silence.png admissions-silence.png throughput-silence.png " +
+		"latency-burst-one.png admissions-burst-one.png throughput-burst-one.png " +
 		"admitted-vs-bound.png"
 	if got := strings.Join(names, " "); got != want {
 		t.Errorf("figures:\n got %s\nwant %s", got, want)

@@ -36,11 +36,14 @@ func TestRenderWritesEverythingBesideTheResult(t *testing.T) {
 			hgrms = append(hgrms, filepath.Base(p))
 		}
 	}
-	if len(pngs) != 11 || len(hgrms) != 24 {
-		t.Errorf("%d plots and %d .hgrm files, want 11 and 24", len(pngs), len(hgrms))
+	// Three plots for each of 5 scenarios, an edge plot for each of the 2
+	// boundary ones, and admitted-vs-bound across them (no run has memory
+	// per identity); two .hgrm files for each of 20 runs.
+	if len(pngs) != 18 || len(hgrms) != 40 {
+		t.Errorf("%d plots and %d .hgrm files, want 18 and 40", len(pngs), len(hgrms))
 	}
 	sort.Strings(hgrms)
-	if hgrms[0] != "fixed_window-saturate.hgrm" || hgrms[1] != "fixed_window-saturate.uncorrected.hgrm" {
+	if hgrms[0] != "fixed_window-burst-one.hgrm" || hgrms[1] != "fixed_window-burst-one.uncorrected.hgrm" {
 		t.Errorf(".hgrm names: %v", hgrms[:2])
 	}
 }

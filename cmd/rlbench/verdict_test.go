@@ -1,0 +1,210 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/internal/redistest"
+	"github.com/rlbench/rlbench/report/html"
+	"github.com/rlbench/rlbench/result"
+)
+
+// These tests reproduce, each on a real redis-server, a run the verdict
+// used to pass although rlbench had seen what was wrong: the verdict must
+// now fail, with the cause on the summary's first line, at the top of
+// report.html and in result.json.
+
+// looseSlidingLog is a sliding log broken by construction: it enforces the
+// policy's limit plus extra, while it is audited against the policy.
+type looseSlidingLog struct {
+	*algorithms.SlidingLog // the honest one: name, policy, model, bound
+	loose                  *algorithms.SlidingLog
+}
+
+func (l looseSlidingLog) Load(ctx context.Context) error { return l.loose.Load(ctx) }
+func (l looseSlidingLog) NoScriptReloads() int64         { return l.loose.NoScriptReloads() }
+func (l looseSlidingLog) Allow(ctx context.Context, key string) (algorithms.Decision, error) {
+	return l.loose.Allow(ctx, key)
+}
+
+// breakSlidingLog makes `rlbench run` run a sliding log that admits three
+// more than the policy, for the rest of the test.
+func breakSlidingLog(t *testing.T) {
+	t.Helper()
+	newLimiter = func(name string, rdb algorithms.Redis, p algorithms.Policy) (algorithms.Limiter, error) {
+		if name != algorithms.SlidingLogName {
+			return algorithms.New(name, rdb, p)
+		}
+		loose := p
+		loose.Limit += 3
+		return looseSlidingLog{algorithms.NewSlidingLog(rdb, p), algorithms.NewSlidingLog(rdb, loose)}, nil
+	}
+	t.Cleanup(func() { newLimiter = nil })
+}
+
+// boundaryLike is profiles/boundary.yaml made small: no thresholds, so
+// only the verdict's defaults decide. Bursts of the limit on both sides of
+// each window boundary; the first already lies in the prime's window, so a
+// limiter that admits three more than the limit overshoots every time.
+const boundaryLike = `name: edge
+policy: {limit: 10, window: 300ms}
+algorithms: [fixed_window, sliding_log]
+concurrency: 8
+scenarios:
+  - name: boundary
+    shape: boundary
+    identities: 3
+    offset: 30ms
+    stagger: 50ms
+`
+
+// runProfileText runs body and returns the exit code, the summary, the
+// result and the directory it was written to.
+func runProfileText(t *testing.T, name, body string, args ...string) (int, string, *result.Result, string) {
+	t.Helper()
+	redistest.ServerPath(t)
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, append(append([]string{"run", "--quiet", "--out", out}, args...), writeProfile(t, body))...)
+	matches, _ := filepath.Glob(filepath.Join(out, name+"-*", "result.json"))
+	if len(matches) != 1 {
+		t.Fatalf("exit %d, no result (%v)\n%s\n%s", code, matches, stdout, stderr)
+	}
+	res, err := result.ReadFile(matches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code, stdout, res, filepath.Dir(matches[0])
+}
+
+// wantFailure checks that a finished run failed for the reason want: on
+// the summary's first line, first in result.json's verdict_reasons, and at
+// the top of report.html; and that `rlbench report` on the result.json
+// alone reaches the same verdict.
+func wantFailure(t *testing.T, code, wantCode int, stdout string, res *result.Result, dir, want string) {
+	t.Helper()
+	if code != wantCode {
+		t.Errorf("exit %d, want %d\n%s", code, wantCode, stdout)
+	}
+	first, _, _ := strings.Cut(stdout, "\n")
+	if !strings.HasPrefix(first, "verdict: fail: ") || !strings.Contains(first, want) {
+		t.Errorf("first line %q, want the verdict with a reason holding %q", first, want)
+	}
+	if res.Verdict != result.Fail || len(res.VerdictReasons) == 0 || !strings.Contains(res.VerdictReasons[0], want) {
+		t.Errorf("result.json: verdict %s, reasons %q", res.Verdict, res.VerdictReasons)
+	}
+	if page, err := os.ReadFile(filepath.Join(dir, html.HTMLFile)); err != nil {
+		t.Errorf("no report.html: %v", err)
+	} else if i, j := strings.Index(string(page), htmlEscape(want)), strings.Index(string(page), "<h2>"); i < 0 || j < 0 || i > j {
+		t.Errorf("report.html does not open with the reason %q (at %d, first section at %d)", want, i, j)
+	}
+	rcode, again, _ := runCLI(t, "report", "--format", "text", filepath.Join(dir, "result.json"))
+	if again1, _, _ := strings.Cut(again, "\n"); rcode != exitOK || again1 != first {
+		t.Errorf("rlbench report reads the verdict as %q (exit %d), the run said %q", again1, rcode, first)
+	}
+}
+
+func htmlEscape(s string) string {
+	return strings.NewReplacer(`"`, "&#34;", "'", "&#39;", "<", "&lt;", ">", "&gt;", "&", "&amp;").Replace(s)
+}
+
+// TestBrokenLimiterFailsTheRun: a limiter that admits more than its bound
+// fails a profile that sets no threshold; declared as a negative control it
+// passes, because it was caught; a correct limiter declared broken fails.
+func TestBrokenLimiterFailsTheRun(t *testing.T) {
+	breakSlidingLog(t)
+	code, stdout, res, dir := runProfileText(t, "edge", boundaryLike)
+	wantFailure(t, code, exitFail, stdout, res, dir, "sliding_log/boundary: OVERSHOOT: 3 identities got more than the algorithm's own bound of 10 within one 300ms")
+	if !strings.Contains(stdout, "MISMATCH") || strings.Contains(stdout, "fixed_window/boundary: OVERSHOOT") {
+		t.Errorf("want the broken limiter's mismatches named, and the correct one not:\n%s", stdout)
+	}
+
+	code, stdout, res, _ = runProfileText(t, "edge", boundaryLike+"expect_broken: [sliding_log]\n")
+	first, _, _ := strings.Cut(stdout, "\n")
+	if code != exitOK || res.Verdict != result.Pass || !strings.HasPrefix(first, "verdict: pass; sliding_log: caught, as expected (boundary: OVERSHOOT 9, MISMATCH") {
+		t.Errorf("a caught negative control: exit %d, verdict %s, first line %q", code, res.Verdict, first)
+	}
+	if !strings.Contains(stdout, "<< OVERSHOOT MISMATCH (expected)") {
+		t.Errorf("the audit table does not mark the broken limiter as expected:\n%s", stdout)
+	}
+
+	code, stdout, res, dir = runProfileText(t, "edge", boundaryLike+"expect_broken: [fixed_window]\n")
+	wantFailure(t, code, exitFail, stdout, res, dir, "sliding_log/boundary: OVERSHOOT")
+	if len(res.VerdictReasons) != 3 || !strings.Contains(res.VerdictReasons[2], "fixed_window is declared broken (expect_broken) but no run caught it") {
+		t.Errorf("reasons %q, want the broken sliding log's two and the uncaught fixed window", res.VerdictReasons)
+	}
+}
+
+// steadyOn is a short steady profile against the Redis at addr.
+func steadyOn(addr, extra string) string {
+	return `name: steady
+policy: {limit: 10, window: 1s}
+algorithms: [fixed_window]
+concurrency: 4
+redis: {addr: "` + addr + `"` + extra + `}
+scenarios:
+  - shape: steady
+    rate: 400/s
+    identities: 4
+    duration: 500ms
+`
+}
+
+// TestNoPermissionFailsTheRun: every call refused with NOPERM (an ACL user
+// without access to rlbench's keys) is a run without a single decision.
+func TestNoPermissionFailsTheRun(t *testing.T) {
+	addr := redistest.Start(t)
+	admin := redis.NewClient(&redis.Options{Addr: addr})
+	defer admin.Close()
+	if err := admin.Do(context.Background(), "ACL", "SETUSER", "limited", "on", ">s3cret", "~other:*", "+@all").Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("RLBENCH_TEST_PASSWORD", "s3cret")
+	code, stdout, res, dir := runProfileText(t, "steady", steadyOn(addr, `, username: limited, password_env: RLBENCH_TEST_PASSWORD`))
+	wantFailure(t, code, exitFail, stdout, res, dir, `fixed_window/steady: 200 of 200 calls got no decision (most common: "NOPERM`)
+	if !strings.Contains(res.VerdictReasons[0], "past the error budget of 0.1% of decisions") || !res.Complete {
+		t.Errorf("reason %q (complete %v)", res.VerdictReasons[0], res.Complete)
+	}
+}
+
+// TestOutOfMemoryFailsTheRun: with maxmemory below what the server already
+// uses (on the test's own server), every script fails with OOM.
+func TestOutOfMemoryFailsTheRun(t *testing.T) {
+	addr := redistest.Start(t)
+	admin := redis.NewClient(&redis.Options{Addr: addr})
+	defer admin.Close()
+	if err := admin.ConfigSet(context.Background(), "maxmemory", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, res, dir := runProfileText(t, "steady", steadyOn(addr, ""))
+	wantFailure(t, code, exitFail, stdout, res, dir, `fixed_window/steady: 200 of 200 calls got no decision (most common: "OOM command not allowed`)
+}
+
+// TestServerKilledMidRunIsIncomplete: a server killed a second into a
+// three-second run leaves a result marked incomplete and exit 3, though
+// the run's schedule ran to its end and the cleanup failed too.
+func TestServerKilledMidRunIsIncomplete(t *testing.T) {
+	srv, err := redisenv.StartServer(context.Background(), redistest.ServerPath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Stop() })
+	body := strings.Replace(steadyOn(srv.Addr, ""), "duration: 500ms", "duration: 3s", 1)
+	go func() { time.Sleep(time.Second); _ = srv.Stop() }()
+	start := time.Now()
+	code, stdout, res, dir := runProfileText(t, "steady", body)
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("took %s", took)
+	}
+	wantFailure(t, code, exitRuntime, stdout, res, dir, "the run did not complete: redis at "+srv.Addr+" went away during fixed_window/steady")
+	if res.Complete || len(res.Runs) != 1 || !res.Runs[0].Incomplete || res.Runs[0].Requests.Allowed == 0 || res.Runs[0].Requests.Errors == 0 {
+		t.Errorf("complete %v, runs %+v", res.Complete, res.Runs)
+	}
+}

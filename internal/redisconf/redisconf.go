@@ -1,0 +1,136 @@
+// Package redisconf checks Redis connection settings the same way wherever
+// they come from (a profile's redis section, the --redis flag), so that a
+// wrong one is reported where it was written, before anything is dialled,
+// and it keeps credentials out of every message about them.
+package redisconf
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/rlbench/rlbench/result"
+)
+
+// Redacted stands in for a password in messages.
+const Redacted = "xxxxx"
+
+// Redact hides the password in the user information of an address, so a
+// message can quote it: redis://bench:xxxxx@host:6379. It does not need the
+// address to parse: everything after "://" (if any) and before the last
+// "@" is user information, and all of it after the first ":" is hidden.
+func Redact(s string) string {
+	head, info, tail, ok := userinfo(s)
+	if !ok {
+		return s
+	}
+	user, _, hasPassword := strings.Cut(info, ":")
+	if !hasPassword {
+		return s
+	}
+	return head + user + ":" + Redacted + tail
+}
+
+// userinfo splits an address around its user information: head ends with
+// "://" (or is empty), tail starts with "@".
+func userinfo(s string) (head, info, tail string, ok bool) {
+	start := 0
+	if i := strings.Index(s, "://"); i >= 0 {
+		start = i + len("://")
+	}
+	at := strings.LastIndex(s, "@")
+	if at < start {
+		return "", "", "", false
+	}
+	return s[:start], s[start:at], s[at:], true
+}
+
+// hasPassword reports whether an address carries a password in its user
+// information (see Redact for how it is found).
+func hasPassword(s string) bool {
+	_, info, _, ok := userinfo(s)
+	return ok && strings.Contains(info, ":")
+}
+
+// CheckAddr checks a Redis address: host:port, or a redis:// or rediss://
+// URL with an optional user name and database number
+// (redis://bench@host:6379/2). A URL must not carry a password (it goes in
+// the environment variable a profile names), a query or a fragment. Its
+// errors quote the address with any password hidden.
+func CheckAddr(addr string) error {
+	quoted := strconv.Quote(Redact(addr))
+	if hasPassword(addr) {
+		return fmt.Errorf("%s carries a password; put it in an environment variable and name that in the profile's redis.password_env", quoted)
+	}
+	if !strings.Contains(addr, "://") {
+		host, port, err := net.SplitHostPort(addr)
+		if err != nil || strings.ContainsAny(host, " \t\r\n/") {
+			return fmt.Errorf("%s is not host:port or a redis:// URL", quoted)
+		}
+		if err := checkPort(port); err != nil {
+			return fmt.Errorf("%s: %w", quoted, err)
+		}
+		return nil
+	}
+	u, err := url.Parse(addr)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("%s is not a URL: %w", quoted, err)
+	}
+	switch {
+	case u.Scheme != "redis" && u.Scheme != "rediss":
+		return fmt.Errorf("%s: scheme %q is not redis:// or rediss://", quoted, u.Scheme)
+	case u.RawQuery != "" || u.ForceQuery:
+		return fmt.Errorf("%s: a query (?...) is not supported: give the database, user and TLS settings in the profile's redis section", quoted)
+	case u.Fragment != "":
+		return fmt.Errorf("%s: a fragment (#...) is not supported", quoted)
+	case u.Hostname() == "":
+		return fmt.Errorf("%s names no host", quoted)
+	}
+	if p := u.Port(); p != "" {
+		if err := checkPort(p); err != nil {
+			return fmt.Errorf("%s: %w", quoted, err)
+		}
+	}
+	if path := strings.Trim(u.Path, "/"); path != "" {
+		if db, err := strconv.Atoi(path); err != nil || db < 0 {
+			return fmt.Errorf("%s: the path %q is not a database number", quoted, u.Path)
+		}
+	}
+	return nil
+}
+
+// checkPort checks a TCP port number.
+func checkPort(port string) error {
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("port %s is not a TCP port (1-65535)", port)
+	}
+	return nil
+}
+
+// maxCABytes is the largest CA file rlbench reads: a bundle of every
+// public root is about 200 KiB.
+const maxCABytes = 4 << 20
+
+// LoadCA reads the PEM certificates in path into a pool to trust. Its
+// errors name the file.
+func LoadCA(path string) (*x509.CertPool, error) {
+	data, err := result.ReadInput(context.Background(), path, "a CA file", maxCABytes)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(data) {
+		return nil, fmt.Errorf("%s holds no PEM certificate", path)
+	}
+	return pool, nil
+}

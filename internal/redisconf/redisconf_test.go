@@ -1,0 +1,56 @@
+package redisconf
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRedact(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"redis://bench:s3cret@h:6379/1", "redis://bench:xxxxx@h:6379/1"},  // the usual URL
+		{"redis://bench:50%off@h:6379", "redis://bench:xxxxx@h:6379"},      // url.Parse refuses it
+		{"redis://bench:p@ss:w/rd#1@h:6379", "redis://bench:xxxxx@h:6379"}, // separators in the password
+		{"redis://:s3cret@h:6379", "redis://:xxxxx@h:6379"},                // a password without a user
+		{"bench:s3cret@h:6379", "bench:xxxxx@h:6379"},                      // no scheme at all
+		{"redis://bench@h:6379", "redis://bench@h:6379"},                   // a user name is no secret
+		{"h:6379", "h:6379"}, // nothing to hide
+	} {
+		if got := Redact(tc.in); got != tc.want {
+			t.Errorf("Redact(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestCheckAddr(t *testing.T) {
+	for _, tc := range []struct {
+		addr, err string
+	}{
+		{"127.0.0.1:6379", ""},                // host:port
+		{"[::1]:6379", ""},                    // IPv6
+		{":6379", ""},                         // this machine, as net.Dial reads it
+		{"redis://cache.internal:6379/2", ""}, // URL with a database
+		{"rediss://bench@cache.internal", ""}, // TLS, a user, the default port
+		{"just-a-host", "is not host:port"},   // no port
+		{"127.0.0.1:99999", "port 99999 is not a TCP port"},
+		{"127.0.0.1:http", "port http is not a TCP port"},
+		{"http://h:1", `scheme "http" is not redis://`},
+		{"redis://h:1/abc", `the path "/abc" is not a database number`},
+		{"redis://h:1/0/1", `the path "/0/1" is not a database number`},
+		{"redis://h:1/0?protocol=3", "a query (?...) is not supported"},
+		{"redis://:6379", "names no host"},
+		{"redis://bench:s3cret@h:1", "carries a password"},
+		{"bench:s3cret@h:1", "carries a password"}, // without a scheme too
+		{"redis://bench:50%off@h:1", "carries a password"},
+		{"redis://h%zz:1", "is not a URL"},
+	} {
+		err := CheckAddr(tc.addr)
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("CheckAddr(%q): %v", tc.addr, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("CheckAddr(%q) = %v, want %q", tc.addr, err, tc.err)
+		case err != nil && (strings.Contains(err.Error(), "s3cret") || strings.Contains(err.Error(), "off")):
+			t.Errorf("CheckAddr(%q) printed the password: %v", tc.addr, err)
+		}
+	}
+}

@@ -1,0 +1,185 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/rlbench/rlbench/result"
+)
+
+// TestCompareSingleRunsJudgeOnlyOrdersOfMagnitude: two back-to-back runs
+// of one profile have no spread; p99 1.73ms against 14.0ms is noise on a
+// small machine, not a regression, unless the caller gave a tolerance.
+func TestCompareSingleRunsJudgeOnlyOrdersOfMagnitude(t *testing.T) {
+	base := compareRun("fixed_window", 200, 1730, 5, 100, 0, 0, 0, 0)
+	for _, tc := range []struct {
+		why     string
+		p99     int64
+		tol     Tolerances
+		verdict string
+	}{
+		{"eight times the p99, defaults: noise", 14_000, DefaultTolerances, Same},
+		{"twenty times the p99, defaults: an order of magnitude", 35_000, DefaultTolerances, Regressed},
+		{"eight times, with --p99 given: judged by it", 14_000, explicit, Regressed},
+	} {
+		cur := compareRun("fixed_window", 200, tc.p99, 5, 100, 0, 0, 0, 0)
+		c := Compare(resultOf(base), resultOf(cur), tc.tol)
+		if row := rowFor(t, c, "fixed_window/steady", "latency_us.p99"); row.Verdict != tc.verdict || c.Regressed != (tc.verdict == Regressed) {
+			t.Errorf("%s: %+v (regressed %v), want %s", tc.why, row, c.Regressed, tc.verdict)
+		}
+		if !strings.Contains(strings.Join(c.Warnings, "\n"), "a single run has no spread") || !strings.Contains(strings.Join(c.Warnings, "\n"), "--repeat 5") {
+			t.Errorf("%s: warnings %q do not say so or suggest --repeat", tc.why, c.Warnings)
+		}
+	}
+	// Server cost and correctness are judged as usual.
+	cur := compareRun("fixed_window", 200, 1730, 8, 100, 1, 0, 0, 0)
+	c := Compare(resultOf(base), resultOf(cur), DefaultTolerances)
+	if rowFor(t, c, "fixed_window/steady", "server.usec_per_call").Verdict != Regressed || rowFor(t, c, "fixed_window/steady", "audit.overshoot").Verdict != Regressed {
+		t.Errorf("server cost +60%% or an overshoot passed a single-run comparison: %+v", c.Rows)
+	}
+}
+
+// calibrated is a run with a reference and its relative figures.
+func calibrated(p99, ping99 int64, usec, serverCost float64) result.Run {
+	r := compareRun("token_bucket", 200, p99, usec, 100, 0, 0, 0, 0)
+	r.LatencyUncorrectedUs = r.LatencyUs
+	r.Reference = &result.Reference{PingUs: result.Latency{P50: 100, P99: ping99}, UsecPerCall: usec / serverCost}
+	r.Relative = result.NewRelative(&r, serverCost)
+	r.Repeats = &result.Repeats{Count: 2, Values: map[string][]float64{}}
+	return r
+}
+
+// TestCompareCalibrated: with a reference on both sides, the relative
+// figures are judged and the absolute ones shown for people only. A busier
+// machine that slows everything alike passes; a script three times slower
+// does not, however the machine is.
+func TestCompareCalibrated(t *testing.T) {
+	base := calibrated(1000, 800, 10, 2)
+	busy := calibrated(10_000, 8_000, 30, 2)
+	c := Compare(resultOf(base), resultOf(busy), DefaultTolerances)
+	if c.Regressed {
+		t.Errorf("a machine busy everywhere regressed: %+v", c.Rows)
+	}
+	if row := rowFor(t, c, "token_bucket/steady", "latency_us.p99"); row.Verdict != NotJudged || !strings.Contains(row.Note, "relative.latency_p99") {
+		t.Errorf("absolute p99 row %+v, want it shown, not judged", row)
+	}
+	slower := calibrated(1100, 800, 30, 6)
+	c = Compare(resultOf(base), resultOf(slower), DefaultTolerances)
+	if row := rowFor(t, c, "token_bucket/steady", "relative.server_cost"); row.Verdict != Regressed || !c.Regressed {
+		t.Errorf("a script three times slower: %+v", row)
+	}
+	// The absolute rows are left out of the text unless asked for.
+	var text, all bytes.Buffer
+	if err := WriteCompare(&text, c, "text", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCompare(&all, c, "text", true); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "relative.server_cost") || strings.Contains(text.String(), "latency_us.p50") ||
+		!strings.Contains(text.String(), "figures unchanged or not comparable (--all lists them)") {
+		t.Errorf("default text shows more or less than what changed:\n%s", text.String())
+	}
+	if !strings.Contains(all.String(), "latency_us.p50") || !strings.Contains(all.String(), "audit.overshoot") {
+		t.Errorf("--all does not list every figure:\n%s", all.String())
+	}
+	// Against a result recorded before references, the absolute figures
+	// are judged, and the warning says why.
+	old := compareRun("token_bucket", 200, 1000, 10, 100, 0, 0, 0, 0)
+	c = Compare(resultOf(old), resultOf(slower), DefaultTolerances)
+	if rowFor(t, c, "token_bucket/steady", "server.usec_per_call").Verdict != Regressed ||
+		!strings.Contains(strings.Join(c.Warnings, "\n"), "only one side measured a reference") {
+		t.Errorf("against an uncalibrated baseline: %+v, warnings %q", c.Rows, c.Warnings)
+	}
+}
+
+// closedLoop is a closed-loop run with the given rate.
+func closedLoop(perS float64, repeated bool) result.Run {
+	r := compareRun("fixed_window", 200, 1000, 5, 100, 0, 0, 0, 0)
+	r.Rate = result.RateFigures{AchievedPerS: perS}
+	if repeated {
+		r.Repeats = &result.Repeats{Count: 3, Values: map[string][]float64{}}
+	}
+	return r
+}
+
+// TestCompareTailNeedsSamples: the p99 of a few hundred requests is the
+// latency of a handful; it is not compared.
+func TestCompareTailNeedsSamples(t *testing.T) {
+	base := compareRun("fixed_window", 200, 1000, 5, 100, 0, 0, 0, 0)
+	cur := compareRun("fixed_window", 200, 20_000, 5, 100, 0, 0, 0, 0)
+	cur.LatencyUs.Count = 150
+	c := Compare(resultOf(base), resultOf(cur), explicit)
+	if row := rowFor(t, c, "fixed_window/steady", "latency_us.p99"); row.Verdict != NotMeasured || c.Regressed || !strings.Contains(row.Note, "rests on its 1 slowest") {
+		t.Errorf("p99 of 150 requests: %+v (regressed %v)", row, c.Regressed)
+	}
+}
+
+// TestCompareThroughput: closed-loop throughput is compared, and a fall is
+// the regression; open-loop runs, whose rate is set, are not.
+func TestCompareThroughput(t *testing.T) {
+	for _, tc := range []struct {
+		why      string
+		base     result.Run
+		cur      result.Run
+		verdict  string
+		noRowFor bool
+	}{
+		{"repeated: a fall by half", closedLoop(40_000, true), closedLoop(20_000, true), Regressed, false},
+		{"repeated: a fall by a tenth is within 20%", closedLoop(40_000, true), closedLoop(36_000, true), Same, false},
+		{"repeated: a rise by half", closedLoop(40_000, true), closedLoop(60_000, true), Improved, false},
+		{"single runs: a fall by half is noise", closedLoop(40_000, false), closedLoop(20_000, false), Same, false},
+		{"single runs: to a twentieth is an order of magnitude", closedLoop(40_000, false), closedLoop(2_000, false), Regressed, false},
+	} {
+		row := rowFor(t, Compare(resultOf(tc.base), resultOf(tc.cur), DefaultTolerances), "fixed_window/steady", "rate.achieved_per_s")
+		if row.Verdict != tc.verdict {
+			t.Errorf("%s: %+v, want %s", tc.why, row, tc.verdict)
+		}
+	}
+	// In a closed loop the arrivals follow the machine's speed, and so
+	// does how far one window gets past the policy.
+	row := rowFor(t, Compare(resultOf(closedLoop(40_000, true)), resultOf(closedLoop(20_000, true)), DefaultTolerances), "fixed_window/steady", "audit.policy_excess")
+	if row.Verdict != NotMeasured {
+		t.Errorf("policy excess of a closed loop: %+v", row)
+	}
+	open := closedLoop(1000, true)
+	open.Rate.TargetPerS = 1000
+	for _, r := range Compare(resultOf(open), resultOf(open), DefaultTolerances).Rows {
+		if r.Metric == "rate.achieved_per_s" {
+			t.Errorf("an open-loop run's rate was compared: %+v", r)
+		}
+	}
+}
+
+// TestCompareWarnsWhatDiffers: results from other profiles, policies,
+// hosts or servers are compared, but not silently.
+func TestCompareWarnsWhatDiffers(t *testing.T) {
+	for _, tc := range []struct {
+		why    string
+		change func(r *result.Result)
+		want   string
+	}{
+		{"another profile", func(r *result.Result) { r.Profile.Name = "steady" }, "different profiles (demo and steady)"},
+		{"the profile changed", func(r *result.Result) { r.Profile.SHA256 = "bbbbbbbbbbbbbbbbbbbb" }, "profile demo changed between the two results"},
+		{"another policy", func(r *result.Result) { r.Profile.Policy.Limit = 50 }, "different policies: 100 per 1s in the baseline, 50 per 1s, burst 100 now"},
+		{"another host", func(r *result.Result) {
+			r.Host = result.HostInfo{Name: "ci-7", OS: "linux", Arch: "arm64", CPUs: 8, GOMAXPROCS: 7}
+		}, "different hosts"},
+		{"another server", func(r *result.Result) { r.Redis.Version = "7.2.4" }, "different Redis servers: private 7.0.15 in the baseline, private 7.2.4 now"},
+		{"a run with another rate", func(r *result.Result) { r.Runs[0].Params.Rate = "4x" }, "runs with other parameters: fixed_window/steady (policy 100/1s, rate 2x"},
+	} {
+		base := resultOf(compareRun("fixed_window", 200, 1000, 5, 100, 0, 0, 0, 0))
+		base.Profile.SHA256 = "aaaaaaaaaaaaaaaaaaaa"
+		base.Runs[0].Params.Rate = "2x"
+		cur := resultOf(compareRun("fixed_window", 200, 1000, 5, 100, 0, 0, 0, 0))
+		cur.Profile.SHA256, cur.Runs[0].Params.Rate = base.Profile.SHA256, "2x"
+		if w := Compare(base, cur, DefaultTolerances).Warnings; len(w) != 1 {
+			t.Fatalf("identical results warn more than that they are single runs: %q", w)
+		}
+		tc.change(cur)
+		if w := strings.Join(Compare(base, cur, DefaultTolerances).Warnings, "\n"); !strings.Contains(w, tc.want) {
+			t.Errorf("%s: warnings %q lack %q", tc.why, w, tc.want)
+		}
+	}
+}

@@ -1,0 +1,71 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/rlbench/rlbench/result"
+)
+
+// ServerGoneError ends a run whose server stopped answering before the
+// run's schedule ended (killed, crashed, or cut off): the run is kept,
+// marked incomplete, and the invocation ends as a runtime failure.
+type ServerGoneError struct {
+	// Addr is the server's address, without credentials.
+	Addr string
+	// Run is the run it went away during, as algorithm/scenario.
+	Run string
+	// Errors and Sent count the run's failed calls and all its calls.
+	Errors, Sent int64
+	// Err is what the last attempt to reach it got.
+	Err error
+}
+
+func (e *ServerGoneError) Error() string {
+	return fmt.Sprintf("redis at %s went away during %s: %d of %d calls failed, and PING now gets: %v", e.Addr, e.Run, e.Errors, e.Sent, e.Err)
+}
+
+func (e *ServerGoneError) Unwrap() error { return e.Err }
+
+// livenessAttempts is how many PINGs must all fail, livenessPause apart,
+// before a server that failed calls counts as gone: one slow answer on a
+// busy machine is not a dead server.
+const (
+	livenessAttempts = 3
+	livenessPause    = 200 * time.Millisecond
+)
+
+// checkServer asks, after a run some of whose calls failed, whether the
+// server is still there. Any reply, even an error reply (a user without
+// the right to PING), is a live server; only a connection that cannot be
+// made or answered is a server gone. A run without errors was answered to
+// its end and needs no check.
+func (r *Runner) checkServer(ctx context.Context, run *result.Run) error {
+	if run.Requests.Errors == 0 {
+		return nil
+	}
+	ctx = context.WithoutCancel(ctx)
+	var last error
+	for i := 0; i < livenessAttempts; i++ {
+		if i > 0 {
+			time.Sleep(livenessPause)
+		}
+		pctx, cancel := context.WithTimeout(ctx, r.Profile.Timeout)
+		err := r.Env.Client.Ping(pctx).Err()
+		cancel()
+		var reply redis.Error
+		if err == nil || errors.As(err, &reply) {
+			return nil
+		}
+		last = err
+	}
+	addr := r.Env.Addr
+	if addr == "" {
+		addr = r.Env.Client.Options().Addr
+	}
+	return &ServerGoneError{Addr: addr, Run: run.Key(), Errors: run.Requests.Errors, Sent: run.Requests.Sent, Err: last}
+}

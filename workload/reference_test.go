@@ -1,0 +1,72 @@
+package workload_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/internal/redistest"
+	"github.com/rlbench/rlbench/workload"
+)
+
+// TestReferenceIsMeasuredAlongsideEveryRun: every run on a real Redis
+// carries a reference measured while its traffic went on, and its figures
+// relative to it; the reference's script keeps out of the limiter's own
+// server figures, and a limiter that runs no script has no server cost
+// ratio.
+func TestReferenceIsMeasuredAlongsideEveryRun(t *testing.T) {
+	rdb := redistest.Client(t)
+	p := mustProfile(t, `
+policy: {limit: 50, window: 1s}
+algorithms: [token_bucket, naive_counter]
+concurrency: 4
+scenarios:
+  - shape: steady
+    rate: 1000/s
+    identities: 5
+    duration: 600ms
+  - name: closed
+    shape: steady
+    rate: max
+    identities: 5
+    duration: 300ms
+`)
+	runs, err := runsOf((&workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}}).Run(context.Background()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range runs {
+		r := &runs[i]
+		ref, rel := r.Reference, r.Relative
+		if ref == nil || rel == nil {
+			t.Fatalf("%s: reference %+v, relative %+v", r.Key(), ref, rel)
+		}
+		// 300ms or more of one call a millisecond, PING and the script in
+		// turn; a slow machine skips ticks, so ask for half.
+		if ref.Calls < 150 || ref.PingUs.Count == 0 || ref.ScriptUs.Count == 0 || ref.PingUs.P50 <= 0 {
+			t.Errorf("%s: reference %+v", r.Key(), ref)
+		}
+
+		if rel.LatencyP50 <= 0 || rel.LatencyP99 <= 0 {
+			t.Errorf("%s: relative latency %+v", r.Key(), rel)
+		}
+	}
+	for i := range runs {
+		r := &runs[i]
+		closed := r.Scenario == "closed"
+		if got := r.Reference.ThroughputPerS > 0 && r.Relative.Throughput > 0; got != closed {
+			t.Errorf("%s: reference throughput %v, relative %v: want them for the closed loop only", r.Key(), r.Reference.ThroughputPerS, r.Relative.Throughput)
+		}
+	}
+	tb, naive := &runs[0], &runs[1]
+	if tb.Server == nil || tb.Server.Calls != tb.Requests.Sent || tb.Reference.UsecPerCall <= 0 || tb.Reference.LimiterUsecPerCall <= 0 || tb.Relative.ServerCost <= 0 {
+		t.Errorf("token_bucket: server %+v, reference %+v, relative %+v: want one EVALSHA per request in the run's figures, and a cost ratio",
+			tb.Server, tb.Reference, tb.Relative)
+	}
+	if naive.Relative.ServerCost != 0 || naive.Reference.LimiterUsecPerCall != 0 {
+		t.Errorf("naive_counter runs no script, yet has a server cost ratio %v", naive.Relative.ServerCost)
+	}
+	if n := countKeys(t, rdb, "rlbench:*~cost:*"); n != 0 {
+		t.Errorf("%d keys of the server-cost measurement left behind", n)
+	}
+}
