@@ -18,8 +18,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/input"
 	"github.com/rlbench/rlbench/internal/suggest"
-	"github.com/rlbench/rlbench/result"
 )
 
 var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "report", "scenarios", "thresholds",
@@ -56,7 +56,7 @@ func LoadContext(ctx context.Context, path string) (*Profile, error) {
 
 // LoadWith is LoadContext with options.
 func LoadWith(ctx context.Context, path string, o Options) (*Profile, error) {
-	data, err := result.ReadInput(ctx, path, "a profile", MaxProfileBytes)
+	data, err := input.Read(ctx, path, "a profile", MaxProfileBytes)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
