@@ -140,3 +140,50 @@ func splitPolicies(d *decoder, scenarios []Scenario, c *ClientSpec) []Scenario {
 	}
 	return out
 }
+
+// checkUnpipelinedCallers refuses pipelining in a scenario with faults or
+// under a client section: the caller's timeout, retries and error policy
+// bound and decide one limiter call at a time, and a fault's failed calls
+// are counted and audited one by one, where a pipeline sends a connection's
+// queued requests together and fails them together. Each scenario is
+// reported once, at its own pipeline field when it gave one, else at the
+// profile's.
+func checkUnpipelinedCallers(d *decoder, top *yamlMap, p *Profile) {
+	nodes := top.sequence("scenarios")
+	reported := map[int]bool{}
+	for _, s := range p.Scenarios {
+		pipe := p.RunPipeline(s)
+		if pipe.MaxBatch() <= 1 || (!s.HasFaults() && p.Client == nil) || reported[s.Line] {
+			continue
+		}
+		reported[s.Line] = true
+		var needs []string
+		if s.HasFaults() {
+			needs = append(needs, fmt.Sprintf("its faults (line %d)", s.Faults[0].Line))
+		}
+		if p.Client != nil {
+			needs = append(needs, fmt.Sprintf("the client section (line %d)", p.Client.Line))
+		}
+		verb := "needs"
+		if len(needs) > 1 {
+			verb = "need"
+		}
+		msg := fmt.Sprintf("pipeline: %s sends a connection's queued requests together, and %s %s each limiter call on its own: "+
+			"the caller's timeout, retries and error policy bound and decide one call, and calls failed by a fault are counted and audited one by one; "+
+			"run this scenario with pipeline: 1", pipe, strings.Join(needs, " and "), verb)
+		for i, n := range nodes {
+			if n.Line != s.Line {
+				continue
+			}
+			if s.Pipeline.Given() {
+				d.errorf(keyLine(n, "pipeline"), fmt.Sprintf("scenarios[%d].pipeline", i), "%s", msg)
+			} else {
+				name := s.Name
+				if s.PolicyGroup != "" {
+					name = s.PolicyGroup
+				}
+				d.errorf(top.lineOf("pipeline"), "pipeline", "%s (scenario %s takes the profile's pipeline)", msg, name)
+			}
+		}
+	}
+}

@@ -189,3 +189,34 @@ func TestFaultsOnExternal(t *testing.T) {
 		t.Errorf("a pause and a reset work on any server: %v", err)
 	}
 }
+
+// TestPipelineRefusedWithFaultsOrClient: a pipeline sends a connection's
+// queued requests together, and the caller's policy and the faults' counts
+// need each call on its own: the profile says where, at the pipeline field
+// that set it.
+func TestPipelineRefusedWithFaultsOrClient(t *testing.T) {
+	for _, tc := range []struct {
+		why, yaml, want string
+	}{
+		{"the scenario's own pipeline, with faults",
+			"policy: {limit: 10, window: 1s}\nalgorithms: [fixed_window]\nscenarios:\n  - name: s\n    shape: steady\n    rate: 2x\n    duration: 2s\n    pipeline: 16\n    faults: [{at: 1s, for: 100ms, kind: pause}]\n",
+			"p.yaml:8: scenarios[0].pipeline: pipeline: 16 sends a connection's queued requests together, and its faults (line 9) needs each limiter call on its own"},
+		{"the profile's pipeline, under a client section (a policy per scenario split in two, reported once)",
+			"policy: {limit: 10, window: 1s}\nalgorithms: [fixed_window]\npipeline: auto\nclient: {timeout: 50ms, on_error: [fail_open, fail_closed]}\nscenarios:\n  - name: s\n    shape: steady\n    rate: 2x\n    duration: 2s\n",
+			"p.yaml:3: pipeline: pipeline: auto sends a connection's queued requests together, and the client section (line 4) needs each limiter call on its own"},
+	} {
+		_, err := Parse("p.yaml", []byte(tc.yaml))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v\nwant %q", tc.why, err, tc.want)
+			continue
+		}
+		if n := strings.Count(err.Error(), "queued requests together"); n != 1 {
+			t.Errorf("%s: reported %d times: %v", tc.why, n, err)
+		}
+	}
+	// pipeline: 1 sends each call alone: allowed with both.
+	ok := "policy: {limit: 10, window: 1s}\nalgorithms: [fixed_window]\npipeline: 1\nclient: {timeout: 50ms, on_error: fail_open}\nscenarios:\n  - {name: s, shape: steady, rate: 2x, duration: 2s, faults: [{at: 1s, for: 100ms, kind: pause}]}\n"
+	if _, err := Parse("p.yaml", []byte(ok)); err != nil {
+		t.Errorf("pipeline: 1 with faults and a client: %v", err)
+	}
+}

@@ -13,7 +13,7 @@ import (
 
 // scenarioFields lists, per shape, the fields a scenario of that shape takes.
 var scenarioFields = map[Shape][]string{
-	ShapeSteady:      {"name", "shape", "rate", "arrival", "identities", "distribution", "zipf_exponent", "duration", "requests", "concurrency"},
+	ShapeSteady:      {"name", "shape", "rate", "arrival", "identities", "distribution", "zipf_exponent", "duration", "requests", "concurrency", "pipeline"},
 	ShapeRamp:        rampFields,
 	ShapeBoundary:    boundaryFields,
 	ShapeCardinality: cardinalityFields,
@@ -89,6 +89,7 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 		f.errorf("name", "%q must be 1-64 letters, digits, '.', '_' or '-'", s.Name)
 	}
 	f.intField("concurrency", &s.Concurrency, 1)
+	s.Pipeline = parsePipeline(f)
 	if f.has("policy") {
 		pol = parseScenarioPolicy(d, f, pol)
 		if pol != nil {
@@ -135,6 +136,14 @@ func parseLoad(f *yamlMap, s *Scenario) {
 	} else if !f.has("rate") {
 		f.errorf("rate", "missing: give a rate like 500/s, 2x (twice what the policy admits) or max (closed loop)")
 	}
+	parseArrival(f, s)
+	if s.Rate.Max && f.has("arrival") {
+		f.errorf("arrival", "has no meaning with rate: max (closed loop)")
+	}
+}
+
+// parseArrival reads how open-loop arrivals are spaced.
+func parseArrival(f *yamlMap, s *Scenario) {
 	if n := f.scalar("arrival"); n != nil {
 		switch Arrival(n.Value) {
 		case Uniform, Poisson:
@@ -142,9 +151,6 @@ func parseLoad(f *yamlMap, s *Scenario) {
 		default:
 			f.errorf("arrival", "%q is not uniform or poisson", n.Value)
 		}
-	}
-	if s.Rate.Max && f.has("arrival") {
-		f.errorf("arrival", "has no meaning with rate: max (closed loop)")
 	}
 }
 

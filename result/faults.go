@@ -188,17 +188,3 @@ type FaultBin struct {
 	Errors int64 `json:"errors"`
 	P99Us  int64 `json:"p99_us"`
 }
-
-// Add adds o's counts to q.
-func (q *Requests) Add(o Requests) {
-	q.Sent += o.Sent
-	q.Allowed += o.Allowed
-	q.Denied += o.Denied
-	q.Errors += o.Errors
-	q.Late += o.Late
-	q.Unsent += o.Unsent
-	q.NoScriptReloads += o.NoScriptReloads
-	q.FaultErrors += o.FaultErrors
-	q.AllowedOnError += o.AllowedOnError
-	q.DeniedOnError += o.DeniedOnError
-}

@@ -35,6 +35,11 @@ type Memory struct {
 	// heap and resident set at their highest during the run.
 	RlbenchPeakHeapBytes uint64 `json:"rlbench_peak_heap_bytes"`
 	RlbenchPeakRSSBytes  uint64 `json:"rlbench_peak_rss_bytes"`
+	// AuditHeapBytes is what the audit held once the run's decisions were
+	// in, its most: the decisions it kept (24 bytes each, in slices grown
+	// by append), a slice per audited identity and a sample's map. It is
+	// part of RlbenchPeakHeapBytes.
+	AuditHeapBytes uint64 `json:"audit_heap_bytes"`
 	// Notes say what a reader of these figures must know.
 	Notes []string `json:"notes,omitempty"`
 	// CensusFailed says the key census could not be taken: Identities,
@@ -70,8 +75,10 @@ func (m *Memory) PerIdentity() (float64, bool) {
 // commandstats (cmdstat_evalsha, or cmdstat_fcall for a Redis Function)
 // before and after the run.
 type Server struct {
-	// Command is the command whose figures these are ("evalsha", "fcall");
-	// empty in results written before declared limiters: evalsha.
+	// Command is the command whose figures these are ("evalsha", "fcall"),
+	// or the commands of one decision joined by "+" ("multi+exec",
+	// "incr+pexpire+pttl"), whose times per call add up; empty in results
+	// written before declared limiters: evalsha.
 	Command     string  `json:"command,omitempty"`
 	UsecPerCall float64 `json:"usec_per_call"`
 	Calls       int64   `json:"calls"`

@@ -29,11 +29,13 @@ type Run struct {
 	LatencyHDR            string `json:"latency_hdr"`
 	LatencyUncorrectedHDR string `json:"latency_uncorrected_hdr"`
 	// MaxLagUs is the furthest behind schedule any request was sent.
-	MaxLagUs int64    `json:"max_lag_us"`
-	Audit    *Audit   `json:"audit,omitempty"`
-	Memory   *Memory  `json:"memory,omitempty"`
-	Server   *Server  `json:"server,omitempty"`
-	Series   []Second `json:"series"`
+	MaxLagUs int64 `json:"max_lag_us"`
+	// Pipeline says how the requests went out: alone, or in batches.
+	Pipeline *Pipeline `json:"pipeline,omitempty"`
+	Audit    *Audit    `json:"audit,omitempty"`
+	Memory   *Memory   `json:"memory,omitempty"`
+	Server   *Server   `json:"server,omitempty"`
+	Series   []Second  `json:"series"`
 	// Timeline is the run in bins finer than a second, for plots of short
 	// runs and of what happened around an event.
 	Timeline *Timeline `json:"timeline,omitempty"`
@@ -78,7 +80,12 @@ type Params struct {
 	Limit       int64   `json:"limit"`
 	WindowMs    int64   `json:"window_ms"`
 	Capacity    int64   `json:"capacity"`
-	KeyPrefix   string  `json:"key_prefix"`
+	// BucketMs is the sub-window width a sliding-buckets run counted in.
+	BucketMs  int64  `json:"bucket_ms,omitempty"`
+	KeyPrefix string `json:"key_prefix"`
+	// Pipeline is the pipeline the profile asked for ("16", "auto"); empty
+	// when it sent every request alone. Run.Pipeline is what was in effect.
+	Pipeline string `json:"pipeline,omitempty"`
 	// Boundary holds the boundary shape's parameters.
 	Boundary *BoundaryParams `json:"boundary,omitempty"`
 
@@ -129,6 +136,10 @@ type Requests struct {
 	AllowedOnError int64 `json:"allowed_on_error,omitempty"`
 	DeniedOnError  int64 `json:"denied_on_error,omitempty"`
 }
+
+// Add adds every count of o to q: repetitions, segments and shards of a
+// run add up this way, and a count added to the contract with them.
+func (q *Requests) Add(o Requests) { addCounts(q, &o) }
 
 // Decisions counts the calls that got an answer, allowed or denied.
 func (q Requests) Decisions() int64 { return q.Allowed + q.Denied }
@@ -188,6 +199,9 @@ type Audit struct {
 	MaxWindowAdmitted int64 `json:"max_window_admitted"`
 	BoundWindow       int64 `json:"bound_window"`
 	Violations        int64 `json:"violations"`
+	// Coverage is the share of the run's decisions the audit replayed: 1
+	// when it audited every identity, less for a sample (Sampled).
+	Coverage float64 `json:"coverage"`
 
 	// Basis says what the audit could judge (AuditByModel, AuditByBound,
 	// AuditByBoundClientTime); empty means AuditByModel, as in results
@@ -204,6 +218,34 @@ type Audit struct {
 	// the reference model found; nil when nothing was checked. Each wrong
 	// answer also counts its decision in ModelMismatches.
 	Reply *ReplyCheck `json:"reply,omitempty"`
+	// VsExact compares an approximate algorithm's decisions with those of
+	// the exact one it approximates, on the same arrivals; nil for the
+	// others.
+	VsExact *ExactComparison `json:"vs_exact,omitempty"`
+}
+
+// ExactComparison is how often an approximate algorithm (the sliding
+// counter, the sliding buckets) decided otherwise than the exact algorithm
+// it approximates (the sliding log) would have on the same arrivals, at
+// the same server times, each algorithm keeping its own state.
+type ExactComparison struct {
+	// Algorithm is the exact algorithm compared with.
+	Algorithm string `json:"algorithm"`
+	// Decisions counts the decisions compared; Differ those decided
+	// otherwise, split into AdmittedBeyond (admitted where the exact
+	// algorithm denies) and DeniedWithin (denied where it admits).
+	Decisions      int64 `json:"decisions"`
+	Differ         int64 `json:"differ"`
+	AdmittedBeyond int64 `json:"admitted_beyond"`
+	DeniedWithin   int64 `json:"denied_within"`
+}
+
+// DifferShare is the share of compared decisions that differ, 0 to 1.
+func (c *ExactComparison) DifferShare() float64 {
+	if c == nil || c.Decisions == 0 {
+		return 0
+	}
+	return float64(c.Differ) / float64(c.Decisions)
 }
 
 // What an audit could judge.

@@ -266,3 +266,7 @@ func (r *redial) FCall(ctx context.Context, function string, keys []string, args
 func (r *redial) Pipelined(ctx context.Context, fn func(redis.Pipeliner) error) ([]redis.Cmder, error) {
 	return r.client().Pipelined(ctx, fn)
 }
+
+func (r *redial) TxPipelined(ctx context.Context, fn func(redis.Pipeliner) error) ([]redis.Cmder, error) {
+	return r.client().TxPipelined(ctx, fn)
+}

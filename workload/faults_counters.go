@@ -16,8 +16,8 @@ import (
 // run_id) and the counters a restart starts again from zero.
 type serverReading struct {
 	state redisenv.ServerState
-	// stat is the limiter's command in INFO commandstats.
-	stat redisenv.CommandStat
+	// stat is the commands of the limiter's decision in INFO commandstats.
+	stat redisenv.CommandStats
 	// connections is INFO stats total_connections_received, cachedScripts
 	// INFO memory number_of_cached_scripts.
 	connections   int64
@@ -34,7 +34,7 @@ func readServer(ctx context.Context, rdb redis.Cmdable, command string, clock Cl
 	if r.err != nil {
 		return r
 	}
-	if r.stat, r.err = redisenv.ReadCommandStat(ctx, rdb, command); r.err != nil {
+	if r.stat, r.err = redisenv.ReadDecisionStats(ctx, rdb, command); r.err != nil {
 		return r
 	}
 	info, err := rdb.Info(ctx, "stats", "memory").Result()
@@ -85,18 +85,31 @@ func switchNote(n int) string {
 	return fmt.Sprintf("the server was replaced %d times by scheduled faults: its counters were read right before and right after each, and added up on either side", n)
 }
 
-// statAcross is a command's statistics from before to after over a run
-// whose server was replaced at each switch, added up on either side.
-func statAcross(before, after redisenv.CommandStat, switches []serverSwitch) redisenv.CommandStat {
-	var sum redisenv.CommandStat
+// statAcross is the statistics of a decision's commands from before to
+// after over a run whose server was replaced at each switch, added up on
+// either side.
+func statAcross(before, after redisenv.CommandStats, switches []serverSwitch) redisenv.CommandStats {
+	var sum redisenv.CommandStats
 	from := before
 	for _, sw := range switches {
-		sum = addStat(sum, sw.old.stat.Sub(from))
+		sum = addStats(sum, sw.old.stat.Sub(from))
 		from = sw.new.stat
 	}
-	return addStat(sum, after.Sub(from))
+	return addStats(sum, after.Sub(from))
 }
 
-func addStat(a, b redisenv.CommandStat) redisenv.CommandStat {
-	return redisenv.CommandStat{Calls: a.Calls + b.Calls, Usec: a.Usec + b.Usec, FailedCalls: a.FailedCalls + b.FailedCalls}
+// addStats adds b to a, command by command.
+func addStats(a, b redisenv.CommandStats) redisenv.CommandStats {
+	out := make(redisenv.CommandStats, max(len(a), len(b)))
+	for i := range out {
+		var x, y redisenv.CommandStat
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		out[i] = redisenv.CommandStat{Calls: x.Calls + y.Calls, Usec: x.Usec + y.Usec, FailedCalls: x.FailedCalls + y.FailedCalls}
+	}
+	return out
 }

@@ -81,9 +81,9 @@ func TestRecovery(t *testing.T) {
 // switch, and not at all when a server nobody scheduled took over.
 func TestAcrossSwitches(t *testing.T) {
 	r := func(id string, calls int64) serverReading {
-		return serverReading{state: redisenv.ServerState{RunID: id}, stat: redisenv.CommandStat{Calls: calls}}
+		return serverReading{state: redisenv.ServerState{RunID: id}, stat: redisenv.CommandStats{{Calls: calls}}}
 	}
-	calls := func(s serverReading) int64 { return s.stat.Calls }
+	calls := func(s serverReading) int64 { return s.stat.PerDecision().Calls }
 	// 100 before, 150 when the old server went, the new one from 0 to 40.
 	sw := []serverSwitch{{old: r("a", 150), new: r("b", 0)}}
 	if n, ok := acrossSwitches(r("a", 100), r("b", 40), sw, calls); !ok || n != 90 {
@@ -92,8 +92,8 @@ func TestAcrossSwitches(t *testing.T) {
 	if _, ok := acrossSwitches(r("a", 100), r("c", 40), sw, calls); ok {
 		t.Error("a third server nobody scheduled was added up")
 	}
-	if got := statAcross(redisenv.CommandStat{Calls: 100}, redisenv.CommandStat{Calls: 40}, sw); got.Calls != 90 {
-		t.Errorf("commandstats across a restart: %d calls, want 90", got.Calls)
+	if got := statAcross(redisenv.CommandStats{{Calls: 100}}, redisenv.CommandStats{{Calls: 40}}, sw); got.PerDecision().Calls != 90 {
+		t.Errorf("commandstats across a restart: %d calls, want 90", got.PerDecision().Calls)
 	}
 }
 

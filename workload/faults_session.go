@@ -501,7 +501,7 @@ func (s *faultSession) window(i int, flt profile.Fault, beats []beat, limit time
 	if !o.before.at.IsZero() && !o.after.at.IsZero() {
 		calls := s.rec.span(o.before.at, o.after.at)
 		w.ClientCalls = calls.Attempts
-		if n, ok := acrossSwitches(o.before, o.after, o.switches, func(r serverReading) int64 { return r.stat.Calls }); ok {
+		if n, ok := acrossSwitches(o.before, o.after, o.switches, func(r serverReading) int64 { return r.stat.PerDecision().Calls }); ok {
 			w.ServerCalls = n
 		} else {
 			w.ServerCallsUnavailable = "INFO commandstats could not be read around the fault: " + firstError(o.before.err, o.after.err, errors.New("a server nobody scheduled took over")).Error()

@@ -11,7 +11,8 @@ import (
 	"github.com/rlbench/rlbench/result"
 )
 
-// newLimiter builds the limiter of one run on rdb: a user's limiter the
+// newLimiter builds the limiter of one run on rdb (the profile's Redis
+// when nil), under the policy of its scenario: a user's limiter the
 // profile declares, bound to this run's scenario, or a built-in by name
 // (through NewLimiter when set).
 func (r *Runner) newLimiter(spec profile.RunSpec, rdb algorithms.Redis) (algorithms.Limiter, error) {

@@ -29,7 +29,7 @@ const (
 const (
 	sharedMemoryNote = "used_memory is the whole server's: on a Redis rlbench did not start, other clients' writes move used_memory_delta_bytes and bytes_per_identity, " +
 		"and the clients' buffers come from mem_clients_normal, which lags them by up to a second (tens of bytes per identity at 10k identities); a private server gives exact figures"
-	sharedStatsNote = "INFO commandstats is the whole server's: on a Redis rlbench did not start, other clients' calls of the same command (EVALSHA, FCALL) are counted too"
+	sharedStatsNote = "INFO commandstats is the whole server's: on a Redis rlbench did not start, other clients' calls of the same commands (EVALSHA, FCALL, INCR...) are counted too"
 	embeddedNote    = "the embedded server has no used_memory, MEMORY USAGE or commandstats: only keys and TTLs are Redis-like figures"
 )
 
@@ -41,7 +41,7 @@ type probe struct {
 	command  string
 	self     *selfSampler
 	before   redisenv.MemoryReading
-	stats    redisenv.CommandStat
+	stats    redisenv.CommandStats
 	memErr   error
 	statsErr error
 	reset    bool
@@ -92,7 +92,7 @@ func (r *Runner) startProbe(ctx context.Context, lim algorithms.Limiter, identit
 		p.notes = append(p.notes, fmt.Sprintf("used_memory was still moving %s after the previous run's keys were deleted", settleTimeout))
 	}
 	p.statsErr = rdb.Do(ctx, func(c redis.Cmdable) (err error) {
-		p.stats, err = redisenv.ReadCommandStat(ctx, c, p.command)
+		p.stats, err = redisenv.ReadDecisionStats(ctx, c, p.command)
 		return err
 	})
 	return p
@@ -183,20 +183,21 @@ func (p *probe) readServer(ctx context.Context, rdb *redisenv.ProbeClient, run *
 	default:
 		m.Notes = append(m.Notes, "no used_memory: "+firstError(p.memErr, err).Error())
 	}
-	var stats redisenv.CommandStat
+	var stats redisenv.CommandStats
 	err = rdb.Do(ctx, func(c redis.Cmdable) (err error) {
-		stats, err = redisenv.ReadCommandStat(ctx, c, p.command)
+		stats, err = redisenv.ReadDecisionStats(ctx, c, p.command)
 		return err
 	})
 	if p.statsErr != nil || err != nil {
 		m.Notes = append(m.Notes, "no commandstats: "+firstError(p.statsErr, err).Error())
 		return haveUsedMemory
 	}
-	d := statAcross(p.stats, stats, p.switches)
-	if d.Calls < 0 || d.Usec < 0 || d.FailedCalls < 0 {
+	diff := statAcross(p.stats, stats, p.switches)
+	if diff.WentBackwards() {
 		m.Notes = append(m.Notes, "no commandstats: INFO commandstats went backwards during the run (another client reset the statistics?)")
 		return haveUsedMemory
 	}
+	d := diff.PerDecision()
 	run.Server = &result.Server{Command: p.command, UsecPerCall: d.UsecPerCall(), Calls: d.Calls, Usec: d.Usec, FailedCalls: d.FailedCalls, StatsReset: p.reset}
 	if shared {
 		run.Server.Note = sharedStatsNote

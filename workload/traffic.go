@@ -9,6 +9,7 @@ import (
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/profile"
+	"github.com/rlbench/rlbench/result"
 )
 
 // job is one request handed from the schedule to a worker.
@@ -33,6 +34,8 @@ type scheduler struct {
 	// issuing, while calls already in flight finish under their own timeout
 	// and are counted.
 	callCtx context.Context
+	// pipelining sends requests in batches, when the run asks for it.
+	pipelining
 
 	lastSuccess atomic.Int64 // unix nanos of the latest decision
 	lastError   atomic.Int64 // unix nanos of the latest error
@@ -49,6 +52,8 @@ type scheduleEnd struct {
 	// clock is the local-to-server clock alignment the schedule used, if
 	// it placed requests in server time.
 	clock *clockOffset
+	// pipeline says how the requests went out.
+	pipeline *result.Pipeline
 }
 
 // worker is one goroutine's state: its shard, a reusable key buffer and a
@@ -130,6 +135,9 @@ func (d *scheduler) openLoop(ctx context.Context, pacer Pacer, picker IdentityPi
 // caller closes jobs when the schedule ends, then calls wait for the calls
 // in flight.
 func (d *scheduler) startWorkers() (jobs chan job, wait func()) {
+	if d.piped != nil {
+		return d.startPipelines()
+	}
 	jobs = make(chan job)
 	var wg sync.WaitGroup
 	for i := 0; i < d.concurrency; i++ {
@@ -164,6 +172,9 @@ func (d *scheduler) countDue(p Pacer, picker IdentityPicker, n uint64, duration 
 // the previous one is answered, until the duration or the request count is
 // reached. Latency is measured from the send, as nothing is scheduled.
 func (d *scheduler) closedLoop(ctx context.Context, picker IdentityPicker, duration time.Duration, maxRequests int64) scheduleEnd {
+	if d.piped != nil {
+		return d.closedLoopPipelined(ctx, picker, duration, maxRequests)
+	}
 	start := d.rec.start
 	deadline := start.Add(duration)
 	var next atomic.Uint64

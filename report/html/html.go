@@ -254,6 +254,9 @@ func describeScenario(run *result.Run) string {
 	if run.Params.Concurrency > 0 {
 		parts = append(parts, fmt.Sprintf("concurrency %d", run.Params.Concurrency))
 	}
+	if p := run.Pipeline; p != nil && p.Depth > 1 {
+		parts = append(parts, fmt.Sprintf("pipelined, at most %d per batch (mean %.1f)", p.Depth, p.MeanBatch))
+	}
 	return strings.Join(parts, ", ")
 }
 
@@ -341,6 +344,10 @@ func omittedPlots(v *view) []string {
 		out = append(out, fmt.Sprintf("Memory per identity is not plotted: no run had %s identities holding a key, too few for the figure to mean more than allocator noise. "+
 			"The tables show keys, keys without a TTL and MEMORY USAGE per key; a cardinality scenario measures memory per identity.",
 			report.FormatCount(result.MinIdentitiesForBytes)))
+	}
+	if audited := len(report.AlgorithmCosts(v.r)); audited >= 2 && !v.hasTradeoff() {
+		out = append(out, "Accuracy against memory per identity is not plotted: it needs both figures for at least two algorithms, "+
+			"and memory per identity comes from a scenario with many identities (a cardinality scenario, as in profiles/compare-all.yaml).")
 	}
 	return out
 }

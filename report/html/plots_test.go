@@ -44,6 +44,7 @@ func TestPlotFunctionsDrawPNGsOfTheFixedSize(t *testing.T) {
 		{"edge: admissions around the boundary", perScenario(admissionsAtTheEdge, "straddle")},
 		{"admitted vs bound: grouped bars, fixed window at 2x", func() (drawing, error) { return admittedVsBound(v) }},
 		{"memory per identity: grouped bars", func() (drawing, error) { return memoryPerIdentity(thousandsHeld) }},
+		{"accuracy against memory: a mark per algorithm, sized by server time", func() (drawing, error) { return accuracyVsMemory(thousandsHeld) }},
 	} {
 		d, err := tc.build()
 		if err != nil {
