@@ -153,24 +153,17 @@ func (s *faultSession) replace(ctx context.Context, i int, f profile.Fault, o *f
 	o.injected = s.r.Clock.Now()
 	how := "SHUTDOWN NOSAVE"
 	var err error
+	// The server's TIME right before the signal or the SHUTDOWN says when
+	// it went (a pipeline of both would be sent again, TIME with it, to a
+	// server that is gone).
+	o.serverStartUs = s.serverNow(ctx, n.rdb)
 	if f.Kind == profile.FaultKill {
 		how = "SIGKILL"
-		o.serverStartUs = s.serverNow(ctx, n.rdb)
 		err = n.srv.Kill()
 	} else {
-		// TIME and SHUTDOWN in one pipeline: the server's last answer says
-		// when it went.
 		sctx, cancel := s.detached(ctx)
-		var at *redis.TimeCmd
-		_, _ = n.rdb.Pipelined(sctx, func(p redis.Pipeliner) error {
-			at = p.Time(sctx)
-			p.Do(sctx, "SHUTDOWN", "NOSAVE")
-			return nil
-		})
+		_ = n.rdb.Do(sctx, "SHUTDOWN", "NOSAVE").Err()
 		cancel()
-		if t, terr := at.Result(); terr == nil {
-			o.serverStartUs = t.UnixMicro()
-		}
 		err = n.srv.Terminate()
 	}
 	o.down = s.r.Clock.Now()
