@@ -64,8 +64,8 @@ func (r *Runner) checkServer(ctx context.Context, run *result.Run) error {
 		last = err
 	}
 	addr := r.Env.Addr
-	if addr == "" {
-		addr = r.Env.Client.Options().Addr
+	if c, ok := r.Env.Client.(*redis.Client); ok && addr == "" {
+		addr = c.Options().Addr
 	}
 	return &ServerGoneError{Addr: addr, Run: run.Key(), Errors: run.Requests.Errors, Sent: run.Requests.Sent, Err: last}
 }

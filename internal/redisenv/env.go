@@ -28,8 +28,11 @@ const (
 
 // Env is a connected Redis with what rlbench needs to know about it.
 type Env struct {
-	// Client is shared by every goroutine of a run.
-	Client *redis.Client
+	// Client is shared by every goroutine of a run: a *redis.Client for a
+	// single server, a *redis.ClusterClient for a Redis Cluster. Whatever
+	// must reach every server of a cluster (key scans, INFO, statistics)
+	// goes through Masters instead.
+	Client redis.UniversalClient
 	// Mode says where the server came from.
 	Mode Mode
 	// Addr is host:port, without credentials.
