@@ -351,16 +351,21 @@ func (l *Declared) Allow(ctx context.Context, key string) (Decision, error) {
 
 // ProbeWindowEnd implements WindowProber for fixed_window semantics: right
 // after the request that opened the window, the first key's PTTL, read
-// with TIME in one round trip, says when the key expires; the key lives
+// with TIME in one round trip to the server that holds the key, says when
+// the key expires; the key lives
 // through that millisecond, so the next window opens one later.
 func (l *Declared) ProbeWindowEnd(ctx context.Context, key string) (int64, bool, error) {
 	if l.decl.Semantics != SemanticsFixedWindow {
 		return 0, false, nil
 	}
 	k := l.Keys(key)[0]
+	server, err := serverFor(ctx, l.rdb, k)
+	if err != nil {
+		return 0, false, fmt.Errorf("%s: %w", l.decl.Name, err)
+	}
 	var now *redis.TimeCmd
 	var ttl *redis.IntCmd
-	if _, err := l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	if _, err := server.Pipelined(ctx, func(p redis.Pipeliner) error {
 		now = p.Time(ctx)
 		ttl = redis.NewIntCmd(ctx, "pttl", k)
 		return p.Process(ctx, ttl)
