@@ -25,7 +25,7 @@ import (
 var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "report", "scenarios", "thresholds",
 	"expect_broken", "error_budget"}
 var policyFields = []string{"limit", "window", "burst"}
-var redisFields = []string{"addr", "username", "password_env", "db", "tls", "tls_ca_file", "tls_insecure"}
+var redisFields = []string{"addr", "username", "password_env", "db", "tls", "tls_ca_file", "tls_insecure", "cluster"}
 
 var (
 	namePattern    = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
@@ -229,6 +229,9 @@ func parseRedis(d *decoder, top *yamlMap) *RedisSpec {
 	f.boolean("tls_insecure", &r.TLSInsecure)
 	if r.PasswordEnv != "" && !envNamePattern.MatchString(r.PasswordEnv) {
 		f.errorf("password_env", "%q is not an environment variable name (the password itself never goes in a profile)", r.PasswordEnv)
+	}
+	if f.has("cluster") {
+		r.Cluster = parseCluster(d, f, r)
 	}
 	checkRedis(f, r)
 	return r

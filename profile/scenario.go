@@ -103,6 +103,9 @@ type Scenario struct {
 	// Policy is the scenario's own policy when it overrides the profile's
 	// (the zero Policy when it does not): see Profile.PolicyFor.
 	Policy algorithms.Policy
+	// HashTag is how the built-in limiters tag their keys in this
+	// scenario (a declared limiter's keys are its own templates').
+	HashTag HashTag
 }
 
 // Stage is one stage of a ramp: over Duration the offered rate moves in a

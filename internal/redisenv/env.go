@@ -45,8 +45,12 @@ type Env struct {
 	// Note explains anything a reader of the figures must know, such as
 	// the embedded server not being Redis.
 	Note string
+	// Cluster describes the Redis Cluster under test; nil for a single
+	// server.
+	Cluster *ClusterInfo
 
-	stop func() error
+	stop      func() error
+	redirects *Redirections
 }
 
 // Close closes the client and stops a server rlbench started.
@@ -64,7 +68,12 @@ func (e *Env) Close() error {
 // Open returns the Redis the options describe: a server at Addr, or a private
 // redis-server, or (when none is installed) an embedded one.
 func Open(ctx context.Context, o Options) (*Env, error) {
-	if o.Addr == "" {
+	switch {
+	case len(o.ClusterAddrs) > 0:
+		return openExternalCluster(ctx, o)
+	case o.Cluster != nil:
+		return openPrivateCluster(ctx, o)
+	case o.Addr == "":
 		return openPrivate(ctx, o)
 	}
 	return openExternal(ctx, o)
@@ -76,7 +85,21 @@ func (e *Env) OnThisMachine() bool {
 	if e.Mode != External {
 		return true
 	}
-	host, _, err := net.SplitHostPort(e.Addr)
+	addrs := []string{e.Addr}
+	if e.Cluster != nil {
+		addrs = e.Cluster.Nodes
+	}
+	for _, a := range addrs {
+		if !loopback(a) {
+			return false
+		}
+	}
+	return len(addrs) > 0
+}
+
+// loopback reports whether host:port names this machine.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return false
 	}
