@@ -41,6 +41,7 @@ var worstFields = []string{
 	"audit.overshoot", "audit.policy_excess", "audit.model_mismatches", "audit.violations",
 	"audit.max_window_admitted", "memory.keys_without_ttl", "memory.keys_outside_prefix",
 	"audit.reply.remaining_wrong", "audit.reply.retry_after_too_early", "eviction.evicted_keys", "eviction.expired_keys",
+	"cluster.busiest_node_share",
 }
 
 // MergeRepetitions folds the repetitions of every algorithm/scenario in
@@ -78,6 +79,7 @@ func MergeRepeats(reps []Run) Run {
 	out.Audit, out.Memory, out.Server = clonePointer(out.Audit), clonePointer(out.Memory), clonePointer(out.Server)
 	out.Reference, out.Relative = clonePointer(out.Reference), clonePointer(out.Relative)
 	out.Eviction = clonePointer(out.Eviction)
+	out.Cluster = clonePointer(out.Cluster)
 	for _, r := range reps {
 		if r.Eviction != nil && r.Eviction.Restarted && out.Eviction != nil {
 			out.Eviction.Restarted = true

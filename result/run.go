@@ -60,6 +60,10 @@ type Run struct {
 	// machines and loads where the absolute figures cannot.
 	Reference *Reference `json:"reference,omitempty"`
 	Relative  *Relative  `json:"relative,omitempty"`
+
+	// Cluster is how the run's work fell on the masters of a Redis
+	// Cluster; nil on a single server.
+	Cluster *Cluster `json:"cluster,omitempty"`
 }
 
 // Params are the scenario parameters the run used.
@@ -86,6 +90,12 @@ type Params struct {
 	Distribution string  `json:"distribution,omitempty"`
 	ZipfExponent float64 `json:"zipf_exponent,omitempty"`
 	Repeats      int64   `json:"repeats,omitempty"`
+
+	// HashTag is how a built-in limiter's keys were tagged: identity
+	// (rlbench:<run>:<alg>:<scenario>:{<identity>}), fixed (every identity
+	// under one tag), or none; empty for a declared limiter, whose keys
+	// are its own templates'.
+	HashTag string `json:"hash_tag,omitempty"`
 }
 
 // StageParams is one stage of a ramp: over DurationS seconds the offered
