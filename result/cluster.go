@@ -46,7 +46,8 @@ type NodeFigures struct {
 	// microseconds.
 	UsecPerCall float64 `json:"usec_per_call"`
 	// KeysDelta is the change in the master's key count (INFO keyspace);
-	// UsedMemoryDeltaBytes the change in its used_memory.
+	// UsedMemoryDeltaBytes the change in its used_memory less its clients'
+	// buffers (what memory.bytes_per_identity adds up over the masters).
 	KeysDelta            int64 `json:"keys_delta"`
 	UsedMemoryDeltaBytes int64 `json:"used_memory_delta_bytes"`
 }

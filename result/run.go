@@ -93,8 +93,8 @@ type Params struct {
 
 	// HashTag is how a built-in limiter's keys were tagged: identity
 	// (rlbench:<run>:<alg>:<scenario>:{<identity>}), fixed (every identity
-	// under one tag), or none; empty for a declared limiter, whose keys
-	// are its own templates'.
+	// under one tag), or none; "declared" for a declared limiter, whose
+	// keys are its own templates'.
 	HashTag string `json:"hash_tag,omitempty"`
 }
 

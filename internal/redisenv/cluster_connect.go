@@ -287,3 +287,18 @@ func eachMaster(ctx context.Context, rdb redis.Cmdable, fn func(redis.Cmdable) e
 	}
 	return nil
 }
+
+// Ping checks that rdb answers: the server, or every master of a cluster
+// (the error names a master that does not).
+func Ping(ctx context.Context, rdb redis.UniversalClient) error {
+	cc, ok := rdb.(*redis.ClusterClient)
+	if !ok {
+		return rdb.Ping(ctx).Err()
+	}
+	return cc.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
+		if err := c.Ping(ctx).Err(); err != nil {
+			return fmt.Errorf("master %s: %w", c.Options().Addr, err)
+		}
+		return nil
+	})
+}

@@ -60,6 +60,7 @@ var scenarioPlots = []scenarioPlot{
 	{"latency", "Latency by percentile", nil, latencySpectrum},
 	{"admissions", "Admissions over time", nil, admissionsOverTime},
 	{"throughput", "Throughput and p99 over time", nil, throughputOverTime},
+	{"cluster", "Decisions per master of the Redis Cluster", (*view).hasCluster, decisionsPerMaster},
 }
 
 // acrossPlots span every scenario, in this order; include says whether
