@@ -114,11 +114,13 @@ func (r *Runner) startProbe(ctx context.Context, lim algorithms.Limiter, identit
 // its sampler: the server may be gone, and half a run's keys say little.
 func (p *probe) finish(ctx context.Context, prefix string, run *result.Run, runErr error) {
 	heap, rss := p.self.stop()
-	if runErr != nil {
-		return
-	}
 	// Read before the probes' own calls, which a migration could redirect.
 	redirects := p.r.Env.Redirections()
+	if runErr != nil {
+		// The redirections the calls met are the client's own count.
+		run.Cluster = p.clusterFigures(nodeReading{err: errRunStopped}, nil, nil, redirects)
+		return
+	}
 	ctx, cancel := context.WithTimeout(ctx, censusTimeout)
 	defer cancel()
 	rdb := redisenv.NewProbeClient(p.r.Env.Client)
@@ -228,6 +230,9 @@ func (p *probe) readServer(ctx context.Context, run *result.Run, redirects redis
 	}
 	return haveUsedMemory
 }
+
+// errRunStopped is why a run that stopped early has no figures per master.
+var errRunStopped = errors.New("the run stopped before its end, and the masters were not read")
 
 // errMastersChanged is why figures read before and after a run cannot be
 // compared when the cluster's masters changed in between.

@@ -3,6 +3,7 @@ package redisenv
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -45,6 +46,9 @@ func ReadServerState(ctx context.Context, rdb redis.Cmdable) (ServerState, error
 		out.ExpiredKeys += s.ExpiredKeys
 		return nil
 	})
+	// In one order whichever master serves which slots now: a migration
+	// is not a restart.
+	slices.Sort(ids)
 	out.RunID = strings.Join(ids, ",")
 	return out, err
 }
