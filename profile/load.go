@@ -18,8 +18,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/input"
 	"github.com/rlbench/rlbench/internal/suggest"
-	"github.com/rlbench/rlbench/result"
 )
 
 var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "report", "scenarios", "thresholds",
@@ -43,7 +43,7 @@ func Load(path string) (*Profile, error) { return LoadContext(context.Background
 // error is ctx's). A file larger than MaxProfileBytes, a directory or a
 // device is refused without reading it whole.
 func LoadContext(ctx context.Context, path string) (*Profile, error) {
-	data, err := result.ReadInput(ctx, path, "a profile", MaxProfileBytes)
+	data, err := input.Read(ctx, path, "a profile", MaxProfileBytes)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -21,25 +21,8 @@ const maxStages = 1000
 // the stages' total; its rate is their average, worked out with the
 // policy (a rate like 2x needs it).
 func parseRamp(f *yamlMap, s *Scenario, pol *algorithms.Policy) {
-	if n := f.scalar("from"); n != nil {
-		r, err := ParseRate(n.Value)
-		switch {
-		case err != nil:
-			f.errorf("from", "%v", err)
-		case r.Max:
-			f.errorf("from", "a ramp is open loop: give a rate like 100/s or 0.5x, not max")
-		default:
-			s.From = r
-		}
-	}
-	if n := f.scalar("arrival"); n != nil {
-		switch Arrival(n.Value) {
-		case Uniform, Poisson:
-			s.Arrival = Arrival(n.Value)
-		default:
-			f.errorf("arrival", "%q is not uniform or poisson", n.Value)
-		}
-	}
+	openRate(f, "from", &s.From)
+	parseArrival(f, s)
 	f.intField("identities", &s.Identities, 1)
 	parseIdentityChoice(f, s, UniformIdentities, ZipfIdentities)
 	items := f.sequence("stages")
@@ -73,17 +56,7 @@ func parseStage(d *decoder, n *yaml.Node, path string) (Stage, bool) {
 	before := len(d.errs)
 	f := d.mapping(n, path, stageFields...)
 	var st Stage
-	if r := f.scalar("rate"); r != nil {
-		rate, err := ParseRate(r.Value)
-		switch {
-		case err != nil:
-			f.errorf("rate", "%v", err)
-		case rate.Max:
-			f.errorf("rate", "a ramp is open loop: give a rate like 500/s or 2x, not max")
-		default:
-			st.Rate = rate
-		}
-	} else if !f.has("rate") {
+	if !openRate(f, "rate", &st.Rate) && !f.has("rate") {
 		f.errorf("rate", "missing: give the rate this stage ramps to, e.g. 2x or 500/s")
 	}
 	f.duration("duration", &st.Duration, time.Millisecond)
@@ -91,6 +64,25 @@ func parseStage(d *decoder, n *yaml.Node, path string) (Stage, bool) {
 		f.errorf("duration", "missing: give how long the stage lasts, e.g. 10s")
 	}
 	return st, len(d.errs) == before
+}
+
+// openRate reads key as an open-loop rate (not max) into dst; it reports
+// whether key was given as a single value.
+func openRate(f *yamlMap, key string, dst *Rate) bool {
+	n := f.scalar(key)
+	if n == nil {
+		return false
+	}
+	r, err := ParseRate(n.Value)
+	switch {
+	case err != nil:
+		f.errorf(key, "%v", err)
+	case r.Max:
+		f.errorf(key, "a ramp is open loop: give a rate like 500/s or 2x, not max")
+	default:
+		*dst = r
+	}
+	return true
 }
 
 // RampRequests is how many requests a ramp from `from` through stages

@@ -135,6 +135,14 @@ func parseLoad(f *yamlMap, s *Scenario) {
 	} else if !f.has("rate") {
 		f.errorf("rate", "missing: give a rate like 500/s, 2x (twice what the policy admits) or max (closed loop)")
 	}
+	parseArrival(f, s)
+	if s.Rate.Max && f.has("arrival") {
+		f.errorf("arrival", "has no meaning with rate: max (closed loop)")
+	}
+}
+
+// parseArrival reads how open-loop arrivals are spaced.
+func parseArrival(f *yamlMap, s *Scenario) {
 	if n := f.scalar("arrival"); n != nil {
 		switch Arrival(n.Value) {
 		case Uniform, Poisson:
@@ -142,9 +150,6 @@ func parseLoad(f *yamlMap, s *Scenario) {
 		default:
 			f.errorf("arrival", "%q is not uniform or poisson", n.Value)
 		}
-	}
-	if s.Rate.Max && f.has("arrival") {
-		f.errorf("arrival", "has no meaning with rate: max (closed loop)")
 	}
 }
 

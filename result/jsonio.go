@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/rlbench/rlbench/internal/input"
 )
 
 // WriteFile writes r as indented JSON to path atomically: a temporary file in
@@ -56,10 +58,15 @@ func ReadFile(path string) (*Result, error) {
 	return ReadFileContext(context.Background(), path)
 }
 
+// MaxResultBytes is the largest result file rlbench reads: a result of
+// thousands of runs, each with an hour of per-second series, stays well
+// under it, and decoding one this large takes a few hundred megabytes.
+const MaxResultBytes = 256 << 20
+
 // ReadFileContext reads and checks a result file of at most MaxResultBytes
-// (see ReadInput); ctx ending stops a read that waits on a pipe.
+// (see input.Read); ctx ending stops a read that waits on a pipe.
 func ReadFileContext(ctx context.Context, path string) (*Result, error) {
-	data, err := ReadInput(ctx, path, "a result", MaxResultBytes)
+	data, err := input.Read(ctx, path, "a result", MaxResultBytes)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err

@@ -134,15 +134,7 @@ func mergeRuns(parts []*Run, segments int) (Run, error) {
 	out.Errors = nil
 	out.Incomplete = false
 	for _, p := range parts {
-		q := p.Requests
-		out.Requests.Sent += q.Sent
-		out.Requests.Allowed += q.Allowed
-		out.Requests.Denied += q.Denied
-		out.Requests.Errors += q.Errors
-		out.Requests.Late += q.Late
-		out.Requests.Unsent += q.Unsent
-		out.Requests.NoScriptReloads += q.NoScriptReloads
-		out.Requests.FaultErrors += q.FaultErrors
+		out.Requests.Add(p.Requests)
 		out.Rate.TargetPerS += p.Rate.TargetPerS
 		out.Rate.AchievedPerS += p.Rate.AchievedPerS
 		out.Params.Concurrency += p.Params.Concurrency

@@ -110,14 +110,7 @@ func MergeRepeats(reps []Run) Run {
 	out.Requests = Requests{}
 	out.Incomplete = false
 	for _, r := range reps {
-		out.Requests.Sent += r.Requests.Sent
-		out.Requests.Allowed += r.Requests.Allowed
-		out.Requests.Denied += r.Requests.Denied
-		out.Requests.Errors += r.Requests.Errors
-		out.Requests.Late += r.Requests.Late
-		out.Requests.Unsent += r.Requests.Unsent
-		out.Requests.NoScriptReloads += r.Requests.NoScriptReloads
-		out.Requests.FaultErrors += r.Requests.FaultErrors
+		out.Requests.Add(r.Requests)
 		out.Incomplete = out.Incomplete || r.Incomplete
 	}
 	return out

@@ -121,6 +121,10 @@ type Requests struct {
 	FaultErrors int64 `json:"fault_errors,omitempty"`
 }
 
+// Add adds every count of o to q: repetitions, segments and shards of a
+// run add up this way, and a count added to the contract with them.
+func (q *Requests) Add(o Requests) { addCounts(q, &o) }
+
 // Decisions counts the calls that got an answer, allowed or denied.
 func (q Requests) Decisions() int64 { return q.Allowed + q.Denied }
 

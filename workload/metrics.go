@@ -173,12 +173,7 @@ func (r *recorder) fill(run *result.Run) {
 	errs := map[string]*result.ErrorCount{}
 	for _, s := range r.shards {
 		s.mu.Lock()
-		c := s.counts
-		run.Requests.Sent += c.Sent
-		run.Requests.Allowed += c.Allowed
-		run.Requests.Denied += c.Denied
-		run.Requests.Errors += c.Errors
-		run.Requests.Late += c.Late
+		run.Requests.Add(s.counts)
 		corrected.merge(s.corrected)
 		uncorrected.merge(s.uncorrected)
 		maxLag = max(maxLag, s.maxLag)

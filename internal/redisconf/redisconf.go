@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/internal/input"
 )
 
 // Redacted stands in for a password in messages.
@@ -124,7 +124,7 @@ const maxCABytes = 4 << 20
 // LoadCA reads the PEM certificates in path into a pool to trust. Its
 // errors name the file.
 func LoadCA(path string) (*x509.CertPool, error) {
-	data, err := result.ReadInput(context.Background(), path, "a CA file", maxCABytes)
+	data, err := input.Read(context.Background(), path, "a CA file", maxCABytes)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

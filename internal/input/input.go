@@ -1,4 +1,7 @@
-package result
+// Package input reads the files rlbench is given — profiles, results, CA
+// files — whole but bounded: only regular files and named pipes, never
+// more than a limit, and a wait on a pipe ends with its context.
+package input
 
 import (
 	"context"
@@ -10,11 +13,6 @@ import (
 	"syscall"
 	"time"
 )
-
-// MaxResultBytes is the largest result file rlbench reads: a result of
-// thousands of runs, each with an hour of per-second series, stays well
-// under it, and decoding one this large takes a few hundred megabytes.
-const MaxResultBytes = 256 << 20
 
 // TooLargeError is an input file larger than rlbench reads.
 type TooLargeError struct {
@@ -34,13 +32,13 @@ type NotAFileError struct{ Kind string }
 
 func (e *NotAFileError) Error() string { return "is " + e.Kind + ", not a file" }
 
-// ReadInput reads the file at path, an input of the kind what names, whole,
+// Read reads the file at path, an input of the kind what names, whole,
 // and refuses anything that is not a regular file or a named pipe, or
 // holds more than limit bytes, without reading past the limit. A named
 // pipe is opened without waiting for a writer (one that has none reads as
 // empty), and ctx ending stops a read that waits for a writer's data.
 // Errors carry no path: callers name the file.
-func ReadInput(ctx context.Context, path, what string, limit int64) ([]byte, error) {
+func Read(ctx context.Context, path, what string, limit int64) ([]byte, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, unwrapPath(err)
