@@ -233,17 +233,8 @@ func TestIntegrationExternalCluster(t *testing.T) {
 		}
 	}
 	t.Setenv("RLBENCH_TEST_PASSWORD", password)
-	out := t.TempDir()
 	section := "redis:\n  username: bench\n  password_env: RLBENCH_TEST_PASSWORD\n"
-	code, stdout, stderr := runCLI(t, "run", "--quiet", "--out", out, "--redis-cluster", cl.Addrs()[1], writeProfile(t, externalProfile(section)))
-	if code != exitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	matches, _ := filepath.Glob(filepath.Join(out, "ext-*", "result.json"))
-	res, err := result.ReadFile(matches[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, stdout, dir := runAndRead(t, "ext", externalProfile(section), "--redis-cluster", cl.Addrs()[1])
 	if c := res.Redis.Cluster; res.Redis.Mode != string(redisenv.External) || c == nil || c.Masters != 3 {
 		t.Errorf("redis %+v", res.Redis)
 	}
@@ -257,7 +248,7 @@ func TestIntegrationExternalCluster(t *testing.T) {
 			t.Errorf("%s was touched: %q", k, v)
 		}
 	}
-	err = theirs.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+	err := theirs.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
 		if keys := m.Keys(ctx, "rlbench:*").Val(); len(keys) != 0 {
 			t.Errorf("master %s still holds %v", m.Options().Addr, keys)
 		}
@@ -266,13 +257,8 @@ func TestIntegrationExternalCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	filepath.Walk(out, func(path string, info os.FileInfo, err error) error {
-		if data, rerr := os.ReadFile(path); err == nil && !info.IsDir() && rerr == nil && strings.Contains(string(data), password) {
-			t.Errorf("%s holds the password", path)
-		}
-		return nil
-	})
-	if strings.Contains(stdout+stderr, password) {
+	noFileHolds(t, dir, password)
+	if strings.Contains(stdout, password) {
 		t.Error("the output holds the password")
 	}
 }

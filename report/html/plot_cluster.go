@@ -65,14 +65,9 @@ func decisionsPerMaster(v *view, scenario string) (drawing, error) {
 			texts[g] = report.FormatShare(n.Share)
 			top = max(top, values[g])
 		}
-		col := v.colors.color(alg)
-		if err := layout.bars(p, i, values, 0.8, col, nil); err != nil {
+		if err := layout.labelledBars(p, i, alg, v.colors.color(alg), values, texts); err != nil {
 			return nil, err
 		}
-		if err := layout.labels(p, i, values, texts); err != nil {
-			return nil, err
-		}
-		p.Legend.Add(alg, swatch{fill: col})
 	}
 	names := make([]string, len(masters))
 	for i, m := range masters {
