@@ -62,9 +62,13 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-## bench: rlbench vs redis-benchmark throughput, allocations per request, plot rendering
+## bench: rlbench vs redis-benchmark throughput, one request at a time and
+## pipelined (-P 16), the two ways of pipelining compared (go-redis batches,
+## rueidis auto-pipelining: tools/clientcmp, a module of its own), allocations
+## per request, plot rendering
 bench: deps
 	$(GO) run ./tools/benchcmp
+	cd tools/clientcmp && $(GO) run .
 	$(GO) test -run '^$$' -bench . -benchmem ./algorithms ./workload ./report/...
 
 ## fuzz: fuzz the profile decoder and the result decoder for FUZZTIME each

@@ -312,6 +312,16 @@ func (l *Declared) expandKeys(namespace string, v *requestVars) []string {
 // namespace, so `checkout:{${identity}}` under rlbench:r1:co:steady:42 is
 // the key rlbench:r1:co:steady:checkout:{42}.
 func (l *Declared) Allow(ctx context.Context, key string) (Decision, error) {
+	keys, args := l.call(key)
+	if l.fn != nil {
+		return l.Decide(l.fn.Run(ctx, l.rdb, keys, args...))
+	}
+	return l.Decide(l.script.Run(ctx, l.rdb, keys, args...))
+}
+
+// call is the keys and arguments of the call deciding the identity key:
+// the templates filled in for this request.
+func (l *Declared) call(key string) (keys []string, args []any) {
 	ns, id := splitIdentity(key)
 	v := requestVars{identity: id}
 	if l.usesRequestID {
@@ -320,33 +330,15 @@ func (l *Declared) Allow(ctx context.Context, key string) (Decision, error) {
 	if l.usesNow {
 		v.nowMs = time.Now().UnixMilli()
 	}
-	keys := l.expandKeys(ns, &v)
-	args := make([]any, len(l.args))
+	keys = l.expandKeys(ns, &v)
+	args = make([]any, len(l.args))
 	copy(args, l.staticArgs)
 	for i, a := range l.args {
 		if !a.isStatic {
 			args[i] = string(a.appendTo(nil, &v))
 		}
 	}
-	var reply any
-	var err error
-	if l.fn != nil {
-		reply, err = l.fn.Run(ctx, l.rdb, keys, args...)
-	} else {
-		reply, err = l.script.Run(ctx, l.rdb, keys, args...)
-	}
-	if errors.Is(err, redis.Nil) {
-		// A script that returns false (or nothing) answers nil.
-		reply, err = nil, nil
-	}
-	if err != nil {
-		return Decision{}, err
-	}
-	d, err := l.decl.Reply.Parse(reply)
-	if err != nil {
-		return Decision{}, fmt.Errorf("%s: %w", l.decl.Name, err)
-	}
-	return d, nil
+	return keys, args
 }
 
 // ProbeWindowEnd implements WindowProber for fixed_window semantics: right

@@ -131,14 +131,32 @@ func (f *Function) find(ctx context.Context, rdb Redis, withCode bool) (redis.Li
 // is loaded again, the reload counted, and the call retried once.
 func (f *Function) Run(ctx context.Context, rdb Redis, keys []string, args ...any) (any, error) {
 	v, err := rdb.FCall(ctx, f.name, keys, args...).Result()
-	if err == nil || !strings.Contains(err.Error(), "Function not found") {
+	if !f.Lost(err) {
 		return v, err
 	}
-	f.reloads.Add(1)
-	if err := f.Load(ctx, lostOn(ctx, rdb, keys)); err != nil {
+	if err := f.Reload(ctx, lostOn(ctx, rdb, keys)); err != nil {
 		return nil, err
 	}
 	return rdb.FCall(ctx, f.name, keys, args...).Result()
+}
+
+// Lost reports whether err says the server no longer has the function
+// (after FUNCTION FLUSH, a restart or a failover), so the call did not run.
+func (f *Function) Lost(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "Function not found")
+}
+
+// Reload loads the library again after the server lost it, and counts the
+// reload.
+func (f *Function) Reload(ctx context.Context, rdb Redis) error {
+	f.reloads.Add(1)
+	return f.Load(ctx, rdb)
+}
+
+// AppendCommand appends to dst the FCALL of the function on keys with
+// args, as go-redis sends it: to queue in a pipeline.
+func (f *Function) AppendCommand(dst []any, keys []string, args ...any) []any {
+	return appendCall(dst, "fcall", f.name, keys, args)
 }
 
 // Unload deletes the library when Load put it there, so that nothing of the

@@ -59,15 +59,7 @@ func (s *scripted) ReplyFields() ReplyFields {
 func (s *scripted) ServerCommand() string { return "evalsha" }
 
 func (s *scripted) Allow(ctx context.Context, key string) (Decision, error) {
-	v, err := s.script.Run(ctx, s.rdb, []string{key}, s.args...)
-	if err != nil {
-		return Decision{}, err
-	}
-	d, err := ParseReply(v)
-	if err != nil {
-		return Decision{}, fmt.Errorf("%s: %w", s.name, err)
-	}
-	return d, nil
+	return s.Decide(s.script.Run(ctx, s.rdb, []string{key}, s.args...))
 }
 
 // Info describes an algorithm for people choosing one.

@@ -44,9 +44,12 @@ func builtinScript(name string) *Script {
 // NOSCRIPT reply (after SCRIPT FLUSH, a restart or a failover) forced it to
 // be loaded again.
 type Script struct {
-	name    string
-	src     string
-	sha     string
+	name string
+	src  string
+	sha  string
+	// shaArg is sha as a command argument, boxed once, so that queueing a
+	// call allocates nothing for it.
+	shaArg  any
 	reloads atomic.Int64
 }
 
@@ -56,7 +59,8 @@ func NewScript(name, src string) *Script { return newScript(name, src) }
 
 func newScript(name, src string) *Script {
 	sum := sha1.Sum([]byte(src))
-	return &Script{name: name, src: src, sha: hex.EncodeToString(sum[:])}
+	sha := hex.EncodeToString(sum[:])
+	return &Script{name: name, src: src, sha: sha, shaArg: sha}
 }
 
 // Source is the Lua text.
@@ -86,12 +90,42 @@ func (s *Script) Load(ctx context.Context, rdb Redis) error {
 // and the call retried once.
 func (s *Script) Run(ctx context.Context, rdb Redis, keys []string, args ...any) (any, error) {
 	v, err := rdb.EvalSha(ctx, s.sha, keys, args...).Result()
-	if err == nil || !redis.HasErrorPrefix(err, "NOSCRIPT") {
+	if !s.Lost(err) {
 		return v, err
 	}
-	s.reloads.Add(1)
-	if err := s.Load(ctx, lostOn(ctx, rdb, keys)); err != nil {
+	if err := s.Reload(ctx, lostOn(ctx, rdb, keys)); err != nil {
 		return nil, err
 	}
 	return rdb.EvalSha(ctx, s.sha, keys, args...).Result()
+}
+
+// Lost reports whether err is the server's NOSCRIPT: it no longer has the
+// script (after SCRIPT FLUSH, a restart or a failover), so the call did not
+// run.
+func (s *Script) Lost(err error) bool {
+	return err != nil && redis.HasErrorPrefix(err, "NOSCRIPT")
+}
+
+// Reload loads the script again after the server lost it, and counts the
+// reload.
+func (s *Script) Reload(ctx context.Context, rdb Redis) error {
+	s.reloads.Add(1)
+	return s.Load(ctx, rdb)
+}
+
+// AppendCommand appends to dst the EVALSHA call of the script on keys with
+// args, as go-redis sends it: to queue in a pipeline.
+func (s *Script) AppendCommand(dst []any, keys []string, args ...any) []any {
+	return appendCall(dst, "evalsha", s.sha, keys, args)
+}
+
+// appendCall lays out a script or function call after dst: the command,
+// the script or function, the number of keys, the keys, then the
+// arguments.
+func appendCall(dst []any, command, callee string, keys []string, args []any) []any {
+	dst = append(dst, command, callee, len(keys))
+	for _, k := range keys {
+		dst = append(dst, k)
+	}
+	return append(dst, args...)
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // boundaryFields are the fields a boundary scenario takes.
-var boundaryFields = []string{"name", "shape", "identities", "burst", "offset", "spread", "stagger", "concurrency"}
+var boundaryFields = []string{"name", "shape", "identities", "burst", "offset", "spread", "stagger", "concurrency", "pipeline"}
 
 // maxBoundaryRequests bounds the size of one boundary scenario.
 const maxBoundaryRequests = 10_000_000

@@ -6,7 +6,7 @@ import (
 )
 
 var cardinalityFields = []string{"name", "shape", "identities", "distribution", "zipf_exponent", "repeats",
-	"rate", "arrival", "duration", "requests", "concurrency"}
+	"rate", "arrival", "duration", "requests", "concurrency", "pipeline"}
 
 // parseCardinality reads a cardinality scenario. identities may be one
 // number or a list of sizes; it returns the list, which splitSizes turns

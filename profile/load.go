@@ -23,7 +23,7 @@ import (
 )
 
 var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "report", "scenarios", "thresholds",
-	"expect_broken", "error_budget"}
+	"expect_broken", "error_budget", "pipeline"}
 var policyFields = []string{"limit", "window", "burst"}
 var redisFields = []string{"addr", "username", "password_env", "db", "tls", "tls_ca_file", "tls_insecure", "cluster"}
 
@@ -94,6 +94,7 @@ func Parse(file string, data []byte) (*Profile, error) {
 	p.Algorithms, p.Declared = parseAlgorithms(top)
 	algorithmsOK := len(d.errs) == algErrs
 	top.intField("concurrency", &p.Concurrency, 1)
+	p.Pipeline = parsePipeline(top)
 	top.duration("warmup", &p.Warmup, 0)
 	top.integer("seed", &p.Seed, 0)
 	top.duration("timeout", &p.Timeout, time.Millisecond)
@@ -118,6 +119,7 @@ func Parse(file string, data []byte) (*Profile, error) {
 	p.Thresholds = parseThresholds(top, plan, p)
 	parseVerdictRules(top, p)
 	checkResources(d, top, p)
+	checkPipelines(d, top, p)
 	if len(d.errs) > 0 {
 		return nil, d.errs
 	}

@@ -41,6 +41,9 @@ type Profile struct {
 	// Concurrency is how many goroutines issue requests (and the size of the
 	// connection pool), unless a scenario says otherwise.
 	Concurrency int
+	// Pipeline is how many requests one connection sends at once, unless
+	// a scenario says otherwise; not given, each request goes alone.
+	Pipeline Pipeline
 	// Warmup is run before each measured run, on keys of its own, and not
 	// measured.
 	Warmup time.Duration

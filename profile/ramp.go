@@ -9,7 +9,7 @@ import (
 )
 
 // rampFields are the fields a ramp scenario takes.
-var rampFields = []string{"name", "shape", "from", "stages", "arrival", "identities", "distribution", "zipf_exponent", "concurrency"}
+var rampFields = []string{"name", "shape", "from", "stages", "arrival", "identities", "distribution", "zipf_exponent", "concurrency", "pipeline"}
 
 var stageFields = []string{"rate", "duration"}
 

@@ -80,6 +80,8 @@ type Scenario struct {
 	Requests int64
 	// Concurrency overrides the profile's concurrency when above zero.
 	Concurrency int
+	// Pipeline overrides the profile's pipeline when given.
+	Pipeline Pipeline
 	// Boundary holds the boundary shape's parameters.
 	Boundary Boundary
 	// Distribution chooses identities in a cardinality scenario.

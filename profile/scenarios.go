@@ -13,7 +13,7 @@ import (
 
 // scenarioFields lists, per shape, the fields a scenario of that shape takes.
 var scenarioFields = map[Shape][]string{
-	ShapeSteady:      {"name", "shape", "rate", "arrival", "identities", "distribution", "zipf_exponent", "duration", "requests", "concurrency"},
+	ShapeSteady:      {"name", "shape", "rate", "arrival", "identities", "distribution", "zipf_exponent", "duration", "requests", "concurrency", "pipeline"},
 	ShapeRamp:        rampFields,
 	ShapeBoundary:    boundaryFields,
 	ShapeCardinality: cardinalityFields,
@@ -90,6 +90,7 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 	}
 	f.intField("concurrency", &s.Concurrency, 1)
 	parseHashTag(f, &s)
+	s.Pipeline = parsePipeline(f)
 	if f.has("policy") {
 		pol = parseScenarioPolicy(d, f, pol)
 		if pol != nil {

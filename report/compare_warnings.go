@@ -105,8 +105,12 @@ func describeServer(r *result.Result) string { return DescribeRedis(r) }
 // describeParams is what a run ran with, as far as a comparison cares.
 func describeParams(r *result.Result, run *result.Run) string {
 	p := run.Params
-	return fmt.Sprintf("policy %s, rate %s, %d identities, %gs, %d requests, concurrency %d",
+	s := fmt.Sprintf("policy %s, rate %s, %d identities, %gs, %d requests, concurrency %d",
 		FormatPolicyShort(RunPolicy(r, run)), p.Rate, run.Identities, p.DurationS, p.Requests, p.Concurrency)
+	if p.Pipeline != "" {
+		s += ", pipeline " + p.Pipeline
+	}
+	return s
 }
 
 func shortHash(h string) string {

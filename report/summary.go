@@ -48,6 +48,9 @@ func WriteSummary(w io.Writer, r *result.Result) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if line := PipelineLine(r); line != "" {
+		fmt.Fprintln(w, line)
+	}
 	if err := writeAuditTable(w, r); err != nil {
 		return err
 	}
@@ -145,6 +148,7 @@ func Notes(r *result.Result) []string {
 			notes = append(notes, fmt.Sprintf("%s: the server lost the script %d times (NOSCRIPT) and it was reloaded", run.Key(), run.Requests.NoScriptReloads))
 		}
 	}
+	notes = append(notes, pipelineNotes(r)...)
 	notes = append(notes, auditNotes(r)...)
 	notes = append(notes, memoryNotes(r)...)
 	return notes

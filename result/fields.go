@@ -69,6 +69,8 @@ func FieldValue(run *Run, jsonPath string) (float64, bool) {
 	switch v.Kind() {
 	case reflect.Int, reflect.Int64, reflect.Int32:
 		return float64(v.Int()), true
+	case reflect.Uint64:
+		return float64(v.Uint()), true
 	case reflect.Float64, reflect.Float32:
 		return v.Float(), true
 	}
@@ -103,7 +105,7 @@ func runFields() (numeric, other []string) {
 			switch ft.Kind() {
 			case reflect.Struct:
 				walk(ft, prefix+name+".")
-			case reflect.Int, reflect.Int64, reflect.Int32, reflect.Float64, reflect.Float32:
+			case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint64, reflect.Float64, reflect.Float32:
 				numeric = append(numeric, prefix+name)
 			default:
 				other = append(other, prefix+name)
@@ -183,6 +185,8 @@ func setField(run *Run, jsonPath string, v float64) {
 	switch f.Kind() {
 	case reflect.Int, reflect.Int64, reflect.Int32:
 		f.SetInt(int64(math.Round(v)))
+	case reflect.Uint64:
+		f.SetUint(uint64(math.Round(max(v, 0))))
 	case reflect.Float64, reflect.Float32:
 		f.SetFloat(v)
 	}

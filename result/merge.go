@@ -158,6 +158,10 @@ func mergeRuns(parts []*Run, segments int) (Run, error) {
 	out.Series = mergeSeries(parts)
 	out.Timeline = mergeTimelines(parts)
 	out.Audit = mergeAudits(parts)
+	if out.Audit != nil && out.Requests.Decisions() > 0 {
+		out.Audit.Coverage = min(float64(out.Audit.Decisions)/float64(out.Requests.Decisions()), 1)
+	}
+	out.Pipeline = mergePipelines(parts)
 	out.Edge = mergeEdges(parts)
 	out.Memory, notes = mergeMemory(parts, notes)
 	if out.Server != nil {
@@ -400,6 +404,7 @@ func mergeMemory(parts []*Run, notes []string) (*Memory, []string) {
 		}
 		out.RlbenchPeakHeapBytes = max(out.RlbenchPeakHeapBytes, m.RlbenchPeakHeapBytes)
 		out.RlbenchPeakRSSBytes = max(out.RlbenchPeakRSSBytes, m.RlbenchPeakRSSBytes)
+		out.AuditHeapBytes = max(out.AuditHeapBytes, m.AuditHeapBytes)
 	}
 	if out == nil {
 		return nil, notes

@@ -79,3 +79,33 @@ func TestMergeRefusesWhatDoesNotBelongTogether(t *testing.T) {
 		}
 	}
 }
+
+// TestMergePipelinedSegments: the segments' batches add up, the mean batch
+// follows from the sums (not an average of means), the largest is the
+// largest of any; the audit's coverage is the merged share of decisions,
+// and the audit's heap the largest any segment's process held.
+func TestMergePipelinedSegments(t *testing.T) {
+	parts := segments(t, 2)
+	for i, p := range parts {
+		run := &p.Runs[0]
+		run.Requests.Sent, run.Requests.Allowed, run.Requests.Denied, run.Requests.Errors = 160, 100, 60, 0
+		batches := []int64{10, 40}[i]
+		run.Pipeline = &result.Pipeline{Depth: 16, Batches: batches, MeanBatch: 160 / float64(batches), LargestBatch: []int64{16, 9}[i], Resent: 3}
+		run.Audit.Decisions = []int64{160, 40}[i] // the second segment audited a sample
+		run.Memory.AuditHeapBytes = []uint64{1 << 20, 3 << 20}[i]
+	}
+	merged, err := result.MergeSegments(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := merged.Runs[0]
+	if p := m.Pipeline; p == nil || p.Batches != 50 || p.MeanBatch != 320.0/50 || p.LargestBatch != 16 || p.Resent != 6 || p.Depth != 16 {
+		t.Errorf("pipeline %+v, want 50 batches of 6.4, the largest 16, 6 sent again", p)
+	}
+	if got := m.Audit.Coverage; got != 200.0/320 {
+		t.Errorf("coverage %v, want 200 of 320 decisions", got)
+	}
+	if got := m.Memory.AuditHeapBytes; got != 3<<20 {
+		t.Errorf("audit heap %d, want the largest segment's", got)
+	}
+}

@@ -26,11 +26,13 @@ type Run struct {
 	LatencyHDR            string `json:"latency_hdr"`
 	LatencyUncorrectedHDR string `json:"latency_uncorrected_hdr"`
 	// MaxLagUs is the furthest behind schedule any request was sent.
-	MaxLagUs int64    `json:"max_lag_us"`
-	Audit    *Audit   `json:"audit,omitempty"`
-	Memory   *Memory  `json:"memory,omitempty"`
-	Server   *Server  `json:"server,omitempty"`
-	Series   []Second `json:"series"`
+	MaxLagUs int64 `json:"max_lag_us"`
+	// Pipeline says how the requests went out: alone, or in batches.
+	Pipeline *Pipeline `json:"pipeline,omitempty"`
+	Audit    *Audit    `json:"audit,omitempty"`
+	Memory   *Memory   `json:"memory,omitempty"`
+	Server   *Server   `json:"server,omitempty"`
+	Series   []Second  `json:"series"`
 	// Timeline is the run in bins finer than a second, for plots of short
 	// runs and of what happened around an event.
 	Timeline *Timeline `json:"timeline,omitempty"`
@@ -77,6 +79,9 @@ type Params struct {
 	WindowMs    int64   `json:"window_ms"`
 	Capacity    int64   `json:"capacity"`
 	KeyPrefix   string  `json:"key_prefix"`
+	// Pipeline is the pipeline the profile asked for ("16", "auto"); empty
+	// when it sent every request alone. Run.Pipeline is what was in effect.
+	Pipeline string `json:"pipeline,omitempty"`
 	// Boundary holds the boundary shape's parameters.
 	Boundary *BoundaryParams `json:"boundary,omitempty"`
 
@@ -183,6 +188,9 @@ type Audit struct {
 	MaxWindowAdmitted int64 `json:"max_window_admitted"`
 	BoundWindow       int64 `json:"bound_window"`
 	Violations        int64 `json:"violations"`
+	// Coverage is the share of the run's decisions the audit replayed: 1
+	// when it audited every identity, less for a sample (Sampled).
+	Coverage float64 `json:"coverage"`
 
 	// Basis says what the audit could judge (AuditByModel, AuditByBound,
 	// AuditByBoundClientTime); empty means AuditByModel, as in results

@@ -149,3 +149,30 @@ func TestEvaluate(t *testing.T) {
 		}
 	}
 }
+
+// TestThresholdsOnRlbenchsOwnMemory: rlbench's own memory figures are
+// unsigned, and a profile may still bound them ("rlbench's RSS under 300
+// MB"): they are sizes, read and compared like any other field.
+func TestThresholdsOnRlbenchsOwnMemory(t *testing.T) {
+	r := resulttest.Sample()
+	r.Runs[0].Memory = &result.Memory{RlbenchPeakRSSBytes: 310 << 20, AuditHeapBytes: 46 << 20}
+	for _, tc := range []struct {
+		expr string
+		ok   bool
+	}{
+		{"*/* memory.rlbench_peak_rss_bytes < 300MiB", false}, // 310 MiB: over
+		{"*/* memory.audit_heap_bytes < 200MiB", true},        // 46 MiB: under
+	} {
+		th, err := result.ParseThreshold(tc.expr)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.expr, err)
+		}
+		if d, err := result.FieldDimension(th.Field); err != nil || d != result.Bytes {
+			t.Errorf("%s: %v %v, want a size in bytes", th.Field, d, err)
+		}
+		got := result.Evaluate(r, []*result.Threshold{th})
+		if len(got) != 1 || got[0].OK != tc.ok {
+			t.Errorf("%s: %+v, want ok=%v", tc.expr, got, tc.ok)
+		}
+	}
+}

@@ -2,11 +2,13 @@ package workload
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redistest"
+	"github.com/rlbench/rlbench/profile"
 )
 
 // BenchmarkRequestPath measures rlbench's whole per-request path (key
@@ -40,4 +42,43 @@ func BenchmarkRecord(b *testing.B) {
 	for b.Loop() {
 		rec.record(0, o)
 	}
+}
+
+// BenchmarkPipelinedRequestPath is BenchmarkRequestPath pipelined: every
+// operation is one batch of 16 requests through the whole path (commands
+// built, one pipeline, each reply stamped, decided, recorded and audited).
+// It reports the allocations and the time per request.
+func BenchmarkPipelinedRequestPath(b *testing.B) {
+	const depth = 16
+	rdb := redistest.Client(b)
+	ctx := context.Background()
+	lim := algorithms.NewFixedWindow(rdb, algorithms.Policy{Limit: 1_000_000, Window: time.Minute})
+	if err := lim.Load(ctx); err != nil {
+		b.Fatal(err)
+	}
+	d := &scheduler{limiter: lim, prefix: "rlbench:bench:fixed_window:p:", clock: RealClock{}, rec: newRecorder(time.Now()), concurrency: 1, callCtx: ctx}
+	d.rec.audit = newAuditor(lim, 1000, profile.AuditSpec{Identities: 1000}, 1)
+	if note := d.setPipeline(profile.Pipeline{Depth: depth}, rdb); note != "" {
+		b.Fatal(note)
+	}
+	w := d.newPipeWorker(0)
+	jobs := make([]job, depth)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	var n uint64
+	for b.Loop() {
+		for k := range jobs {
+			jobs[k] = job{identity: n % 1000, due: time.Now()}
+			n++
+		}
+		d.sendBatch(w, jobs)
+	}
+	elapsed := time.Since(start)
+	runtime.ReadMemStats(&after)
+	if d.rec.completed() != int64(n) {
+		b.Fatalf("%d of %d requests recorded", d.rec.completed(), n)
+	}
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(n), "allocs/request")
+	b.ReportMetric(float64(elapsed.Nanoseconds())/float64(n), "ns/request")
 }

@@ -39,8 +39,9 @@ func masterKeys(t *testing.T, env *redisenv.Env) map[string][]string {
 // masters, each master's calls add up to the run's decisions, its key
 // count grows by the keys of its identities (a window longer than the
 // test: none expires), the fixed
-// tag puts every decision on one master (a hot node), and every key of
-// every master is cleaned up.
+// tag puts every decision on one master (a hot node), a pipelined run's
+// batches (which go-redis splits by slot over the masters) keep the
+// identity's hash tag, and every key of every master is cleaned up.
 func TestRunOnACluster(t *testing.T) {
 	env := redistest.ClusterEnv(t, 3)
 	p, err := profile.Parse("c.yaml", []byte(`
@@ -59,6 +60,12 @@ scenarios:
     identities: 60
     duration: 500ms
     hash_tag: fixed
+  - name: piped
+    shape: steady
+    rate: 60x
+    identities: 60
+    duration: 500ms
+    pipeline: 8
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -95,12 +102,15 @@ scenarios:
 		if run.Scenario == "bad-tag" {
 			wantTag, hot = "fixed", true
 		}
+		if p := run.Pipeline; run.Scenario == "piped" && (p == nil || p.Depth != 8 || p.Batches == 0 || p.Batches >= run.Requests.Sent) {
+			t.Errorf("%s: pipeline %+v for %d requests: not sent in batches", run.Key(), p, run.Requests.Sent)
+		}
 		if c.HashTag != wantTag || run.Params.HashTag != wantTag || c.Hot() != hot || (hot && c.BusiestNodeShare != 1) || (!hot && c.BusiestNodeShare > 0.5) {
 			t.Errorf("%s: tag %q (params %q), busiest %s at %.2f, hot %v; want %s, hot %v", run.Key(), c.HashTag, run.Params.HashTag, c.BusiestNode, c.BusiestNodeShare, c.Hot(), wantTag, hot)
 		}
 	}
 	// The keys as the issue names them, each on the master of its slot.
-	spread := regexp.MustCompile(`^rlbench:clustertest:(fixed_window|sliding_log):spread:\{[0-9]+\}$`)
+	spread := regexp.MustCompile(`^rlbench:clustertest:(fixed_window|sliding_log):(spread|piped):\{[0-9]+\}$`)
 	bad := regexp.MustCompile(`^rlbench:clustertest:(fixed_window|sliding_log):bad-tag:\{all\}:[0-9]+$`)
 	holding := map[string]int{}
 	for addr, keys := range masterKeys(t, env) {
@@ -118,8 +128,8 @@ scenarios:
 		t.Errorf("the fixed tag's keys lie on %d masters: %v", len(holding), holding)
 	}
 	n, err := redisenv.DeletePrefix(context.Background(), env.Client, runner.RunPrefix())
-	if err != nil || n != 4*60 {
-		t.Errorf("clean-up removed %d keys, want 240: %v", n, err)
+	if err != nil || n != 6*60 {
+		t.Errorf("clean-up removed %d keys, want 360: %v", n, err)
 	}
 	for addr, keys := range masterKeys(t, env) {
 		if len(keys) != 0 {
@@ -184,7 +194,8 @@ scenarios:
 
 // TestScriptReloadedWhereLost: a master that lost the limiter's script
 // (SCRIPT FLUSH, as after a restart) gets it back when it answers
-// NOSCRIPT, and the run counts the reload and loses no decision.
+// NOSCRIPT, alone or in a pipeline, and the run counts the reload and
+// loses no decision.
 func TestScriptReloadedWhereLost(t *testing.T) {
 	env := redistest.ClusterEnv(t, 3)
 	ctx := context.Background()
@@ -192,33 +203,49 @@ func TestScriptReloadedWhereLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := profile.Parse("c.yaml", []byte(`
+	for _, tc := range []struct {
+		why      string
+		pipeline string
+	}{
+		// A call meets NOSCRIPT alone and reloads on its key's master.
+		{"one call at a time", "1"},
+		// go-redis splits a batch by slot over the masters; the calls
+		// that met NOSCRIPT on one of them go out again once reloaded.
+		{"pipelined", "4"},
+	} {
+		p, err := profile.Parse("c.yaml", []byte(`
 policy: {limit: 10, window: 1s}
 algorithms: [sliding_log]
 concurrency: 4
+pipeline: `+tc.pipeline+`
 scenarios:
   - shape: steady
     rate: 1x
     identities: 30
     duration: 600ms
 `))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lost := masters[1].Client.(*redis.Client)
-	// The limiter's script is loaded on every master before timing; the
-	// observer flushes one master's script cache as the traffic starts.
-	obs := &flushOnStart{rdb: lost}
-	res, err := (&workload.Runner{Profile: p, Env: env, Observer: obs}).Run(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := res.Runs[0]
-	if !obs.flushed || run.Requests.Errors != 0 || run.Requests.NoScriptReloads < 1 || run.Audit.ModelMismatches != 0 {
-		t.Errorf("flushed %v: errors %v, reloads %d, audit %+v", obs.flushed, run.Errors, run.Requests.NoScriptReloads, *run.Audit)
-	}
-	if reloads := run.Requests.NoScriptReloads; reloads > int64(p.Concurrency) {
-		t.Errorf("%d reloads for one master that lost the script, with %d calls in flight at most", reloads, p.Concurrency)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lost := masters[1].Client.(*redis.Client)
+		// The limiter's script is loaded on every master before timing;
+		// the observer flushes one master's script cache as the traffic
+		// starts.
+		obs := &flushOnStart{rdb: lost}
+		res, err := (&workload.Runner{Profile: p, Env: env, Observer: obs}).Run(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := res.Runs[0]
+		if !obs.flushed || run.Requests.Errors != 0 || run.Requests.NoScriptReloads < 1 || run.Audit.ModelMismatches != 0 {
+			t.Errorf("%s: flushed %v: errors %v, reloads %d, audit %+v", tc.why, obs.flushed, run.Errors, run.Requests.NoScriptReloads, *run.Audit)
+		}
+		if reloads := run.Requests.NoScriptReloads; reloads > int64(p.Concurrency) {
+			t.Errorf("%s: %d reloads for one master that lost the script, with %d connections at most", tc.why, reloads, p.Concurrency)
+		}
+		if tc.pipeline != "1" && (run.Pipeline == nil || run.Pipeline.Resent < 1) {
+			t.Errorf("%s: pipeline %+v: no call sent again after NOSCRIPT", tc.why, run.Pipeline)
+		}
 	}
 }
 

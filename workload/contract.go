@@ -44,6 +44,9 @@ func newRun(p *profile.Profile, spec profile.RunSpec, prefix string, concurrency
 	case !s.Rate.Max:
 		run.Params.Arrival = string(s.Arrival)
 	}
+	if pl := p.RunPipeline(s); pl.MaxBatch() > 1 {
+		run.Params.Pipeline = pl.String()
+	}
 	run.Params.Distribution = string(s.Distribution)
 	run.Params.ZipfExponent = s.ZipfExponent
 	run.Params.Repeats = s.Repeats

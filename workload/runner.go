@@ -251,8 +251,11 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 		run.Rate.AchievedPerS = float64(run.Requests.Sent) / out.elapsed.Seconds()
 	}
 	run.Requests.Unsent = out.unsent
+	run.Pipeline = out.pipeline
 	run.Requests.NoScriptReloads = lim.NoScriptReloads() - reloadsBefore
+	auditHeap := rec.audit.heapBytes()
 	run.Audit, run.Edge = rec.audit.result()
+	setAuditCoverage(run.Audit, run.Requests.Decisions())
 	if out.clock != nil {
 		run.ClockOffset = out.clock.contract()
 	}
@@ -261,6 +264,9 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 		run.Note = runErr.Error()
 	}
 	probe.finish(ctx, prefix, run, runErr)
+	if run.Memory != nil {
+		run.Memory.AuditHeapBytes = auditHeap
+	}
 	reference.finish(ctx, run, lim, prefix, runErr)
 	if !r.KeepKeys {
 		r.cleanup(prefix)
@@ -273,7 +279,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 
 // runSchedule runs one scenario's traffic against lim under prefix,
 // watching for a Redis that has stopped answering.
-func (r *Runner) runSchedule(ctx context.Context, lim algorithms.Limiter, spec profile.RunSpec, prefix string, rec *recorder) (scheduleEnd, error) {
+func (r *Runner) runSchedule(ctx context.Context, lim algorithms.Limiter, spec profile.RunSpec, prefix string, rec *recorder) (out scheduleEnd, err error) {
 	s := spec.Scenario
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -288,6 +294,9 @@ func (r *Runner) runSchedule(ctx context.Context, lim algorithms.Limiter, spec p
 		callCtx:     context.WithoutCancel(ctx),
 		segment:     r.Segments.Segment,
 	}
+	pipeline := r.Profile.RunPipeline(s)
+	note := d.setPipeline(pipeline, r.Env.Client)
+	defer func() { out.pipeline = d.pipelineFigures(pipeline, rec.completed(), note) }()
 	d.lastSuccess.Store(rec.start.UnixNano())
 	stopWatch := r.watch(runCtx, d, cancel)
 	defer stopWatch()
@@ -296,7 +305,6 @@ func (r *Runner) runSchedule(ctx context.Context, lim algorithms.Limiter, spec p
 	if err != nil {
 		return scheduleEnd{}, err
 	}
-	var out scheduleEnd
 	switch {
 	case s.Shape == profile.ShapeBoundary:
 		if out, err = r.scheduleBoundary(runCtx, d, s); err != nil {

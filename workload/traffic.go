@@ -9,6 +9,7 @@ import (
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/profile"
+	"github.com/rlbench/rlbench/result"
 )
 
 // job is one request handed from the schedule to a worker.
@@ -35,6 +36,8 @@ type scheduler struct {
 	// issuing, while calls already in flight finish under their own timeout
 	// and are counted.
 	callCtx context.Context
+	// pipelining sends requests in batches, when the run asks for it.
+	pipelining
 
 	lastSuccess atomic.Int64 // unix nanos of the latest decision
 	lastError   atomic.Int64 // unix nanos of the latest error
@@ -51,6 +54,8 @@ type scheduleEnd struct {
 	// clock is the local-to-server clock alignment the schedule used, if
 	// it placed requests in server time.
 	clock *clockOffset
+	// pipeline says how the requests went out.
+	pipeline *result.Pipeline
 }
 
 // worker is one goroutine's state: its shard, a reusable key buffer and a
@@ -67,9 +72,15 @@ func (d *scheduler) newWorker(id int) *worker {
 	return &worker{id: id, buf: buf}
 }
 
+// key is identity's key, built in the worker's buffer: prefix, the
+// identity's number, tail.
+func (d *scheduler) key(w *worker, identity uint64) string {
+	return string(append(strconv.AppendUint(w.buf[:len(d.prefix)], identity, 10), d.tail...))
+}
+
 // call sends one request for identity, records it, and returns the key.
 func (d *scheduler) call(w *worker, identity uint64, due time.Time) string {
-	key := string(append(strconv.AppendUint(w.buf[:len(d.prefix)], identity, 10), d.tail...))
+	key := d.key(w, identity)
 	o := &w.out
 	o.identity, o.due = identity, due
 	o.sent = d.clock.Now()
@@ -132,6 +143,9 @@ func (d *scheduler) openLoop(ctx context.Context, pacer Pacer, picker IdentityPi
 // caller closes jobs when the schedule ends, then calls wait for the calls
 // in flight.
 func (d *scheduler) startWorkers() (jobs chan job, wait func()) {
+	if d.piped != nil {
+		return d.startPipelines()
+	}
 	jobs = make(chan job)
 	var wg sync.WaitGroup
 	for i := 0; i < d.concurrency; i++ {
@@ -166,6 +180,9 @@ func (d *scheduler) countDue(p Pacer, picker IdentityPicker, n uint64, duration 
 // the previous one is answered, until the duration or the request count is
 // reached. Latency is measured from the send, as nothing is scheduled.
 func (d *scheduler) closedLoop(ctx context.Context, picker IdentityPicker, duration time.Duration, maxRequests int64) scheduleEnd {
+	if d.piped != nil {
+		return d.closedLoopPipelined(ctx, picker, duration, maxRequests)
+	}
 	start := d.rec.start
 	deadline := start.Add(duration)
 	var next atomic.Uint64

@@ -36,6 +36,20 @@ func listAlgorithms(_ context.Context, args []string, stdout, _ io.Writer) error
 		"with semantics %s: `rlbench init LIMITER.lua` writes one.\n", strings.Join(algorithms.SemanticsNames(), ", ")); err != nil {
 		return err
 	}
+	var alone []string
+	for _, a := range algorithms.List() {
+		if !algorithms.CanPipeline(a.Name) {
+			alone = append(alone, a.Name)
+		}
+	}
+	except := "."
+	if len(alone) > 0 {
+		except = fmt.Sprintf(",\nexcept %s, whose requests go out one at a time.", strings.Join(alone, ", "))
+	}
+	if _, err := fmt.Fprintf(stdout, "\nA profile's pipeline: N (or auto) sends requests in batches on each connection, each request\n"+
+		"timed on its own; every limiter above and every declared one decides in one command and is pipelined%s\n", except); err != nil {
+		return err
+	}
 	_, err := fmt.Fprint(stdout, verdictRules)
 	return err
 }

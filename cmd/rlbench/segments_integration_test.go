@@ -45,8 +45,22 @@ thresholds:
 // against the same redis-server. The requests sent agree exactly; allowed,
 // denied and the audit's figures agree within the spread the repetitions
 // show; the merged audit has no mismatch; the merged histogram holds every
-// segment's requests.
+// segment's requests. It does so sending one request at a time, and
+// pipelined: then the merged result's batches are the segments'.
 func TestIntegrationSegmentsMakeOneLoad(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		profile string
+		depth   int
+	}{
+		{"one request at a time", segmentsProfile, 1},
+		{"pipelined", strings.Replace(segmentsProfile, "concurrency: 8\n", "concurrency: 8\npipeline: 4\n", 1), 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkSegmentsMakeOneLoad(t, tc.profile, tc.depth) })
+	}
+}
+
+func checkSegmentsMakeOneLoad(t *testing.T, profileYAML string, depth int) {
 	addr := redistest.Start(t)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "rlbench")
@@ -54,7 +68,7 @@ func TestIntegrationSegmentsMakeOneLoad(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	prof := filepath.Join(dir, "segs.yaml")
-	if err := os.WriteFile(prof, []byte(segmentsProfile), 0o644); err != nil {
+	if err := os.WriteFile(prof, []byte(profileYAML), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	startAt := time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339Nano)
@@ -142,6 +156,17 @@ func TestIntegrationSegmentsMakeOneLoad(t *testing.T) {
 		}
 		if h, _, err := m.Histograms(); err != nil || h.Count() != sum || sum != m.Requests.Sent {
 			t.Errorf("%s: merged histogram holds %d (err %v), the segments' %d, sent %d", m.Key(), h.Count(), err, sum, m.Requests.Sent)
+		}
+		var batches int64
+		for _, r := range segResults {
+			for _, run := range r.Runs {
+				if run.Key() == m.Key() && run.Pipeline != nil {
+					batches += run.Pipeline.Batches
+				}
+			}
+		}
+		if p := m.Pipeline; p == nil || p.Depth != depth || p.Batches != batches || (depth == 1 && p.Batches != m.Requests.Sent) {
+			t.Errorf("%s: merged pipeline %+v, want depth %d and the segments' %d batches", m.Key(), p, depth, batches)
 		}
 		wAllowed := float64(w.Requests.Allowed) / float64(reps)
 		if d := float64(m.Requests.Allowed) - wAllowed; d < -0.05*wAllowed-2 || d > 0.05*wAllowed+2 {

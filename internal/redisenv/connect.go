@@ -27,6 +27,10 @@ func (e *Env) connect(ctx context.Context, ropts *redis.Options, o Options) erro
 	if o.PoolSize > 0 {
 		ropts.PoolSize = o.PoolSize
 	}
+	// Pipelines share the one pool, which a run opens before it is timed:
+	// a pool of their own would dial inside the measurement, and hold
+	// connections beyond the profile's concurrency.
+	ropts.PipelinePoolSize = -1
 	if ropts.TLSConfig == nil {
 		ropts.Dialer = plainDialer(ropts.DialTimeout)
 	} else {

@@ -253,6 +253,9 @@ func describeScenario(run *result.Run) string {
 	if run.Params.Concurrency > 0 {
 		parts = append(parts, fmt.Sprintf("concurrency %d", run.Params.Concurrency))
 	}
+	if p := run.Pipeline; p != nil && p.Depth > 1 {
+		parts = append(parts, fmt.Sprintf("pipelined, at most %d per batch (mean %.1f)", p.Depth, p.MeanBatch))
+	}
 	return strings.Join(parts, ", ")
 }
 

@@ -1,0 +1,50 @@
+package workload
+
+import (
+	"math/bits"
+	"unsafe"
+
+	"github.com/rlbench/rlbench/result"
+)
+
+// Sizes the audit's heap is counted in.
+const (
+	auditRecordBytes = uint64(unsafe.Sizeof(auditRecord{}))
+	sliceHeaderBytes = uint64(unsafe.Sizeof([]auditRecord(nil)))
+	// sampleSlotBytes is one slot of the sample's map (an 8-byte identity
+	// and its 4-byte index, padded to 16, and a byte of control): Go's
+	// maps hold 7 entries in 8 slots and size their tables in powers of
+	// two.
+	sampleSlotBytes = 17
+)
+
+// heapBytes is what the audit holds on the heap once the run's decisions
+// are in, its most: every audited decision (counted by the capacity its
+// slice grew to), a slice header per audited identity, and a sample's map.
+// A nil auditor holds nothing.
+func (a *auditor) heapBytes() uint64 {
+	if a == nil {
+		return 0
+	}
+	total := uint64(len(a.decisions)) * sliceHeaderBytes
+	for i := range a.decisions {
+		mu := &a.locks[i%auditShards]
+		mu.Lock()
+		total += uint64(cap(a.decisions[i])) * auditRecordBytes
+		mu.Unlock()
+	}
+	if n := uint64(len(a.slots)); n > 0 {
+		slots := uint64(1) << bits.Len64((n*8+6)/7-1)
+		total += slots * sampleSlotBytes
+	}
+	return total
+}
+
+// setAuditCoverage records what share of the run's decisions the audit
+// replayed: all of them, unless it audited a sample of the identities.
+func setAuditCoverage(a *result.Audit, decided int64) {
+	if a == nil || decided <= 0 {
+		return
+	}
+	a.Coverage = min(float64(a.Decisions)/float64(decided), 1)
+}

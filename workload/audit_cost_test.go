@@ -1,0 +1,49 @@
+package workload
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/profile"
+)
+
+// TestAuditHeapIsWhatItHolds: the audit's heap, as the result records it,
+// agrees with what the Go heap grew by while the audit kept its decisions,
+// within 10%. Rows cover an audit of every identity (a slice per identity)
+// and a sample (a map from identity to slot besides).
+func TestAuditHeapIsWhatItHolds(t *testing.T) {
+	lim := algorithms.NewFixedWindow(nil, algorithms.Policy{Limit: 10, Window: time.Minute})
+	for _, tc := range []struct {
+		why                  string
+		identities, audited  int
+		decisionsPerIdentity int
+	}{
+		{"every identity audited, one decision each (a cardinality run)", 300_000, 300_000, 1},
+		{"a sample of a larger population, several decisions each", 600_000, 150_000, 5},
+	} {
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		a := newAuditor(lim, tc.identities, profile.AuditSpec{Identities: tc.audited}, 1)
+		o := &outcome{decision: algorithms.Decision{Allowed: true, Remaining: "1", ServerNowMicros: 1}}
+		for k := 0; k < tc.decisionsPerIdentity; k++ {
+			for id := 0; id < tc.identities; id++ {
+				o.decision.ServerNowMicros++
+				a.record(uint64(id), o)
+			}
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		grew := float64(after.HeapAlloc) - float64(before.HeapAlloc)
+		held := float64(a.heapBytes())
+		if held < 0.9*grew || held > 1.1*grew {
+			t.Errorf("%s: the audit says it holds %.1f MB; the heap grew by %.1f MB", tc.why, held/1e6, grew/1e6)
+		}
+		if min := float64(24 * tc.audited * tc.decisionsPerIdentity); held < min {
+			t.Errorf("%s: %.1f MB held, less than 24 bytes per decision (%.1f MB)", tc.why, held/1e6, min/1e6)
+		}
+		runtime.KeepAlive(a)
+	}
+}

@@ -1,0 +1,309 @@
+package workload
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/profile"
+	"github.com/rlbench/rlbench/result"
+)
+
+// pipelineClient is what pipelining needs of a go-redis client: a single
+// client and a cluster client both have it.
+type pipelineClient interface {
+	Pipeline() redis.Pipeliner
+}
+
+// pipelining is the part of a scheduler that sends requests in batches:
+// each of its connections takes whatever requests are queued when it is
+// free to write, up to maxBatch, and sends them in one pipeline. It is off
+// (piped nil) for a pipeline of depth 1 and for a limiter whose decision
+// is not one command.
+type pipelining struct {
+	piped    algorithms.Pipelined
+	client   pipelineClient
+	maxBatch int
+
+	statsMu sync.Mutex
+	stats   batchStats
+}
+
+// batchStats count the batches a run's pipelines sent.
+type batchStats struct {
+	batches, requests, resent int64
+	largest                   int
+}
+
+func (s *batchStats) add(o batchStats) {
+	s.batches += o.batches
+	s.requests += o.requests
+	s.resent += o.resent
+	s.largest = max(s.largest, o.largest)
+}
+
+// setPipeline turns pipelining on for the run when it asks for batches of
+// more than one and the limiter can send its decisions in a pipeline. It
+// returns why it could not, or "".
+func (d *scheduler) setPipeline(p profile.Pipeline, client pipelineClient) (note string) {
+	if p.MaxBatch() <= 1 {
+		return ""
+	}
+	piped, ok := d.limiter.(algorithms.Pipelined)
+	if !ok {
+		return d.limiter.Name() + " cannot be pipelined (its decision takes more than one command): its requests went out one at a time"
+	}
+	d.piped, d.client, d.maxBatch = piped, client, p.MaxBatch()
+	return ""
+}
+
+// pipelineFigures says how the run's sent requests went out: the batches
+// of its pipelines, and every other request alone (all of them when it was
+// not pipelined, the primes of a boundary run when it was).
+func (d *scheduler) pipelineFigures(p profile.Pipeline, sent int64, note string) *result.Pipeline {
+	d.statsMu.Lock()
+	s := d.stats
+	d.statsMu.Unlock()
+	out := &result.Pipeline{Depth: 1, Note: note}
+	if d.piped != nil {
+		out.Depth, out.Auto = d.maxBatch, p.Auto
+	}
+	alone := max(sent-s.requests, 0)
+	out.Batches = s.batches + alone
+	out.Resent = s.resent
+	out.LargestBatch = int64(s.largest)
+	if alone > 0 {
+		out.LargestBatch = max(out.LargestBatch, 1)
+	}
+	if out.Batches > 0 {
+		out.MeanBatch = float64(sent) / float64(out.Batches)
+	}
+	return out
+}
+
+// batchCall is one request of a batch: the go-redis command that carries
+// it, and the instant its reply was read. go-redis reads a pipeline's
+// replies in order and hands each to its command's SetErr as soon as it is
+// read, so the instant taken there is the request's own completion, not
+// the batch's.
+type batchCall struct {
+	*redis.Cmd
+	clock Clock
+	done  time.Time
+	// args is the command's arguments, reused from batch to batch.
+	args []any
+}
+
+var _ redis.Cmder = (*batchCall)(nil)
+
+// SetErr implements redis.Cmder: go-redis calls it when the reply has been
+// read, or when the call failed. The first call is the completion.
+func (c *batchCall) SetErr(err error) {
+	if c.done.IsZero() {
+		c.done = c.clock.Now()
+	}
+	c.Cmd.SetErr(err)
+}
+
+// pipeWorker is one connection's sender: its pipeline, and buffers reused
+// from batch to batch.
+type pipeWorker struct {
+	*worker
+	pipe  redis.Pipeliner
+	jobs  []job
+	calls []batchCall
+	lost  []int
+	cmds  []redis.Cmder
+	stats batchStats
+}
+
+func (d *scheduler) newPipeWorker(id int) *pipeWorker {
+	return &pipeWorker{
+		worker: d.newWorker(id),
+		pipe:   d.client.Pipeline(),
+		jobs:   make([]job, 0, d.maxBatch),
+		calls:  make([]batchCall, d.maxBatch),
+		cmds:   make([]redis.Cmder, 0, d.maxBatch),
+	}
+}
+
+// done adds the worker's figures to the run's.
+func (d *scheduler) workerDone(w *pipeWorker) {
+	d.statsMu.Lock()
+	d.stats.add(w.stats)
+	d.statsMu.Unlock()
+}
+
+// startPipelines is startWorkers for a pipelined run: one goroutine per
+// connection, each of which waits for a request, takes every other request
+// already queued (up to maxBatch) and sends them as one batch. The channel
+// holds what the connections could take in one round; past that the
+// schedule waits, and its requests go out late, as without pipelining.
+func (d *scheduler) startPipelines() (jobs chan job, wait func()) {
+	jobs = make(chan job, d.concurrency*d.maxBatch)
+	var wg sync.WaitGroup
+	for i := 0; i < d.concurrency; i++ {
+		wg.Add(1)
+		go func(w *pipeWorker) {
+			defer wg.Done()
+			defer d.workerDone(w)
+			for j := range jobs {
+				batch := append(w.jobs[:0], j)
+				batch = takeQueued(jobs, batch, d.maxBatch)
+				d.sendBatch(w, batch)
+			}
+		}(d.newPipeWorker(i))
+	}
+	return jobs, wg.Wait
+}
+
+// takeQueued appends to batch the jobs already waiting in jobs, without
+// waiting for more, until batch holds limit.
+func takeQueued(jobs <-chan job, batch []job, limit int) []job {
+	for len(batch) < limit {
+		select {
+		case j, ok := <-jobs:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, j)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+// closedLoopPipelined is closedLoop for a pipelined run: every connection
+// sends a full batch, waits for its replies, and sends the next, as
+// redis-benchmark -P does. Each request is due when its batch goes out.
+func (d *scheduler) closedLoopPipelined(ctx context.Context, picker IdentityPicker, duration time.Duration, maxRequests int64) scheduleEnd {
+	start := d.rec.start
+	deadline := start.Add(duration)
+	var next atomic.Uint64
+	var wg sync.WaitGroup
+	for i := 0; i < d.concurrency; i++ {
+		wg.Add(1)
+		go func(w *pipeWorker) {
+			defer wg.Done()
+			defer d.workerDone(w)
+			for ctx.Err() == nil {
+				now := d.clock.Now()
+				if !now.Before(deadline) {
+					return
+				}
+				batch := w.jobs[:0]
+				for len(batch) < d.maxBatch {
+					n := next.Add(1) - 1
+					if maxRequests > 0 && int64(n) >= maxRequests {
+						break
+					}
+					if identity := picker.Pick(n); d.segment.Owns(identity) {
+						batch = append(batch, job{identity: identity, due: now})
+					}
+				}
+				if len(batch) == 0 {
+					return
+				}
+				d.sendBatch(w, batch)
+			}
+		}(d.newPipeWorker(i))
+	}
+	wg.Wait()
+	return scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: ctx.Err() != nil}
+}
+
+// sendBatch sends jobs in one pipeline and records each request with its
+// own due time, the batch's send time, and the instant its own reply was
+// read.
+func (d *scheduler) sendBatch(w *pipeWorker, jobs []job) {
+	calls := w.calls[:len(jobs)]
+	for i, j := range jobs {
+		c := &calls[i]
+		c.args = d.piped.AppendCommand(c.args[:0], d.key(w.worker, j.identity))
+		c.Cmd, c.clock, c.done = redis.NewCmd(d.callCtx, c.args...), d.clock, time.Time{}
+	}
+	sent := d.clock.Now()
+	w.exec(d.callCtx, calls)
+	d.resendLost(w, calls)
+	w.stats.batches++
+	w.stats.requests += int64(len(jobs))
+	w.stats.largest = max(w.stats.largest, len(jobs))
+	var lastOK, lastBad time.Time
+	for i, j := range jobs {
+		c := &calls[i]
+		o := &w.out
+		o.identity, o.due, o.sent, o.done = j.identity, j.due, sent, c.done
+		if o.done.IsZero() {
+			// Never answered nor failed by the client: done when it gave
+			// the batch back.
+			o.done = d.clock.Now()
+		}
+		o.decision, o.err = d.piped.Decide(c.Cmd.Result())
+		d.rec.record(w.id, o)
+		d.rec.audit.record(j.identity, o)
+		if o.err != nil {
+			lastBad = o.done
+		} else {
+			lastOK = o.done
+		}
+		c.Cmd = nil
+		clear(c.args)
+	}
+	if !lastOK.IsZero() {
+		d.lastSuccess.Store(lastOK.UnixNano())
+	}
+	if !lastBad.IsZero() {
+		d.lastError.Store(lastBad.UnixNano())
+	}
+}
+
+// exec sends calls as one pipeline and reads every reply.
+func (w *pipeWorker) exec(ctx context.Context, calls []batchCall) {
+	cmds := w.cmds[:0]
+	for i := range calls {
+		cmds = append(cmds, &calls[i])
+	}
+	_ = w.pipe.BatchProcess(ctx, cmds...)
+	_, _ = w.pipe.Exec(ctx)
+	clear(cmds)
+}
+
+// resendLost sends again, once, the calls of a batch that found the
+// server without the script (NOSCRIPT, or a function it lost). Such a call
+// did not run, and the pipeline that met the loss cannot recover it: the
+// script is loaded again (a counted reload) and the calls go out in a
+// batch of their own. They keep their first send time, so their latency
+// includes the reload, as a caller's would; their completion is the reply
+// to the second send. When the reload fails, its error is theirs.
+func (d *scheduler) resendLost(w *pipeWorker, calls []batchCall) {
+	lost := w.lost[:0]
+	for i := range calls {
+		if d.piped.Lost(calls[i].Cmd.Err()) {
+			lost = append(lost, i)
+		}
+	}
+	w.lost = lost
+	if len(lost) == 0 {
+		return
+	}
+	if err := d.piped.Reload(d.callCtx); err != nil {
+		for _, i := range lost {
+			calls[i].Cmd.SetErr(err)
+		}
+		return
+	}
+	again := make([]batchCall, len(lost))
+	for k, i := range lost {
+		again[k] = batchCall{Cmd: redis.NewCmd(d.callCtx, calls[i].args...), clock: d.clock}
+	}
+	w.exec(d.callCtx, again)
+	for k, i := range lost {
+		calls[i].Cmd, calls[i].done = again[k].Cmd, again[k].done
+	}
+	w.stats.resent += int64(len(lost))
+}
