@@ -18,6 +18,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redisconf"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/internal/redistest"
@@ -122,10 +123,13 @@ func TestIntegrationClusterProfile(t *testing.T) {
 	if c := res.Redis.Cluster; res.Redis.Mode != "private" || c == nil || c.Masters != 3 || c.Replicas != 0 || res.Verdict != result.Pass {
 		t.Errorf("redis %+v, verdict %s", res.Redis, res.Verdict)
 	}
-	if len(res.Runs) != 12 {
-		t.Fatalf("%d runs, want 4 algorithms x 3 scenarios", len(res.Runs))
+	if want := len(algorithms.Default()) * 4; len(res.Runs) != want {
+		t.Fatalf("%d runs, want %d: every built-in x 4 scenarios", len(res.Runs), want)
 	}
 	for _, run := range res.Runs {
+		if m := run.Memory; run.Scenario == "memory" && (m == nil || m.Identities < result.MinIdentitiesForBytes || m.BytesPerIdentity <= 0 || run.Pipeline == nil || run.Pipeline.Depth != 16) {
+			t.Errorf("%s: memory %+v, pipeline %+v: no memory per identity from pipelined calls", run.Key(), m, run.Pipeline)
+		}
 		a, c := run.Audit, run.Cluster
 		if run.Requests.Errors != 0 || a == nil || a.Overshoot != 0 || a.ModelMismatches != 0 || c == nil || len(c.Nodes) != 3 {
 			t.Errorf("%s: errors %v, audit %+v, cluster %+v", run.Key(), run.Errors, a, c)
