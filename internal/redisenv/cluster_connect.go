@@ -145,7 +145,11 @@ func (e *Env) connectCluster(ctx context.Context, copts *redis.ClusterOptions, o
 		_ = cc.Close()
 		e.Client = nil
 		var refused redis.Error
-		if errors.As(err, &refused) {
+		switch {
+		case errors.As(err, &refused) && strings.Contains(err.Error(), "cluster support disabled"):
+			return fmt.Errorf("redis at %s is a single server, not a node of a Redis Cluster (%w): name it as one (--redis %s, or redis.addr in the profile)",
+				e.Addr, err, copts.Addrs[0])
+		case errors.As(err, &refused):
 			return fmt.Errorf("redis cluster at %s refused the connection: %w", e.Addr, err)
 		}
 		return fmt.Errorf("redis cluster at %s unreachable: %w", e.Addr, err)

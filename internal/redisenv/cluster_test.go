@@ -149,3 +149,14 @@ func TestClusterNodeAsOneServer(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestOneServerAsACluster: a single server named as a cluster is refused
+// with the flag to use instead, not with Redis's bare "cluster support
+// disabled".
+func TestOneServerAsACluster(t *testing.T) {
+	addr := redistest.Start(t)
+	_, err := redisenv.Open(context.Background(), redisenv.Options{ClusterAddrs: []string{addr}})
+	if err == nil || !strings.Contains(err.Error(), addr+" is a single server, not a node of a Redis Cluster") || !strings.Contains(err.Error(), "--redis "+addr) {
+		t.Errorf("error %v", err)
+	}
+}
