@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -217,7 +218,8 @@ func clusterHasKeys(w *clusterWatch) bool {
 // named by --redis-cluster (one node of it), as an ACL user whose password
 // comes from the environment: every master's keys outside rlbench's
 // prefix stay untouched, rlbench's own are all removed, and the password
-// appears nowhere.
+// appears nowhere. Someone else's keys, and another rlbench run's, stay as
+// they were on every master.
 func TestIntegrationExternalCluster(t *testing.T) {
 	cl := redistest.StartCluster(t, 3)
 	ctx := context.Background()
@@ -231,10 +233,23 @@ func TestIntegrationExternalCluster(t *testing.T) {
 	}
 	theirs := redis.NewClusterClient(&redis.ClusterOptions{Addrs: cl.Addrs(), Protocol: 2, DisableIdentity: true})
 	defer theirs.Close()
-	for _, k := range []string{"customer:1", "customer:2", "customer:3", "customer:4"} {
-		if err := theirs.Set(ctx, k, "theirs", 0).Err(); err != nil {
-			t.Fatal(err)
+	// Someone else's keys, and another rlbench run's, on every master.
+	var foreign []string
+	holders := map[string]bool{}
+	for i := range 12 {
+		for _, k := range []string{fmt.Sprintf("customer:%d", i), fmt.Sprintf("rlbench:another-run:fixed_window:steady:{%d}", i)} {
+			if err := theirs.Set(ctx, k, "theirs", 0).Err(); err != nil {
+				t.Fatal(err)
+			}
+			m, err := theirs.MasterForKey(ctx, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			foreign, holders[m.Options().Addr] = append(foreign, k), true
 		}
+	}
+	if len(holders) != 3 {
+		t.Fatalf("the foreign keys lie on %d masters, want all 3", len(holders))
 	}
 	t.Setenv("RLBENCH_TEST_PASSWORD", password)
 	section := "redis:\n  username: bench\n  password_env: RLBENCH_TEST_PASSWORD\n"
@@ -247,13 +262,16 @@ func TestIntegrationExternalCluster(t *testing.T) {
 			t.Errorf("%s: requests %+v, errors %v, cluster %+v, server %+v", r.Key(), r.Requests, r.Errors, r.Cluster, r.Server)
 		}
 	}
-	for _, k := range []string{"customer:1", "customer:2", "customer:3", "customer:4"} {
+	if res.RunID == "" {
+		t.Fatal("the result names no run id")
+	}
+	for _, k := range foreign {
 		if v := theirs.Get(ctx, k).Val(); v != "theirs" {
 			t.Errorf("%s was touched: %q", k, v)
 		}
 	}
 	err := theirs.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
-		if keys := m.Keys(ctx, "rlbench:*").Val(); len(keys) != 0 {
+		if keys := m.Keys(ctx, "rlbench:"+res.RunID+":*").Val(); len(keys) != 0 {
 			t.Errorf("master %s still holds %v", m.Options().Addr, keys)
 		}
 		return nil
