@@ -87,3 +87,29 @@ func TestHotNodeReasons(t *testing.T) {
 		t.Errorf("a single server has no hot node: %v", notes)
 	}
 }
+
+// TestHotNodeThreshold: the issue's threshold fails the verdict on the
+// runs whose busiest master made every decision, and holds on the runs
+// spread over three masters.
+func TestHotNodeThreshold(t *testing.T) {
+	r := resulttest.Clustered(t)
+	r.Verdict, r.VerdictReasons = "", nil
+	th, err := result.ParseThreshold("*/* cluster.busiest_node_share <= 0.5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	Judge(r, []*result.Threshold{th})
+	hot := r.Runs[0].Scenario
+	if len(r.Thresholds) != len(r.Runs) {
+		t.Fatalf("%d threshold results for %d runs", len(r.Thresholds), len(r.Runs))
+	}
+	for _, tr := range r.Thresholds {
+		wantOK := !strings.HasSuffix(tr.Run, "/"+hot)
+		if tr.OK != wantOK || (!wantOK && tr.Value != 1) {
+			t.Errorf("%s: ok %v at %g, want ok %v", tr.Run, tr.OK, tr.Value, wantOK)
+		}
+	}
+	if r.Verdict != result.Fail || !strings.Contains(strings.Join(r.VerdictReasons, "\n"), "cluster.busiest_node_share <= 0.5") {
+		t.Errorf("verdict %s: %v", r.Verdict, r.VerdictReasons)
+	}
+}
