@@ -114,12 +114,20 @@ func waitUntil(cond func() bool) bool {
 // identities from one master to another under live traffic, through
 // every built-in limiter in turn: every request gets a decision, the
 // audit finds every limiter exact (its state moved with its keys), and
-// the run counts the MOVED and ASK redirections its calls followed.
+// the run counts the MOVED and ASK redirections its calls followed. One
+// limiter runs again pipelined: go-redis follows the redirections of a
+// batch's calls one by one.
 func TestIntegrationSlotMigrationLosesNoDecision(t *testing.T) {
 	ctx := context.Background()
 	const identities = 60
+	type migration struct{ alg, name, pipeline string }
+	var cases []migration
 	for _, alg := range algorithms.Default() {
-		t.Run(alg, func(t *testing.T) {
+		cases = append(cases, migration{alg, alg, "1"})
+	}
+	cases = append(cases, migration{"sliding_log", "sliding_log-pipelined", "8"})
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
 			env := redistest.ClusterEnv(t, 3)
 			masters, err := redisenv.Masters(ctx, env.Client)
 			if err != nil {
@@ -141,6 +149,7 @@ func TestIntegrationSlotMigrationLosesNoDecision(t *testing.T) {
 policy: {limit: 20, window: 1s}
 algorithms: [%s]
 concurrency: 8
+pipeline: %s
 scenarios:
   - name: migrate
     shape: steady
@@ -149,7 +158,7 @@ scenarios:
     identities: %d
     duration: 60s
     requests: 60000
-`, alg, identities)))
+`, tc.alg, tc.pipeline, identities)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -187,6 +196,9 @@ scenarios:
 			}
 			if a.ModelMismatches != 0 || a.Overshoot != 0 {
 				t.Errorf("audit %+v: a limiter's state did not move whole with its keys", *a)
+			}
+			if p := run.Pipeline; tc.pipeline != "1" && (p == nil || p.Depth != 8) {
+				t.Errorf("pipeline %+v: the run was not pipelined", p)
 			}
 			if c == nil || c.Redirections.Total() == 0 || c.Redirections.Ask == 0 {
 				t.Errorf("cluster %+v, want the ASK redirections counted", c)
