@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/rlbench
 PROFILE ?= profiles/boundary.yaml
 
-.PHONY: all build run test test-integration gate gate-under-load baseline fmt-check vet bench fuzz deps deps-browser clean
+.PHONY: all build run test test-integration gate gate-under-load baseline baseline-compare-all fmt-check vet bench fuzz deps deps-browser clean
 
 all: build
 
@@ -55,6 +55,15 @@ baseline: deps build
 	rm -rf $(GATE_OUT)
 	./$(BIN) run --quiet --no-report --repeat 5 --out $(GATE_OUT) profiles/smoke.yaml
 	cp $(GATE_OUT)/smoke-*/result.json $(BASELINE)
+
+## baseline-compare-all: re-record results/baselines/compare-all.json, where
+## `rlbench algorithms` and the README take each limiter's bytes per identity
+## and server time per decision (three repetitions, medians; review the diff)
+COMPARE_OUT ?= results/compare-all-baseline
+baseline-compare-all: deps build
+	rm -rf $(COMPARE_OUT)
+	./$(BIN) run --quiet --no-report --repeat 3 --out $(COMPARE_OUT) profiles/compare-all.yaml
+	cp $(COMPARE_OUT)/compare-all-*/result.json results/baselines/compare-all.json
 
 fmt-check:
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

@@ -15,7 +15,7 @@ import (
 func BenchmarkAllow(b *testing.B) {
 	rdb := redistest.Client(b)
 	ctx := context.Background()
-	for _, name := range algorithms.Default() {
+	for _, name := range algorithms.Comparable() {
 		keys := make([]string, 1000)
 		for i := range keys {
 			keys[i] = "rlbench:bench:" + name + ":" + strconv.Itoa(i)

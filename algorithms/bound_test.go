@@ -18,6 +18,14 @@ func TestBounds(t *testing.T) {
 	log := algorithms.NewSlidingLog(nil, p)
 	token := algorithms.NewTokenBucket(nil, p)
 	leaky := algorithms.NewLeakyBucket(nil, p)
+	nx := algorithms.NewFixedWindowNXPipelined(nil, p)
+	gcra := algorithms.NewGCRA(nil, p)
+	counter := algorithms.NewSlidingCounter(nil, p)
+	// 1000 per 1ms leaves one microsecond per request.
+	denseCounter := algorithms.NewSlidingCounter(nil, algorithms.Policy{Limit: 1000, Window: time.Millisecond})
+	const b = 100 * time.Millisecond
+	buckets := algorithms.NewSlidingBuckets(nil, algorithms.Policy{Limit: 100, Window: time.Second, Bucket: b})
+	oneBucket := algorithms.NewSlidingBuckets(nil, p)
 	for _, tc := range []struct {
 		why  string
 		l    algorithms.Auditable
@@ -51,6 +59,31 @@ func TestBounds(t *testing.T) {
 
 		{"leaky bucket mirrors the token bucket: one window", leaky, W, 250},
 		{"leaky bucket: just under three windows", leaky, 3*W - us, 449},
+
+		{"fixed window without Lua: the fixed window's 2x", nx, W, 200},
+		{"fixed window without Lua: a third window", nx, W + us, 300},
+
+		{"gcra: a microsecond is the burst", gcra, us, 150},
+		{"gcra: burst + floor(d/T) over one window", gcra, W, 250},
+		{"gcra: the floor of d/T", gcra, W + 9_999*us, 250},
+		{"gcra: one more emission interval", gcra, W + 10*time.Millisecond, 251},
+
+		{"sliding counter: one microsecond meets one window", counter, us, 100},
+		{"sliding counter: 2us meet two windows, but the second admits nothing in its first", counter, 2 * us, 100},
+		{"sliding counter: half a window: the limit, then half of it as the weight shrinks", counter, W / 2, 150},
+		{"sliding counter: one window: twice the limit", counter, W, 200},
+		{"sliding counter: past a window, three windows' limits", counter, W + us, 300},
+		{"sliding counter: two windows", counter, 2 * W, 300},
+		{"sliding counter: 1us per request leaves the weight two requests short", denseCounter, time.Millisecond, 1998},
+
+		{"sliding buckets: a microsecond", buckets, us, 100},
+		{"sliding buckets: up to n-1 buckets + 1us hold the limit", buckets, 9*b + us, 100},
+		{"sliding buckets: n-1 buckets + 2us reach into a bucket n later", buckets, 9*b + 2*us, 200},
+		{"sliding buckets: one window: twice the limit", buckets, W, 200},
+		{"sliding buckets: 2n-1 buckets + 1us", buckets, 19*b + us, 200},
+		{"sliding buckets: 2n-1 buckets + 2us: three", buckets, 19*b + 2*us, 300},
+		{"sliding buckets of one bucket per window: the fixed window's 2x", oneBucket, W, 200},
+		{"sliding buckets of one bucket per window: a third", oneBucket, W + 2*us, 300},
 	} {
 		if got := tc.l.Bound(tc.d); got != tc.want {
 			t.Errorf("%s: %s.Bound(%s) = %d, want %d", tc.why, tc.l.Name(), tc.d, got, tc.want)
@@ -66,6 +99,8 @@ func TestBoundsSaturate(t *testing.T) {
 	for _, l := range []algorithms.Auditable{
 		algorithms.NewFixedWindow(nil, p), algorithms.NewSlidingLog(nil, p),
 		algorithms.NewTokenBucket(nil, p), algorithms.NewLeakyBucket(nil, p),
+		algorithms.NewFixedWindowNX(nil, p), algorithms.NewSlidingBuckets(nil, p),
+		algorithms.NewGCRA(nil, p), algorithms.NewSlidingCounter(nil, p),
 	} {
 		if got := l.Bound(century); got != math.MaxInt64 {
 			t.Errorf("%s: Bound(a century) = %d, want MaxInt64", l.Name(), got)
@@ -81,6 +116,9 @@ func TestModelsStepByStep(t *testing.T) {
 	const expiry = int64(1_764_000_000_123) + 10 // t0's millisecond + window_ms
 	p := algorithms.Policy{Limit: 2, Window: 10 * time.Millisecond}
 	bucket := algorithms.Policy{Limit: 1, Window: time.Millisecond, Burst: 2}
+	// t0 lies in the clock-aligned 10ms window and 5ms bucket that start at
+	// ...120_000us; w1 starts the next window, b1 and b2 the next buckets.
+	const w1, b1, b2 = int64(1_764_000_000_130_000), int64(1_764_000_000_125_000), int64(1_764_000_000_130_000)
 	type step struct {
 		at   int64
 		want bool
@@ -118,6 +156,33 @@ func TestModelsStepByStep(t *testing.T) {
 				{t0 + 999, false}, // 999/1000 of a token
 				{t0 + 1000, true},
 				{t0 + 1_000_000, true}, {t0 + 1_000_000, true}, {t0 + 1_000_000, false}, // capped at the burst
+			}},
+		{"gcra: the token bucket's decisions",
+			algorithms.NewGCRA(nil, bucket), []step{
+				{t0, true}, {t0, true}, {t0, false},
+				{t0 + 999, false}, {t0 + 1000, true},
+				{t0 + 1_000_000, true}, {t0 + 1_000_000, true}, {t0 + 1_000_000, false},
+			}},
+		{"gcra: an emission interval of 333 1/3 us, kept exactly (333 or 334 would decide t0+333 or t0+667 otherwise): burst + floor(d/T) in a closed interval",
+			algorithms.NewGCRA(nil, algorithms.Policy{Limit: 3, Window: time.Millisecond, Burst: 3}), []step{
+				{t0, true}, {t0, true}, {t0, true}, {t0, false}, // the TAT is t0 + 1000 exactly
+				{t0 + 333, false}, {t0 + 334, true},
+				{t0 + 667, true}, {t0 + 1000, true}, {t0 + 1000, false}, // six in [t0, t0+1000]
+			}},
+		{"sliding counter: the previous window weighs what the rolling window still covers of it",
+			algorithms.NewSlidingCounter(nil, p), []step{
+				{t0, true}, {t0 + 1, true}, {t0 + 2, false}, // window [..120_000, ..130_000)
+				{w1, false},         // prev 2 at full weight
+				{w1 + 1, true},      // 2 x 9_999/10_000 < 2
+				{w1 + 5_000, false}, // 2 x 5_000/10_000 + 1 is not below 2
+				{w1 + 5_001, true},
+				{w1 + 25_000, true}, {w1 + 25_000, true}, {w1 + 25_000, false}, // two windows on: nothing weighs
+			}},
+		{"sliding buckets: a bucket's admissions leave together, when the bucket n later begins",
+			algorithms.NewSlidingBuckets(nil, algorithms.Policy{Limit: 2, Window: 10 * time.Millisecond, Bucket: 5 * time.Millisecond}), []step{
+				{t0, true}, {t0 + 1, true}, {t0 + 2, false}, // bucket [..120_000, ..125_000)
+				{b1 + 4_999, false},                 // the next bucket still counts t0's
+				{b2, true}, {b2, true}, {b2, false}, // t0's bucket left: four within 6.544ms
 			}},
 		{"leaky bucket: starts empty, drains one unit per microsecond per limit",
 			algorithms.NewLeakyBucket(nil, bucket), []step{

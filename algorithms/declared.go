@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // Limits on a declaration, so that what a profile controls stays small.
@@ -129,8 +126,6 @@ func (d *Declaration) Describe() string {
 		return fmt.Sprintf("%s, which promises at most %s to one identity; the audit checks only that promise", what, d.Promise)
 	case d.Exact():
 		return fmt.Sprintf("%s, declared a %s; its reply carries server time, so the audit replays every decision through the %s reference model", what, d.Semantics, d.Semantics)
-	case d.Semantics == SemanticsGCRA:
-		return fmt.Sprintf("%s, declared a gcra (generic cell rate algorithm); it is judged by its bound (burst at once, then limit per window) until its reference model exists", what)
 	case d.Reply.ServerTimeUs > 0:
 		return fmt.Sprintf("%s, declared a %s; it is judged by the %s bound at the server times its replies carry", what, d.Semantics, d.Semantics)
 	default:
@@ -350,33 +345,8 @@ func (l *Declared) ProbeWindowEnd(ctx context.Context, key string) (int64, bool,
 	if l.decl.Semantics != SemanticsFixedWindow {
 		return 0, false, nil
 	}
-	k := l.Keys(key)[0]
-	server, err := serverFor(ctx, l.rdb, k)
-	if err != nil {
-		return 0, false, fmt.Errorf("%s: %w", l.decl.Name, err)
-	}
-	var now *redis.TimeCmd
-	var ttl *redis.IntCmd
-	if _, err := server.Pipelined(ctx, func(p redis.Pipeliner) error {
-		now = p.Time(ctx)
-		ttl = redis.NewIntCmd(ctx, "pttl", k)
-		return p.Process(ctx, ttl)
-	}); err != nil {
-		return 0, false, fmt.Errorf("%s: reading TIME and PTTL %s to find the window's end: %w", l.decl.Name, k, err)
-	}
-	ms := ttl.Val()
-	if ms < 0 {
-		what := "does not exist"
-		if ms == -1 {
-			what = "has no TTL"
-		}
-		return 0, false, fmt.Errorf("%s: right after the request that opened its window, the key %s %s: a fixed window's first key must expire when its window ends", l.decl.Name, k, what)
-	}
-	nowMs := floorDiv(now.Val().UnixMicro(), 1000)
-	if ms > math.MaxInt64/1000-nowMs-1 {
-		return 0, false, fmt.Errorf("%s: key %s expires in %dms, beyond any window", l.decl.Name, k, ms)
-	}
-	return (nowMs + ms + 1) * 1000, true, nil
+	end, err := probeExpiry(ctx, l.rdb, l.decl.Name, l.Keys(key)[0])
+	return end, err == nil, err
 }
 
 // IdentityOf reports which identity a key under namespace belongs to,

@@ -195,7 +195,8 @@ func TestDeclaredCapabilities(t *testing.T) {
 	}{
 		{"a family with server time is replayed", SemanticsTokenBucket, true, Promise{}, true, 250, time.Second},
 		{"a family without server time is judged by its bound", SemanticsFixedWindow, false, Promise{}, false, 200, time.Second},
-		{"gcra has no model yet: its bound is the token bucket's", SemanticsGCRA, true, Promise{}, false, 250, time.Second},
+		{"gcra with server time is replayed through the built-in gcra's model; its bound is burst + limit", SemanticsGCRA, true, Promise{}, true, 250, time.Second},
+		{"gcra without server time is judged by its bound", SemanticsGCRA, false, Promise{}, false, 250, time.Second},
 		{"a declared promise over its own interval", SemanticsBound, true, Promise{Admitted: 7, Per: 100 * time.Millisecond}, false, 70, 100 * time.Millisecond},
 	} {
 		d := &Declaration{Name: "mine", Script: "return 1", Semantics: tc.semantics, Promise: tc.promise,

@@ -1,6 +1,9 @@
 // Package algorithms holds rate limiters that live in Redis, each usable
 // on its own as a library: fixed window, sliding-window log, token bucket,
-// leaky bucket, and a deliberately wrong counter that audits must catch.
+// leaky bucket (the default four), the fixed window without Lua (INCR and
+// EXPIRE NX, in MULTI/EXEC or pipelined), sliding buckets, GCRA, the
+// sliding-window counter, and a deliberately wrong counter that audits
+// must catch.
 //
 // A Policy ("Limit requests per Window, with an optional Burst") is the one
 // sentence every limiter interprets. Each limiter is one embedded Lua
@@ -12,7 +15,8 @@
 //
 // Every limiter that can be audited (Auditable) also gives an exact
 // reference Model, a pure-Go replay of its script, and its Bound: the most
-// it may admit to one identity within any interval. The package depends on
+// it may admit to one identity within any interval. The approximate
+// windows also name the exact algorithm they approximate (Approximation). The package depends on
 // go-redis only, through the narrow Redis interface, so a single client, a
 // ring or a cluster client all work.
 //

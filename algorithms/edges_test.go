@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/rlbench/rlbench/internal/redistest"
 )
 
@@ -49,6 +51,8 @@ func TestEdges(t *testing.T) {
 	three := Policy{Limit: 3, Window: time.Second}
 	wideBucket := Policy{Limit: 3, Window: time.Second, Burst: 6}
 	burstOne := Policy{Limit: 3, Window: time.Second, Burst: 1}
+	// Four buckets of 250ms in a window.
+	quarters := Policy{Limit: 3, Window: time.Second, Bucket: 250 * time.Millisecond}
 	// One token (or one request's room) comes back every 1e6/3 us: not a
 	// whole number, so the refill edge falls between 333,333 and 333,334.
 	const refill = 333_334
@@ -110,33 +114,54 @@ func TestEdges(t *testing.T) {
 				{refill + 2*refill, true, 0},
 				{refill + 2*refill, false, 0},
 			}},
+		{"gcra: the token bucket's refill edge, with the TAT kept to a third of a microsecond",
+			GCRAName, three, []edgeStep{
+				{0, true, 0}, {0, true, 0}, {0, true, 1000}, {0, false, 0}, // three emission intervals: the TAT is exactly t0 + 1s
+				{refill - 1, false, 0},
+				{refill, true, 1334}, // the TAT is t0 + 1,333,333 1/3us: the key lives until that millisecond is over
+			}},
+		{"gcra with burst above the limit: the key outlives a window of silence",
+			GCRAName, wideBucket, []edgeStep{
+				{0, true, 0}, {0, true, 0}, {0, true, 0}, {0, true, 0}, {0, true, 0}, {0, true, 2000},
+				{0, false, 0},
+				{1_500_000, true, 0}, {1_500_000, true, 0}, {1_500_000, true, 0}, {1_500_000, true, 0},
+				{1_500_000, false, 0},
+			}},
+		{"gcra of burst 1: one request at once, then one per emission interval",
+			GCRAName, burstOne, []edgeStep{
+				{0, true, 334}, {1, false, 0}, {refill - 1, false, 0}, {refill, true, 0},
+				{refill + 2*refill, true, 0},
+				{refill + 2*refill, false, 0},
+			}},
+		{"sliding counter: the previous window weighs what the rolling window still covers of it, to the third of a microsecond",
+			SlidingCounterName, three, []edgeStep{
+				{0, true, 2000}, {1, true, 0}, {2, true, 0}, {3, false, 0}, // the counts matter until the next window ends
+				{1_000_000, false, 0},   // the next window: the previous three at full weight
+				{1_000_001, true, 3000}, // 3 x 999,999/1e6 < 3
+				{1_333_333, false, 0},   // 3 x 666,667/1e6 + 1 is not below 3
+				{1_333_334, true, 0},    // 3 x 666,666/1e6 + 1 is
+				{1_666_666, false, 0},   // 3 x 333,334/1e6 + 2 is not
+				{1_666_667, true, 0},
+				{3_000_000, true, 0}, // two windows on: nothing weighs
+			}},
+		{"sliding buckets: a bucket's admissions all leave when the bucket a window later begins",
+			SlidingBucketsName, quarters, []edgeStep{
+				{0, true, 1000}, {1, true, 0}, {2, true, 0}, {3, false, 0}, // the key goes when bucket 4 begins
+				{999_999, false, 0},     // bucket 3: buckets 0 to 3 still count
+				{1_000_000, true, 2000}, // bucket 4: bucket 0 has left, all three at once
+				{1_000_000, true, 0}, {1_000_000, true, 0}, {1_000_000, false, 0},
+			}},
 	} {
 		t.Run(tc.alg+"/"+tc.policy.String(), func(t *testing.T) {
-			lim, err := New(tc.alg, rdb, tc.policy)
-			if err != nil {
-				t.Fatal(err)
-			}
-			model := lim.(Auditable).Model()
-			bound := lim.(interface {
-				Script() *Script
-				ScriptArgs() []any
-			})
-			args := bound.ScriptArgs()
-			src := clockedScript(t, bound.Script())
+			c := newClocked(t, rdb, tc.alg, tc.policy)
+			model := c.lim.(Auditable).Model()
 			key := fmt.Sprintf("rlbench:test:edges:%s:%s", tc.alg, tc.policy)
 			for i, st := range tc.steps {
 				now := t0 + st.atUs
 				if got := model.Allow(now); got != st.allowed {
 					t.Errorf("%s: step %d at +%dus: model allowed %v, want %v", tc.why, i, st.atUs, got, st.allowed)
 				}
-				v, err := rdb.Eval(ctx, src, []string{key}, append(args, now/1_000_000, now%1_000_000)...).Result()
-				if err != nil {
-					t.Fatal(err)
-				}
-				d, err := ParseReply(v)
-				if err != nil {
-					t.Fatal(err)
-				}
+				d := c.at(t, key, now)
 				if d.ServerNowMicros != now || d.Allowed != st.allowed {
 					t.Errorf("%s: step %d at +%dus: script allowed %v at %d, want %v at %d", tc.why, i, st.atUs, d.Allowed, d.ServerNowMicros, st.allowed, now)
 				}
@@ -150,4 +175,41 @@ func TestEdges(t *testing.T) {
 			}
 		})
 	}
+}
+
+// clocked runs a built-in limiter's script on real Redis with its TIME
+// replaced by the time a test gives (clockedScript).
+type clocked struct {
+	rdb  *redis.Client
+	lim  Limiter
+	src  string
+	args []any
+}
+
+// newClocked prepares the built-in limiter name for policy p.
+func newClocked(t *testing.T, rdb *redis.Client, name string, p Policy) clocked {
+	t.Helper()
+	lim, err := New(name, rdb, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := lim.(interface {
+		Script() *Script
+		ScriptArgs() []any
+	})
+	return clocked{rdb: rdb, lim: lim, src: clockedScript(t, bound.Script()), args: bound.ScriptArgs()}
+}
+
+// at decides one request for key at server microsecond now.
+func (c clocked) at(t *testing.T, key string, now int64) Decision {
+	t.Helper()
+	v, err := c.rdb.Eval(context.Background(), c.src, []string{key}, append(c.args, now/1_000_000, now%1_000_000)...).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := ParseReply(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

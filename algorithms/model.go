@@ -49,6 +49,15 @@ type Auditable interface {
 	Model() Model
 }
 
+// Approximation is implemented by limiters that approximate an exact
+// algorithm (the sliding counter and the sliding buckets approximate the
+// sliding log): the audit also replays their arrivals through the exact
+// algorithm's model and counts where the two decide differently.
+type Approximation interface {
+	// Exact is the exact algorithm for the same policy, unbound.
+	Exact() Auditable
+}
+
 // BoundIntervaler is implemented by limiters whose promise is stated over an
 // interval of its own rather than the policy's window (a declared
 // "admitted per interval" promise).

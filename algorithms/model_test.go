@@ -28,13 +28,14 @@ func auditable(t *testing.T, l algorithms.Limiter) algorithms.Auditable {
 func TestModelsAgreeWithRedis(t *testing.T) {
 	rdb := redistest.Client(t)
 	policies := []algorithms.Policy{
-		{Limit: 3, Window: 20 * time.Millisecond},             // tiny limit: most requests denied
-		{Limit: 10, Window: 50 * time.Millisecond, Burst: 4},  // bucket smaller than the limit
-		{Limit: 5, Window: 13 * time.Millisecond, Burst: 12},  // bucket larger than the limit, odd window
-		{Limit: 40, Window: 100 * time.Millisecond, Burst: 1}, // capacity of one request
+		{Limit: 3, Window: 20 * time.Millisecond},                                // tiny limit: most requests denied
+		{Limit: 10, Window: 50 * time.Millisecond, Burst: 4},                     // bucket smaller than the limit
+		{Limit: 5, Window: 13 * time.Millisecond, Burst: 12},                     // bucket larger than the limit, odd window
+		{Limit: 40, Window: 100 * time.Millisecond, Burst: 1},                    // capacity of one request
+		{Limit: 6, Window: 60 * time.Millisecond, Bucket: 15 * time.Millisecond}, // four sub-windows for the sliding buckets
 	}
 	const requests = 150
-	for _, name := range algorithms.Default() {
+	for _, name := range scripted() {
 		for pi, p := range policies {
 			for _, seed := range []uint64{1, 2, 3} {
 				t.Run(fmt.Sprintf("%s/%s/seed%d", name, p, seed), func(t *testing.T) {

@@ -20,9 +20,46 @@ type Policy struct {
 	// Window is the period the Limit applies to. It must be a whole number
 	// of milliseconds, because Redis expiries are kept in milliseconds.
 	Window time.Duration
-	// Burst is the capacity of the token and leaky buckets: the most
-	// requests an idle identity may send at once. Zero means Limit.
+	// Burst is the capacity of the token and leaky buckets and of GCRA:
+	// the most requests an idle identity may send at once. Zero means
+	// Limit.
 	Burst int64
+	// Bucket is the width of one sub-window of the sliding buckets: a
+	// whole number of milliseconds that divides Window. Zero means
+	// DefaultBucket(Window).
+	Bucket time.Duration
+}
+
+// MaxDefaultBucket is the widest sub-window the sliding buckets take when
+// the policy names none.
+const MaxDefaultBucket = time.Second
+
+// DefaultBucket is the sub-window width the sliding buckets use for a
+// window when the policy names none: the largest whole number of
+// milliseconds, up to a second, that divides the window (600ms for a
+// 1200ms window, 1s for a minute).
+func DefaultBucket(window time.Duration) time.Duration {
+	ms := window.Milliseconds()
+	for b := min(ms, MaxDefaultBucket.Milliseconds()); b > 1; b-- {
+		if ms%b == 0 {
+			return time.Duration(b) * time.Millisecond
+		}
+	}
+	return time.Millisecond
+}
+
+// BucketWidth is the sub-window width of the sliding buckets: Bucket, or
+// DefaultBucket(Window) when no width is given.
+func (p Policy) BucketWidth() time.Duration {
+	if p.Bucket > 0 {
+		return p.Bucket
+	}
+	return DefaultBucket(p.Window)
+}
+
+// BucketsPerWindow is how many sub-windows of BucketWidth make a window.
+func (p Policy) BucketsPerWindow() int64 {
+	return int64(p.Window / p.BucketWidth())
 }
 
 // Capacity is the bucket size the bucket algorithms use: Burst, or Limit
@@ -52,6 +89,9 @@ func (p Policy) String() string {
 	if p.Burst > 0 && p.Burst != p.Limit {
 		s += fmt.Sprintf(" (burst %d)", p.Burst)
 	}
+	if p.Bucket > 0 {
+		s += fmt.Sprintf(" (bucket %s)", p.Bucket)
+	}
 	return s
 }
 
@@ -68,6 +108,12 @@ func (p Policy) Validate() error {
 		return fmt.Errorf("window %s is not a whole number of milliseconds", p.Window)
 	case p.Burst < 0:
 		return fmt.Errorf("burst must not be negative, got %d", p.Burst)
+	case p.Bucket < 0:
+		return fmt.Errorf("bucket must not be negative, got %s", p.Bucket)
+	case p.Bucket%time.Millisecond != 0:
+		return fmt.Errorf("bucket %s is not a whole number of milliseconds", p.Bucket)
+	case p.Bucket > 0 && p.Window%p.Bucket != 0:
+		return fmt.Errorf("bucket %s does not divide the window %s; give a width like %s", p.Bucket, p.Window, DefaultBucket(p.Window))
 	}
 	if units := float64(p.Capacity()) * float64(p.WindowMicros()); units > MaxExactUnits || math.IsInf(units, 0) {
 		return fmt.Errorf("capacity %d x window %s is too large to keep bucket state exact (%.3g units > 2^53); use a shorter window or a smaller burst",

@@ -22,6 +22,7 @@ type Redis interface {
 	FunctionDelete(ctx context.Context, libName string) *redis.StringCmd
 	FCall(ctx context.Context, function string, keys []string, args ...any) *redis.Cmd
 	Pipelined(ctx context.Context, fn func(redis.Pipeliner) error) ([]redis.Cmder, error)
+	TxPipelined(ctx context.Context, fn func(redis.Pipeliner) error) ([]redis.Cmder, error)
 }
 
 // builtinScripts are the built-in limiters' Lua files, one per limiter,

@@ -19,9 +19,8 @@ const (
 	SemanticsLeakyBucket Semantics = LeakyBucketName
 	// SemanticsGCRA is the generic cell rate algorithm: one theoretical
 	// arrival time per identity, Burst requests at once after idle, then
-	// one per Window/Limit. It has no reference model yet and is judged by
-	// its bound, the token bucket's.
-	SemanticsGCRA Semantics = "gcra"
+	// one per Window/Limit; the built-in GCRA's model and bound judge it.
+	SemanticsGCRA Semantics = GCRAName
 	// SemanticsBound checks only a declared Promise.
 	SemanticsBound Semantics = "bound"
 )
@@ -81,7 +80,7 @@ func (p Promise) Validate() error {
 }
 
 // family is the built-in limiter, unbound, whose model and bound judge the
-// semantics, or nil when it has none (gcra, bound).
+// semantics, or nil when it has none (bound).
 func (s Semantics) family(p Policy) Auditable {
 	switch s {
 	case SemanticsFixedWindow:
@@ -92,6 +91,8 @@ func (s Semantics) family(p Policy) Auditable {
 		return NewTokenBucket(nil, p)
 	case SemanticsLeakyBucket:
 		return NewLeakyBucket(nil, p)
+	case SemanticsGCRA:
+		return NewGCRA(nil, p)
 	}
 	return nil
 }
@@ -109,10 +110,6 @@ func (s Semantics) bound(p Policy, promise Promise, d time.Duration) int64 {
 			return 0
 		}
 		return satMul(promise.Admitted, windowsMet(d, promise.Per))
-	case SemanticsGCRA:
-		// Burst at once after idle, then Limit per Window: the token
-		// bucket's capacity + rate x d.
-		return bucketBound(p, d)
 	}
 	return s.family(p).Bound(d)
 }

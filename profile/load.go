@@ -24,7 +24,7 @@ import (
 
 var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "report", "scenarios", "thresholds",
 	"expect_broken", "error_budget", "pipeline"}
-var policyFields = []string{"limit", "window", "burst"}
+var policyFields = []string{"limit", "window", "burst", "bucket"}
 var redisFields = []string{"addr", "username", "password_env", "db", "tls", "tls_ca_file", "tls_insecure", "cluster"}
 
 var (
@@ -35,6 +35,14 @@ var (
 // MaxProfileBytes is the largest profile file rlbench reads.
 const MaxProfileBytes = 1 << 20
 
+// Options change how a profile is read.
+type Options struct {
+	// Algorithms, when set, replaces the profile's algorithms list: built-in
+	// names and names of limiters the profile declares. The profile is then
+	// checked as if it listed them (a threshold must still select a run).
+	Algorithms []string
+}
+
 // Load reads and validates the profile at path. Every problem, including
 // a file that cannot be read, is reported as Errors.
 func Load(path string) (*Profile, error) { return LoadContext(context.Background(), path) }
@@ -43,6 +51,11 @@ func Load(path string) (*Profile, error) { return LoadContext(context.Background
 // error is ctx's). A file larger than MaxProfileBytes, a directory or a
 // device is refused without reading it whole.
 func LoadContext(ctx context.Context, path string) (*Profile, error) {
+	return LoadWith(ctx, path, Options{})
+}
+
+// LoadWith is LoadContext with options.
+func LoadWith(ctx context.Context, path string, o Options) (*Profile, error) {
 	data, err := input.Read(ctx, path, "a profile", MaxProfileBytes)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -50,12 +63,15 @@ func LoadContext(ctx context.Context, path string) (*Profile, error) {
 		}
 		return nil, Errors{{File: path, Msg: err.Error()}}
 	}
-	return Parse(path, data)
+	return ParseWith(path, data, o)
 }
 
 // Parse validates a profile held in data; file names it in errors.
 // All problems are reported at once, as Errors.
-func Parse(file string, data []byte) (*Profile, error) {
+func Parse(file string, data []byte) (*Profile, error) { return ParseWith(file, data, Options{}) }
+
+// ParseWith is Parse with options.
+func ParseWith(file string, data []byte, o Options) (*Profile, error) {
 	d := &decoder{file: file}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -92,6 +108,9 @@ func Parse(file string, data []byte) (*Profile, error) {
 	p.Policy, policyOK = parsePolicy(d, top)
 	algErrs := len(d.errs)
 	p.Algorithms, p.Declared = parseAlgorithms(top)
+	if o.Algorithms != nil {
+		p.Algorithms, p.Declared = chooseAlgorithms(d, o.Algorithms, p.Declared)
+	}
 	algorithmsOK := len(d.errs) == algErrs
 	top.intField("concurrency", &p.Concurrency, 1)
 	p.Pipeline = parsePipeline(top)
@@ -110,6 +129,9 @@ func Parse(file string, data []byte) (*Profile, error) {
 	}
 	before := len(d.errs)
 	p.Scenarios = parseScenarios(d, top, pol)
+	if len(d.errs) == before && policyOK && algorithmsOK {
+		checkScenarioPolicies(d, top, p)
+	}
 	// Whether a threshold selects any run is checked against the plan, so
 	// only when the scenarios and algorithms hold.
 	var plan []RunSpec
@@ -160,21 +182,74 @@ func parsePolicy(d *decoder, top *yamlMap) (p algorithms.Policy, ok bool) {
 	return p, len(d.errs) == before
 }
 
-// readPolicy reads into p whichever of limit, window and burst f gives.
+// readPolicy reads into p whichever of limit, window, burst and bucket f
+// gives.
 func readPolicy(f *yamlMap, p *algorithms.Policy) {
 	f.integer("limit", &p.Limit, 1)
 	f.duration("window", &p.Window, time.Millisecond)
 	f.integer("burst", &p.Burst, 1)
+	f.duration("bucket", &p.Bucket, time.Millisecond)
 }
 
 // checkPolicy reports why p, read from the mapping f given at the field
 // key of parent, cannot be enforced exactly.
 func checkPolicy(f, parent *yamlMap, key string, p algorithms.Policy) {
-	if p.Window%time.Millisecond != 0 {
+	switch {
+	case p.Window%time.Millisecond != 0:
 		f.errorf("window", "%s is not a whole number of milliseconds", p.Window)
-	} else if err := p.Validate(); err != nil {
-		parent.errorf(key, "%v", err)
+	case p.Bucket%time.Millisecond != 0:
+		f.errorf("bucket", "%s is not a whole number of milliseconds", p.Bucket)
+	case p.Bucket > 0 && p.Window%p.Bucket != 0:
+		f.errorf("bucket", "%s does not divide the window %s; give a width like %s", p.Bucket, p.Window, algorithms.DefaultBucket(p.Window))
+	default:
+		if err := p.Validate(); err != nil {
+			parent.errorf(key, "%v", err)
+		}
 	}
+}
+
+// checkScenarioPolicies checks every policy the profile runs under against
+// what each built-in limiter it lists can enforce, and each declared
+// limiter against the scenarios that give a policy of their own.
+func checkScenarioPolicies(d *decoder, top *yamlMap, p *Profile) {
+	for i, pol := range p.Policies() {
+		line, field := top.lineOf("policy"), "policy"
+		if i > 0 {
+			line, field = scenarioPolicyAt(top, p, pol)
+		}
+		for _, name := range p.Algorithms {
+			if p.Declaration(name) != nil {
+				continue
+			}
+			if err := algorithms.CheckPolicy(name, pol); err != nil {
+				d.errorf(line, field, "%s cannot run under %s: %v", name, pol, err)
+			}
+		}
+		if i > 0 {
+			checkDeclarations(d, top, p.Declared, pol)
+		}
+	}
+}
+
+// scenarioPolicyAt is where the first scenario that runs under policy pol
+// states it: the line of its policy field, and the field's path.
+func scenarioPolicyAt(top *yamlMap, p *Profile, pol algorithms.Policy) (int, string) {
+	for _, s := range p.Scenarios {
+		if p.PolicyFor(s) != pol {
+			continue
+		}
+		for i, n := range top.sequence("scenarios") {
+			if n.Line != s.Line {
+				continue
+			}
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				if n.Content[j].Value == "policy" {
+					return n.Content[j].Line, fmt.Sprintf("scenarios[%d].policy", i)
+				}
+			}
+		}
+	}
+	return top.lineOf("scenarios"), "scenarios"
 }
 
 // parseAlgorithms reads the algorithms list: built-in names, and mappings
@@ -217,6 +292,37 @@ func parseAlgorithms(top *yamlMap) ([]string, []*algorithms.Declaration) {
 		top.errorf("algorithms", "the list is empty; leave the field out to run all of %s", strings.Join(algorithms.Default(), ", "))
 	}
 	return names, declared
+}
+
+// chooseAlgorithms replaces the profile's algorithms list with names, each
+// a built-in or a limiter the profile declares; the declarations not
+// named are dropped.
+func chooseAlgorithms(d *decoder, names []string, declared []*algorithms.Declaration) ([]string, []*algorithms.Declaration) {
+	const field = "algorithms (replaced on the command line)"
+	var kept []*algorithms.Declaration
+	var out []string
+	for _, n := range names {
+		i := slices.IndexFunc(declared, func(decl *algorithms.Declaration) bool { return decl.Name == n })
+		switch {
+		case slices.Contains(out, n):
+			d.errorf(0, field, "%q is listed twice", n)
+		case i >= 0:
+			kept = append(kept, declared[i])
+			out = append(out, n)
+		case algorithms.Known(n):
+			out = append(out, n)
+		default:
+			hint := ""
+			if c := suggest.Closest(n, algorithms.Names(), 3); c != "" {
+				hint = fmt.Sprintf("did you mean %q? ", c)
+			}
+			d.errorf(0, field, "unknown algorithm %q (%sknown: %s, or a limiter the profile declares)", n, hint, strings.Join(algorithms.Names(), ", "))
+		}
+	}
+	if len(names) == 0 {
+		d.errorf(0, field, "the list is empty")
+	}
+	return out, kept
 }
 
 func parseRedis(d *decoder, top *yamlMap) *RedisSpec {

@@ -1,7 +1,10 @@
 package profile
 
 import (
+	"context"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -170,6 +173,21 @@ func TestParseProfileErrors(t *testing.T) {
 		{"empty file",
 			"",
 			`x.yaml: the profile is empty`},
+		{"a bucket that does not divide the window, with one that does",
+			"policy:\n  limit: 5\n  window: 1200ms\n  bucket: 500ms\n" + scen,
+			`x.yaml:4: policy.bucket: 500ms does not divide the window 1.2s; give a width like 600ms`},
+		{"a bucket of a fraction of a millisecond",
+			"policy:\n  limit: 5\n  window: 1s\n  bucket: 1500us\n" + scen,
+			`x.yaml:4: policy.bucket: 1.5ms is not a whole number of milliseconds`},
+		{"a limit x window too large for the sliding counter's exact comparison",
+			"policy:\n  limit: 100000000\n  window: 24h\n  burst: 1\nalgorithms: [fixed_window, sliding_counter]\n" + scen,
+			`x.yaml:1: policy: sliding_counter cannot run under 100000000 per 24h0m0s (burst 1): limit 100000000 x window 24h0m0s is too large`},
+		{"a scenario's own policy is checked like the profile's, where it stands",
+			head + scen + "    policy: {limit: 5, window: 1s, bucket: 300ms}\n",
+			`x.yaml:9: scenarios[0].policy.bucket: 300ms does not divide the window 1s`},
+		{"a scenario's own policy is checked against every limiter listed",
+			head + "algorithms: [sliding_counter]\n" + scen + "    policy: {limit: 100000000, window: 24h, burst: 1}\n",
+			`x.yaml:10: scenarios[0].policy: sliding_counter cannot run under 100000000 per 24h0m0s (burst 1)`},
 	} {
 		wantProfileError(t, tc.why, tc.yaml, tc.want)
 	}
@@ -198,6 +216,31 @@ func TestParseRate(t *testing.T) {
 		if (err != nil) != tc.err || (!tc.err && got != tc.want) {
 			t.Errorf("ParseRate(%q) = %+v, %v", tc.in, got, err)
 		}
+	}
+}
+
+// TestScenarioPolicyBucket: a scenario's policy carries the profile's
+// bucket width unless it names its own, and the profile lists each policy
+// its runs enforce once.
+func TestScenarioPolicyBucket(t *testing.T) {
+	p, err := Parse("c.yaml", []byte(`policy: {limit: 10, window: 500ms, bucket: 100ms}
+algorithms: [sliding_buckets, gcra]
+scenarios:
+  - {name: fast, shape: steady, rate: 2x, identities: 4, duration: 1s}
+  - {name: hour, shape: steady, rate: 100/s, identities: 4, duration: 1s, policy: {window: 1h}}
+  - {name: coarse, shape: steady, rate: 100/s, identities: 4, duration: 1s, policy: {window: 1h, bucket: 1s}}
+  - {name: again, shape: steady, rate: 100/s, identities: 4, duration: 1s, policy: {window: 1h}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []time.Duration{100 * time.Millisecond, 100 * time.Millisecond, time.Second, 100 * time.Millisecond} {
+		if got := p.PolicyFor(p.Scenarios[i]).BucketWidth(); got != want {
+			t.Errorf("%s: bucket %s, want %s", p.Scenarios[i].Name, got, want)
+		}
+	}
+	if got := p.Policies(); len(got) != 3 {
+		t.Errorf("policies %v, want the profile's and two of scenarios", got)
 	}
 }
 
@@ -231,5 +274,55 @@ scenarios:
 	}
 	if h := p.Scenarios[1]; h.Distribution != ZipfIdentities || h.ZipfExponent != DefaultZipfExponent {
 		t.Errorf("steady zipf: %s with exponent %v", h.Distribution, h.ZipfExponent)
+	}
+}
+
+// TestAlgorithmsReplaced: the command line may replace the algorithms list
+// with built-ins and the profile's own limiters; the profile is then
+// checked as if it listed them, so a threshold that selects no run, or an
+// unknown name, is still an error.
+func TestAlgorithmsReplaced(t *testing.T) {
+	const src = `policy: {limit: 10, window: 1s}
+algorithms:
+  - fixed_window
+  - name: mine
+    script: mine.lua
+    keys: ["${identity}"]
+    reply: {allowed: 1}
+    semantics: fixed_window
+scenarios:
+  - {name: s, shape: steady, rate: 2x, duration: 1s}
+thresholds:
+  - "*/* audit.overshoot == 0"
+`
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "mine.lua"), []byte("return 1"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "p.yaml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := LoadWith(context.Background(), path, Options{Algorithms: []string{"gcra", "mine"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(p.Algorithms, ",") != "gcra,mine" || len(p.Declared) != 1 || p.Declaration("mine") == nil {
+		t.Errorf("algorithms %v, declared %d; want gcra and the profile's own", p.Algorithms, len(p.Declared))
+	}
+	p, err = LoadWith(context.Background(), path, Options{Algorithms: []string{"gcra"}})
+	if err != nil || len(p.Declared) != 0 {
+		t.Errorf("a declared limiter not named is dropped: %v, %v", p, err)
+	}
+	_, err = LoadWith(context.Background(), path, Options{Algorithms: []string{"gcra", "sliding_countr"}})
+	if err == nil || !strings.Contains(err.Error(), `unknown algorithm "sliding_countr" (did you mean "sliding_counter"?`) {
+		t.Errorf("an unknown name: %v", err)
+	}
+	strict := strings.Replace(src, `"*/* audit.overshoot == 0"`, `"fixed_window/* audit.overshoot == 0"`, 1)
+	if err := os.WriteFile(path, []byte(strict), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadWith(context.Background(), path, Options{Algorithms: []string{"gcra"}}); err == nil || !strings.Contains(err.Error(), "selector fixed_window/* matches no run (algorithms: gcra;") {
+		t.Errorf("a threshold left without a run: %v", err)
 	}
 }

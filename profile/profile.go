@@ -6,6 +6,7 @@
 package profile
 
 import (
+	"slices"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
@@ -31,7 +32,8 @@ type Profile struct {
 	// Hash is the SHA-256 of the file, so a result says exactly which
 	// profile produced it.
 	Hash string
-	// Policy is the one policy every algorithm interprets.
+	// Policy is the one policy every algorithm interprets, in every
+	// scenario that does not give its own (PolicyFor).
 	Policy algorithms.Policy
 	// Algorithms are the limiters to run, in order: built-in names and the
 	// names of the limiters in Declared.
@@ -111,6 +113,18 @@ type ReportSpec struct {
 	// memory onto ("what would a million users cost?"); zero means the most
 	// identities a run held.
 	Identities int64
+}
+
+// Policies lists the profile's policy, then each different one a scenario
+// runs under, in order.
+func (p *Profile) Policies() []algorithms.Policy {
+	out := []algorithms.Policy{p.Policy}
+	for _, s := range p.Scenarios {
+		if pol := p.PolicyFor(s); !slices.Contains(out, pol) {
+			out = append(out, pol)
+		}
+	}
+	return out
 }
 
 // ScenarioNames lists the scenarios' names, in order.

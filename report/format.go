@@ -19,6 +19,9 @@ func FormatPolicy(p result.PolicyInfo) string {
 	if p.Burst > 0 && p.Burst != p.Limit {
 		s += fmt.Sprintf(", burst %d", p.Burst)
 	}
+	if p.BucketMs > 0 {
+		s += ", bucket " + FormatMillis(p.BucketMs)
+	}
 	return s
 }
 
@@ -221,4 +224,21 @@ func FormatEncodings(enc map[string]int64) string {
 		parts[i] = fmt.Sprintf("%s %d", k, enc[k])
 	}
 	return strings.Join(parts, ", ")
+}
+
+// FormatShare renders a share of decisions as a percentage with the
+// precision small shares need: 0.003%, 1.25%, 40%.
+func FormatShare(f float64) string {
+	pct := 100 * f
+	switch {
+	case pct == 0:
+		return "0%"
+	case pct < 0.01:
+		return fmt.Sprintf("%.4f%%", pct)
+	case pct < 1:
+		return fmt.Sprintf("%.3f%%", pct)
+	case pct < 10:
+		return fmt.Sprintf("%.2f%%", pct)
+	}
+	return fmt.Sprintf("%.0f%%", pct)
 }

@@ -1,6 +1,8 @@
 package report
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestFormatMicros(t *testing.T) {
 	for us, want := range map[int64]string{0: "0us", 87: "87us", 999: "999us", 1000: "1.00ms", 1240: "1.24ms", 12400: "12.4ms", 124000: "124ms", 2_000_000: "2.00s"} {
@@ -65,6 +67,24 @@ func TestFormatTick(t *testing.T) {
 	} {
 		if got := FormatTick(tc.v); got != tc.want {
 			t.Errorf("FormatTick(%v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}
+
+func TestFormatShare(t *testing.T) {
+	for _, tc := range []struct {
+		f    float64
+		want string
+	}{
+		{0, "0%"},            // none at all
+		{0.00003, "0.0030%"}, // the published figure for real traffic, a few thousandths of a percent
+		{0.0042, "0.420%"},   // under one percent
+		{0.0125, "1.25%"},    // a few percent
+		{0.4, "40%"},         // a large share
+		{1, "100%"},          // every decision
+	} {
+		if got := FormatShare(tc.f); got != tc.want {
+			t.Errorf("FormatShare(%v) = %q, want %q", tc.f, got, tc.want)
 		}
 	}
 }

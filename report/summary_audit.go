@@ -53,6 +53,33 @@ func writeAuditTable(w io.Writer, r *result.Result) error {
 			run.Algorithm, run.Scenario, policy, ids, a.Allowed, expected, mismatches,
 			a.MaxWindowAdmitted, AuditBound(a), a.PolicyExcess, a.Overshoot, auditCheck(r, run))
 	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return writeExactComparisons(w, r)
+}
+
+// writeExactComparisons prints, for the approximate algorithms, how often
+// they decided otherwise than the exact algorithm they approximate would
+// have on the same arrivals. Nothing when no run was compared.
+func writeExactComparisons(w io.Writer, r *result.Result) error {
+	var runs []*result.Run
+	for i := range r.Runs {
+		if a := r.Runs[i].Audit; a != nil && a.VsExact != nil {
+			runs = append(runs, &r.Runs[i])
+		}
+	}
+	if len(runs) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "\napproximations: decisions the exact %s would have made otherwise on the same arrivals\n", runs[0].Audit.VsExact.Algorithm)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "algorithm\tscenario\tdecisions\tdiffer\tshare\tadmitted-beyond\tdenied-within\t")
+	for _, run := range runs {
+		c := run.Audit.VsExact
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%d\t%d\t\n", run.Algorithm, run.Scenario, c.Decisions, c.Differ,
+			FormatShare(c.DifferShare()), c.AdmittedBeyond, c.DeniedWithin)
+	}
 	return tw.Flush()
 }
 

@@ -88,3 +88,28 @@ func TestAuditRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryExactComparison: an approximate window's decisions that the
+// exact sliding log would have made otherwise get a table of their own;
+// a result without such a comparison has none.
+func TestSummaryExactComparison(t *testing.T) {
+	r := auditedResult()
+	counter := r.Runs[1]
+	counter.Algorithm = "sliding_counter"
+	counter.Audit = &result.Audit{Identities: 50, Decisions: 40_000, Allowed: 5010, ExpectedAllowed: 5010, MaxWindowAdmitted: 103, BoundWindow: 200, PolicyExcess: 3,
+		VsExact: &result.ExactComparison{Algorithm: "sliding_log", Decisions: 40_000, Differ: 12, AdmittedBeyond: 11, DeniedWithin: 1}}
+	r.Runs = append(r.Runs, counter)
+	out := collapsedSummary(t, r)
+	for _, want := range []string{
+		"approximations: decisions the exact sliding_log would have made otherwise on the same arrivals",
+		"algorithm scenario decisions differ share admitted-beyond denied-within",
+		"sliding_counter edge 40000 12 0.030% 11 1",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	if out := collapsedSummary(t, auditedResult()); strings.Contains(out, "approximations:") {
+		t.Errorf("a comparison table without a compared run:\n%s", out)
+	}
+}

@@ -52,7 +52,7 @@ func HotNodeNotes(r *result.Result) []string {
 	for _, h := range order {
 		c := h.worst.Cluster
 		out = append(out, fmt.Sprintf("%s: hot node: %s of decisions on one master (%s, of %d) for %s: %s",
-			h.scenario, FormatShare(c.BusiestNodeShare), c.BusiestNode, len(c.Nodes), strings.Join(h.algs, ", "), hotReason(h.worst)))
+			h.scenario, FormatMasterShare(c.BusiestNodeShare), c.BusiestNode, len(c.Nodes), strings.Join(h.algs, ", "), hotReason(h.worst)))
 	}
 	return out
 }
@@ -71,9 +71,10 @@ func hotReason(run *result.Run) string {
 	return "the identities' hash slots, or the requests among them, fell unevenly on the masters"
 }
 
-// FormatShare renders a share as a whole percentage, never rounding a part
-// up to all or a little down to nothing: 1 is 100%, 0.996 is 99%.
-func FormatShare(f float64) string {
+// FormatMasterShare renders a master's share of a run's decisions as a
+// whole percentage, never rounding a part up to all or a little down to
+// nothing: 1 is 100%, 0.996 is 99%.
+func FormatMasterShare(f float64) string {
 	p := math.Round(100 * f)
 	switch {
 	case f < 1 && p >= 100:
@@ -133,7 +134,7 @@ func writeCluster(w io.Writer, r *result.Result) error {
 				keys, usec, mem = append(keys, "-"), append(usec, "-"), append(mem, "-")
 				continue
 			}
-			cells = append(cells, FormatShare(n.Share))
+			cells = append(cells, FormatMasterShare(n.Share))
 			keys = append(keys, fmt.Sprint(n.KeysDelta))
 			u := "-"
 			if n.Calls > 0 {
@@ -146,7 +147,7 @@ func writeCluster(w io.Writer, r *result.Result) error {
 				mem = append(mem, "-")
 			}
 		}
-		busiest := FormatShare(rc.BusiestNodeShare)
+		busiest := FormatMasterShare(rc.BusiestNodeShare)
 		if rc.Hot() {
 			busiest += " HOT"
 		}

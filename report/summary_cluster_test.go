@@ -9,7 +9,7 @@ import (
 	"github.com/rlbench/rlbench/result"
 )
 
-func TestFormatShare(t *testing.T) {
+func TestFormatMasterShare(t *testing.T) {
 	for _, tc := range []struct {
 		f    float64
 		want string
@@ -20,8 +20,8 @@ func TestFormatShare(t *testing.T) {
 		{0.004, "1%"},    // something: never rounded down to nothing
 		{0, "0%"},        // nothing
 	} {
-		if got := FormatShare(tc.f); got != tc.want {
-			t.Errorf("FormatShare(%g) = %s, want %s", tc.f, got, tc.want)
+		if got := FormatMasterShare(tc.f); got != tc.want {
+			t.Errorf("FormatMasterShare(%g) = %s, want %s", tc.f, got, tc.want)
 		}
 	}
 }

@@ -75,8 +75,10 @@ func (m *Memory) PerIdentity() (float64, bool) {
 // commandstats (cmdstat_evalsha, or cmdstat_fcall for a Redis Function)
 // before and after the run.
 type Server struct {
-	// Command is the command whose figures these are ("evalsha", "fcall");
-	// empty in results written before declared limiters: evalsha.
+	// Command is the command whose figures these are ("evalsha", "fcall"),
+	// or the commands of one decision joined by "+" ("multi+exec",
+	// "incr+pexpire+pttl"), whose times per call add up; empty in results
+	// written before declared limiters: evalsha.
 	Command     string  `json:"command,omitempty"`
 	UsecPerCall float64 `json:"usec_per_call"`
 	Calls       int64   `json:"calls"`

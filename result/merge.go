@@ -335,6 +335,12 @@ func mergeAudits(parts []*Run) *Audit {
 			}
 			addCounts(out.Reply, c)
 		}
+		if c := a.VsExact; c != nil {
+			if out.VsExact == nil {
+				out.VsExact = &ExactComparison{Algorithm: c.Algorithm}
+			}
+			addCounts(out.VsExact, c)
+		}
 		out.Identities += a.Identities
 		out.Sampled = out.Sampled || a.Sampled
 		out.Decisions += a.Decisions

@@ -109,6 +109,9 @@ type PolicyInfo struct {
 	Limit    int64 `json:"limit"`
 	WindowMs int64 `json:"window_ms"`
 	Burst    int64 `json:"burst"`
+	// BucketMs is the sliding buckets' sub-window width, when the profile
+	// names one.
+	BucketMs int64 `json:"bucket_ms,omitempty"`
 }
 
 // RedisInfo describes the server the runs used. It never holds a password.

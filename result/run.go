@@ -78,7 +78,9 @@ type Params struct {
 	Limit       int64   `json:"limit"`
 	WindowMs    int64   `json:"window_ms"`
 	Capacity    int64   `json:"capacity"`
-	KeyPrefix   string  `json:"key_prefix"`
+	// BucketMs is the sub-window width a sliding-buckets run counted in.
+	BucketMs  int64  `json:"bucket_ms,omitempty"`
+	KeyPrefix string `json:"key_prefix"`
 	// Pipeline is the pipeline the profile asked for ("16", "auto"); empty
 	// when it sent every request alone. Run.Pipeline is what was in effect.
 	Pipeline string `json:"pipeline,omitempty"`
@@ -207,6 +209,34 @@ type Audit struct {
 	// the reference model found; nil when nothing was checked. Each wrong
 	// answer also counts its decision in ModelMismatches.
 	Reply *ReplyCheck `json:"reply,omitempty"`
+	// VsExact compares an approximate algorithm's decisions with those of
+	// the exact one it approximates, on the same arrivals; nil for the
+	// others.
+	VsExact *ExactComparison `json:"vs_exact,omitempty"`
+}
+
+// ExactComparison is how often an approximate algorithm (the sliding
+// counter, the sliding buckets) decided otherwise than the exact algorithm
+// it approximates (the sliding log) would have on the same arrivals, at
+// the same server times, each algorithm keeping its own state.
+type ExactComparison struct {
+	// Algorithm is the exact algorithm compared with.
+	Algorithm string `json:"algorithm"`
+	// Decisions counts the decisions compared; Differ those decided
+	// otherwise, split into AdmittedBeyond (admitted where the exact
+	// algorithm denies) and DeniedWithin (denied where it admits).
+	Decisions      int64 `json:"decisions"`
+	Differ         int64 `json:"differ"`
+	AdmittedBeyond int64 `json:"admitted_beyond"`
+	DeniedWithin   int64 `json:"denied_within"`
+}
+
+// DifferShare is the share of compared decisions that differ, 0 to 1.
+func (c *ExactComparison) DifferShare() float64 {
+	if c == nil || c.Decisions == 0 {
+		return 0
+	}
+	return float64(c.Differ) / float64(c.Decisions)
 }
 
 // What an audit could judge.

@@ -27,6 +27,9 @@ type auditor struct {
 	limiter algorithms.Bounded
 	// model is nil when only the bound is judged.
 	model algorithms.Auditable
+	// exact, for an approximate algorithm, is the exact one whose
+	// decisions on the same arrivals it is compared with.
+	exact algorithms.Auditable
 	// fields are the reply parts checked against the model.
 	fields algorithms.ReplyFields
 	// window is the interval the bound is stated over, in microseconds.
@@ -82,6 +85,9 @@ func newAuditor(lim algorithms.Limiter, identities int, spec profile.AuditSpec, 
 		if r, ok := lim.(algorithms.ReplyDescriber); ok {
 			au.fields = r.ReplyFields()
 		}
+	}
+	if ap, ok := lim.(algorithms.Approximation); ok {
+		au.exact = ap.Exact()
 	}
 	if bi, ok := lim.(algorithms.BoundIntervaler); ok {
 		au.window = bi.BoundInterval().Microseconds()
@@ -143,10 +149,12 @@ func (a *auditor) slot(identity uint64) (int, bool) {
 }
 
 // result replays every audited identity, through a fresh model when the
-// limiter has one, and measures its busiest window (see result.Audit for
-// what each figure means), and the edge curve when it was watched. It
-// frees the decisions as it goes and must be called once all recording
-// has finished. A nil auditor has no result.
+// limiter has one and the decisions carry the server time they used (a
+// limiter whose replies have none, such as the fixed window without Lua,
+// is judged by its bound on the client's clock), and measures its busiest
+// window (see result.Audit for what each figure means), and the edge
+// curve when it was watched. It frees the decisions as it goes and must
+// be called once all recording has finished. A nil auditor has no result.
 func (a *auditor) result() (*result.Audit, *result.Edge) {
 	if a == nil {
 		return nil, nil
@@ -160,6 +168,7 @@ func (a *auditor) result() (*result.Audit, *result.Edge) {
 		res.WindowMs = a.window / 1000
 	}
 	var checks result.ReplyCheck
+	var vsExact *result.ExactComparison
 	var timing *timingAudit
 	var admitted []auditRecord
 	var stamps []int64
@@ -171,8 +180,14 @@ func (a *auditor) result() (*result.Audit, *result.Edge) {
 		slices.SortFunc(decs, func(x, y auditRecord) int { return cmp.Compare(x.key, y.key) })
 		res.Identities++
 		res.Decisions += int64(len(decs))
-		if a.model != nil {
+		if a.model != nil && !decs[0].timed() {
 			a.replay(decs, res, &checks)
+		}
+		if a.exact != nil && !decs[0].timed() {
+			if vsExact == nil {
+				vsExact = &result.ExactComparison{Algorithm: a.exact.Name()}
+			}
+			compareWithExact(a.exact.Model(), decs, vsExact)
 		}
 		admitted = admitted[:0]
 		for _, r := range decs {
@@ -215,6 +230,7 @@ func (a *auditor) result() (*result.Audit, *result.Edge) {
 	if checks != (result.ReplyCheck{}) {
 		res.Reply = &checks
 	}
+	res.VsExact = vsExact
 	return res, a.edges.contract()
 }
 
@@ -249,6 +265,25 @@ func (a *auditor) replay(decs []auditRecord, res *result.Audit, checks *result.R
 		}
 		if wrong {
 			res.ModelMismatches++
+		}
+	}
+}
+
+// compareWithExact feeds one identity's arrivals, in server time order, to
+// the exact algorithm's model, which keeps its own state, and counts the
+// decisions it would have made otherwise.
+func compareWithExact(exact algorithms.Model, decs []auditRecord, c *result.ExactComparison) {
+	for _, r := range decs {
+		allowed := r.allowed()
+		c.Decisions++
+		if exact.Allow(r.at()) == allowed {
+			continue
+		}
+		c.Differ++
+		if allowed {
+			c.AdmittedBeyond++
+		} else {
+			c.DeniedWithin++
 		}
 	}
 }

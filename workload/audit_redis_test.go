@@ -36,12 +36,16 @@ func runProfile(t *testing.T, runner *workload.Runner) map[string]*result.Run {
 }
 
 // TestAuditAgreesWithEveryLimiter: under concurrent open-loop load and the
-// boundary shape, every limiter's decisions agree with its model, none
-// exceeds its bound, and every decision was audited.
+// boundary shape, every limiter worth comparing keeps its bound, every
+// decision was audited, and every one whose replies carry server time
+// agrees with its model; the two without (the fixed window without Lua)
+// are judged by their bound on the client's clock. The approximate
+// sliding windows are also compared with the exact sliding log.
 func TestAuditAgreesWithEveryLimiter(t *testing.T) {
 	rdb := redistest.Client(t)
 	p := mustProfile(t, `
-policy: {limit: 10, window: 100ms, burst: 15}
+policy: {limit: 10, window: 100ms, burst: 15, bucket: 25ms}
+algorithms: [`+strings.Join(algorithms.Comparable(), ", ")+`]
 concurrency: 16
 seed: 5
 scenarios:
@@ -58,10 +62,18 @@ scenarios:
     offset: 20ms
     stagger: 30ms
 `)
-	for key, r := range runProfile(t, &workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb}}) {
+	runs := runProfile(t, &workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb}})
+	if len(runs) != 2*len(algorithms.Comparable()) {
+		t.Fatalf("%d runs, want every comparable limiter in both scenarios", len(runs))
+	}
+	for key, r := range runs {
 		a := r.Audit
-		if a.ModelMismatches != 0 || a.ExpectedAllowed != r.Requests.Allowed {
-			t.Errorf("%s: %d decisions differ from the model (Redis admitted %d, model %d)", key, a.ModelMismatches, r.Requests.Allowed, a.ExpectedAllowed)
+		clientTimed := strings.HasPrefix(r.Algorithm, algorithms.FixedWindowNXName)
+		switch {
+		case clientTimed && a.Basis != result.AuditByBoundClientTime:
+			t.Errorf("%s: audit basis %q, want %q: its replies carry no server time", key, a.Basis, result.AuditByBoundClientTime)
+		case !clientTimed && (!a.HasModel() || a.ModelMismatches != 0 || a.ExpectedAllowed != r.Requests.Allowed):
+			t.Errorf("%s: %d decisions differ from the model (Redis admitted %d, model %d, basis %q)", key, a.ModelMismatches, r.Requests.Allowed, a.ExpectedAllowed, a.Basis)
 		}
 		if a.Overshoot != 0 || a.Violations != 0 || a.MaxWindowAdmitted > a.BoundWindow {
 			t.Errorf("%s: max %d in a window against a bound of %d, overshoot %d", key, a.MaxWindowAdmitted, a.BoundWindow, a.Overshoot)
@@ -71,6 +83,13 @@ scenarios:
 		}
 		if r.Requests.Denied == 0 {
 			t.Errorf("%s: nothing denied; the load never reached the limit", key)
+		}
+		approximate := r.Algorithm == algorithms.SlidingCounterName || r.Algorithm == algorithms.SlidingBucketsName
+		if c := a.VsExact; approximate != (c != nil) || c != nil && (c.Algorithm != algorithms.SlidingLogName || c.Decisions != a.Decisions || c.Differ != c.AdmittedBeyond+c.DeniedWithin) {
+			t.Errorf("%s: comparison with the exact sliding log %+v", key, c)
+		}
+		if m := r.Memory; m == nil || m.KeysWithoutTTL != 0 {
+			t.Errorf("%s: memory %+v: every key must have a TTL", key, m)
 		}
 	}
 }

@@ -272,3 +272,62 @@ func TestAuditorMeasuresTheEdge(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditorComparesWithTheExactWindow: the sliding counter's decisions
+// are replayed through its own model and, for the comparison, through the
+// sliding log's, which keeps its own state. Two admitted at the end of a
+// window and two just after the next one begins: the counter weighs the
+// first two by what the rolling window still covers, the log counts them
+// in full and denies both; later the log admits one the counter denies.
+func TestAuditorComparesWithTheExactWindow(t *testing.T) {
+	p := algorithms.Policy{Limit: 2, Window: 10 * time.Millisecond}
+	a := newAuditor(algorithms.NewSlidingCounter(nil, p), 1, profile.AuditSpec{Identities: 10}, 1)
+	const w1 = int64(1_764_000_000_130_000) // a window starts here
+	for _, d := range []struct {
+		at        int64
+		allowed   bool
+		remaining string
+	}{
+		{w1 - 2, true, "1"}, {w1 - 1, true, "0"}, // the log holds both until w1 + 9_998
+		{w1 + 1, true, "0"},      // counter: 2 x 9_999/10_000 < 2; log: full
+		{w1 + 5_000, false, "0"}, // both deny
+		{w1 + 5_001, true, "0"},  // counter: 2 x 4_999/10_000 + 1 < 2; log: full
+		{w1 + 9_998, false, "0"}, // counter: 2 in this window; log: w1-2 has left, so it admits
+	} {
+		var retry time.Duration
+		if !d.allowed {
+			retry = time.Millisecond
+		}
+		a.record(0, decided(algorithms.Decision{Allowed: d.allowed, Remaining: d.remaining, RetryAfter: retry, ServerNowMicros: d.at}))
+	}
+	got, _ := a.result()
+	want := result.ExactComparison{Algorithm: algorithms.SlidingLogName, Decisions: 6, Differ: 3, AdmittedBeyond: 2, DeniedWithin: 1}
+	if got.VsExact == nil || *got.VsExact != want {
+		t.Errorf("comparison %+v, want %+v", got.VsExact, want)
+	}
+	if got.ModelMismatches != 0 || got.MaxWindowAdmitted != 4 || got.BoundWindow != 4 {
+		t.Errorf("audit %+v: want the counter's own model agreeing, 4 in one window within its bound of 4", *got)
+	}
+}
+
+// TestAuditorJudgesClientTimedRepliesByBound: a limiter with a model whose
+// replies carry no server time (the fixed window without Lua) is not
+// replayed at client times, which would mismatch by the round trip: it is
+// judged by its bound on the client's clock.
+func TestAuditorJudgesClientTimedRepliesByBound(t *testing.T) {
+	p := algorithms.Policy{Limit: 2, Window: 10 * time.Millisecond}
+	a := newAuditor(algorithms.NewFixedWindowNX(nil, p), 1, profile.AuditSpec{Identities: 10}, 1)
+	sent := time.UnixMicro(1_764_000_000_000_000)
+	for i := 0; i < 3; i++ {
+		at := sent.Add(time.Duration(i) * time.Millisecond)
+		a.record(0, &outcome{decision: algorithms.Decision{Allowed: i < 2, Remaining: "0", RetryAfter: time.Millisecond * time.Duration(i/2)},
+			sent: at, done: at.Add(100 * time.Microsecond)})
+	}
+	got, _ := a.result()
+	if got.Basis != result.AuditByBoundClientTime || got.HasModel() || got.ExpectedAllowed != 0 || got.ModelMismatches != 0 || got.Reply != nil {
+		t.Errorf("audit %+v: want judged by the bound on client time, no replay", *got)
+	}
+	if got.Allowed != 2 || got.MaxWindowAdmitted != 2 || got.Overshoot != 0 {
+		t.Errorf("audit %+v: want 2 admitted within the bound", *got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"runtime"
 
+	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/result"
@@ -31,6 +32,9 @@ func newRun(p *profile.Profile, spec profile.RunSpec, prefix string, concurrency
 			KeyPrefix:   prefix,
 		},
 		Rate: result.RateFigures{TargetPerS: s.Rate.TargetPerSecond(pol, s.Identities)},
+	}
+	if spec.Algorithm == algorithms.SlidingBucketsName {
+		run.Params.BucketMs = pol.BucketWidth().Milliseconds()
 	}
 	switch {
 	case s.Shape == profile.ShapeBoundary:
@@ -69,7 +73,7 @@ func profileInfo(p *profile.Profile) result.ProfileInfo {
 		Path:        p.Path,
 		SHA256:      p.Hash,
 		Seed:        p.Seed,
-		Policy:      result.PolicyInfo{Limit: p.Policy.Limit, WindowMs: p.Policy.WindowMillis(), Burst: p.Policy.Capacity()},
+		Policy:      result.PolicyInfo{Limit: p.Policy.Limit, WindowMs: p.Policy.WindowMillis(), Burst: p.Policy.Capacity(), BucketMs: p.Policy.Bucket.Milliseconds()},
 		Algorithms:  p.Algorithms,
 		Concurrency: p.Concurrency,
 		WarmupS:     p.Warmup.Seconds(),

@@ -11,9 +11,9 @@ import (
 	"github.com/rlbench/rlbench/result"
 )
 
-// newLimiter builds the limiter of one run: a user's limiter the profile
-// declares, bound to this run's scenario, or a built-in by name (through
-// NewLimiter when set).
+// newLimiter builds the limiter of one run, under the policy of its
+// scenario: a user's limiter the profile declares, bound to this run's
+// scenario, or a built-in by name (through NewLimiter when set).
 func (r *Runner) newLimiter(spec profile.RunSpec) (algorithms.Limiter, error) {
 	p := r.Profile
 	pol := p.PolicyFor(spec.Scenario)

@@ -30,7 +30,7 @@ const (
 const (
 	sharedMemoryNote = "used_memory is the whole server's: on a Redis rlbench did not start, other clients' writes move used_memory_delta_bytes and bytes_per_identity, " +
 		"and the clients' buffers come from mem_clients_normal, which lags them by up to a second (tens of bytes per identity at 10k identities); a private server gives exact figures"
-	sharedStatsNote = "INFO commandstats is the whole server's: on a Redis rlbench did not start, other clients' calls of the same command (EVALSHA, FCALL) are counted too"
+	sharedStatsNote = "INFO commandstats is the whole server's: on a Redis rlbench did not start, other clients' calls of the same commands (EVALSHA, FCALL, INCR...) are counted too"
 	embeddedNote    = "the embedded server has no used_memory, MEMORY USAGE or commandstats: only keys and TTLs are Redis-like figures"
 )
 
@@ -44,7 +44,7 @@ type probe struct {
 	command  string
 	self     *selfSampler
 	before   []redisenv.MemoryReading
-	stats    []redisenv.CommandStat
+	stats    []redisenv.CommandStats
 	memErr   error
 	statsErr error
 	reset    bool
@@ -100,9 +100,9 @@ func (r *Runner) startProbe(ctx context.Context, lim algorithms.Limiter, identit
 	if p.memErr == nil && slices.Contains(settled, false) && settle > 0 && mode == redisenv.Private {
 		p.notes = append(p.notes, fmt.Sprintf("used_memory was still moving %s after the previous run's keys were deleted", settleTimeout))
 	}
-	p.stats = make([]redisenv.CommandStat, len(srv.addrs))
+	p.stats = make([]redisenv.CommandStats, len(srv.addrs))
 	p.statsErr = srv.each(ctx, func(i int, c redis.Cmdable) (err error) {
-		p.stats[i], err = redisenv.ReadCommandStat(ctx, c, p.command)
+		p.stats[i], err = redisenv.ReadDecisionStats(ctx, c, p.command)
 		return err
 	})
 	p.nodes = readNodes(ctx, srv, 0)
@@ -189,6 +189,16 @@ func (p *probe) readServer(ctx context.Context, run *result.Run, redirects redis
 		return false
 	}
 	defer srv.close()
+	// The command statistics first: the memory reading is a MULTI, which
+	// a decision of MULTI and EXEC (fixed_window_nx) would count as its own.
+	stats := make([]redisenv.CommandStats, len(srv.addrs))
+	statsErr := srv.each(ctx, func(i int, c redis.Cmdable) (err error) {
+		stats[i], err = redisenv.ReadDecisionStats(ctx, c, p.command)
+		return err
+	})
+	if statsErr != nil || len(stats) != len(p.stats) {
+		stats = nil
+	}
 	after := make([]redisenv.MemoryReading, len(srv.addrs))
 	err = srv.each(ctx, func(i int, c redis.Cmdable) (err error) {
 		after[i], err = redisenv.ReadMemory(ctx, c, mode)
@@ -206,24 +216,17 @@ func (p *probe) readServer(ctx context.Context, run *result.Run, redirects redis
 		after = nil
 		m.Notes = append(m.Notes, "no used_memory: "+firstError(p.memErr, err, errMastersChanged).Error())
 	}
-	stats := make([]redisenv.CommandStat, len(srv.addrs))
-	err = srv.each(ctx, func(i int, c redis.Cmdable) (err error) {
-		stats[i], err = redisenv.ReadCommandStat(ctx, c, p.command)
-		return err
-	})
-	if err != nil || len(stats) != len(p.stats) {
-		stats = nil
-	}
 	run.Cluster = p.clusterFigures(readNodes(ctx, srv, 0), after, stats, redirects)
 	if p.statsErr != nil || stats == nil {
-		m.Notes = append(m.Notes, "no commandstats: "+firstError(p.statsErr, err, errMastersChanged).Error())
+		m.Notes = append(m.Notes, "no commandstats: "+firstError(p.statsErr, statsErr, errMastersChanged).Error())
 		return haveUsedMemory
 	}
-	d := sumStats(stats).Sub(sumStats(p.stats))
-	if d.Calls < 0 || d.Usec < 0 || d.FailedCalls < 0 {
+	diff := sumStats(stats).Sub(sumStats(p.stats))
+	if diff.WentBackwards() {
 		m.Notes = append(m.Notes, "no commandstats: INFO commandstats went backwards during the run (another client reset the statistics?)")
 		return haveUsedMemory
 	}
+	d := diff.PerDecision()
 	run.Server = &result.Server{Command: p.command, UsecPerCall: d.UsecPerCall(), Calls: d.Calls, Usec: d.Usec, FailedCalls: d.FailedCalls, StatsReset: p.reset}
 	if shared {
 		run.Server.Note = sharedStatsNote

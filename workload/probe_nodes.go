@@ -93,7 +93,7 @@ func readNodes(ctx context.Context, srv *servers, db int) nodeReading {
 // readings before and after the run, and the redirections its calls met.
 // It returns nil on a single server, and figures without per-master parts
 // (with a note why) when the masters changed during the run.
-func (p *probe) clusterFigures(after nodeReading, memAfter []redisenv.MemoryReading, statsAfter []redisenv.CommandStat, redirects redisenv.RedirectCounts) *result.Cluster {
+func (p *probe) clusterFigures(after nodeReading, memAfter []redisenv.MemoryReading, statsAfter []redisenv.CommandStats, redirects redisenv.RedirectCounts) *result.Cluster {
 	if p.r.Env.Cluster == nil {
 		return nil
 	}
@@ -110,7 +110,7 @@ func (p *probe) clusterFigures(after nodeReading, memAfter []redisenv.MemoryRead
 	for i, addr := range after.addrs {
 		n := result.NodeFigures{Addr: addr, KeysDelta: after.keys[i] - p.nodes.keys[i]}
 		if statsAfter != nil && p.statsErr == nil {
-			s := statsAfter[i].Sub(p.stats[i])
+			s := statsAfter[i].Sub(p.stats[i]).PerDecision()
 			n.Calls, n.UsecPerCall = max(s.Calls, 0), max(s.UsecPerCall(), 0)
 		}
 		if memAfter != nil && p.memErr == nil {
@@ -132,13 +132,18 @@ func sumMemory(ms []redisenv.MemoryReading) redisenv.MemoryReading {
 	return out
 }
 
-// sumStats adds up the masters' command statistics.
-func sumStats(ss []redisenv.CommandStat) redisenv.CommandStat {
-	var out redisenv.CommandStat
+// sumStats adds up the masters' command statistics, command by command.
+func sumStats(ss []redisenv.CommandStats) redisenv.CommandStats {
+	var out redisenv.CommandStats
 	for _, s := range ss {
-		out.Calls += s.Calls
-		out.Usec += s.Usec
-		out.FailedCalls += s.FailedCalls
+		if len(out) < len(s) {
+			out = append(out, make(redisenv.CommandStats, len(s)-len(out))...)
+		}
+		for i, c := range s {
+			out[i].Calls += c.Calls
+			out[i].Usec += c.Usec
+			out[i].FailedCalls += c.FailedCalls
+		}
 	}
 	return out
 }

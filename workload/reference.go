@@ -202,8 +202,9 @@ func (s *referenceSampler) finish(ctx context.Context, run *result.Run, lim algo
 // side, both meet the same server: idle or busy, its CPU taken away or
 // not. It returns the limiter's and the trivial script's time per call and
 // the ratio of the two, each the median over the rounds; all zero when the
-// limiter's decisions are not one call of one command (the naive counter),
-// or when a call failed.
+// limiter does not say which commands its decisions run (the naive
+// counter), or when a call failed. A decision of several commands (the
+// fixed window without Lua) costs their times per call together.
 func (r *Runner) serverCost(ctx context.Context, lim algorithms.Limiter, prefix string) (limUsec, refUsec, ratio float64) {
 	command := serverCommand(lim)
 	if command == "evalsha_ro" {
@@ -212,9 +213,13 @@ func (r *Runner) serverCost(ctx context.Context, lim algorithms.Limiter, prefix 
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.Profile.Timeout+5*time.Second)
 	defer cancel()
 	rdb := r.Env.Client
+	// A decision of several commands ("multi+exec") costs their times
+	// per call together (CommandStats.PerDecision).
+	names := append(strings.Split(command, "+"), "evalsha_ro")
+	n := len(names) - 1
 	var lims, refs, ratios []float64
 	for range costRounds {
-		before, err := redisenv.ReadCommandStats(ctx, rdb, command, "evalsha_ro")
+		before, err := redisenv.ReadCommandStats(ctx, rdb, names...)
 		if err != nil {
 			return 0, 0, 0
 		}
@@ -226,11 +231,11 @@ func (r *Runner) serverCost(ctx context.Context, lim algorithms.Limiter, prefix 
 				return 0, 0, 0
 			}
 		}
-		after, err := redisenv.ReadCommandStats(ctx, rdb, command, "evalsha_ro")
+		after, err := redisenv.ReadCommandStats(ctx, rdb, names...)
 		if err != nil {
 			return 0, 0, 0
 		}
-		l, f := after[0].Sub(before[0]), after[1].Sub(before[1])
+		l, f := after[:n].Sub(before[:n]).PerDecision(), after[n].Sub(before[n])
 		if l.Calls != costCalls || f.Calls < costCalls || f.Usec <= 0 {
 			return 0, 0, 0
 		}

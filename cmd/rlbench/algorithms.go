@@ -2,35 +2,80 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/report"
+	"github.com/rlbench/rlbench/result"
 )
+
+// defaultBaseline is the committed result of profiles/compare-all.yaml the
+// algorithms table takes its measured figures from.
+const defaultBaseline = "results/baselines/compare-all.json"
 
 // algorithmsCommand lists the limiters.
 func algorithmsCommand() command {
-	return command{name: "algorithms", run: listAlgorithms}
+	var baseline string
+	return command{
+		name:  "algorithms",
+		usage: "[--baseline RESULT]",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&baseline, "baseline", defaultBaseline,
+				"take bytes per identity and server time per decision from this `RESULT` of profiles/compare-all.yaml")
+		},
+		run: func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+			return listAlgorithms(ctx, args, baseline, stdout)
+		},
+	}
 }
 
-// listAlgorithms lists the limiters, their parameters and their semantics.
-func listAlgorithms(_ context.Context, args []string, stdout, _ io.Writer) error {
+// listAlgorithms prints the limiters side by side: what an identity costs
+// in Redis (its state, and the bytes and server time a baseline measured),
+// what each promises in one window, and whether it decides exactly as its
+// semantics say; then each one's parameters and semantics.
+func listAlgorithms(_ context.Context, args []string, baselinePath string, stdout io.Writer) error {
 	if err := wantArgs("algorithms", args, 0, "no arguments"); err != nil {
 		return err
 	}
+	costs, source, err := baselineCosts(baselinePath)
+	if err != nil {
+		return err
+	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tPARAMS\tSTATE\tSEMANTICS")
+	fmt.Fprintln(tw, "NAME\tSTATE PER IDENTITY\tB/IDENTITY\tµs/CALL\tBOUND IN ONE WINDOW\tEXACT")
 	for _, a := range algorithms.List() {
 		name := a.Name
-		if !a.Default {
+		switch {
+		case a.NegativeControl:
+			name += " (negative control)"
+		case !a.Default:
 			name += " (opt-in)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, a.Params, a.State, a.Semantics)
+		bytes, usec := "-", "-"
+		if c := costs[a.Name]; c != nil && c.HaveMemory {
+			bytes = report.FormatSize(c.BytesPerIdentity)
+		}
+		if c := costs[a.Name]; c != nil && c.HaveServer {
+			usec = fmt.Sprintf("%.1f", c.UsecPerCall)
+		}
+		exact := "yes"
+		if a.Approximation != "" {
+			exact = "no"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, a.State, bytes, usec, a.Bound, exact)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	fmt.Fprintf(stdout, "\n%s\n\n", source)
+	for _, a := range algorithms.List() {
+		fmt.Fprintf(stdout, "%s (%s): %s\n", a.Name, a.Params, a.Describe())
 	}
 	if _, err := fmt.Fprintf(stdout, "\nYour own limiter (a Lua script or a Redis Function) is declared in a profile's algorithms list,\n"+
 		"with semantics %s: `rlbench init LIMITER.lua` writes one.\n", strings.Join(algorithms.SemanticsNames(), ", ")); err != nil {
@@ -50,8 +95,27 @@ func listAlgorithms(_ context.Context, args []string, stdout, _ io.Writer) error
 		"timed on its own; every limiter above and every declared one decides in one command and is pipelined%s\n", except); err != nil {
 		return err
 	}
-	_, err := fmt.Fprint(stdout, verdictRules)
+	_, err = fmt.Fprint(stdout, verdictRules)
 	return err
+}
+
+// baselineCosts reads the measured figures from a compare-all result, and
+// says where they come from. The default baseline may be missing (rlbench
+// installed away from its repository): the table then says how to measure
+// them. A baseline named on the command line must be there.
+func baselineCosts(path string) (map[string]*report.Costs, string, error) {
+	res, err := result.ReadFile(path)
+	measure := "measure with: rlbench run profiles/compare-all.yaml, then rlbench algorithms --baseline results/compare-all-<time>/result.json"
+	if errors.Is(err, fs.ErrNotExist) && path == defaultBaseline {
+		return nil, fmt.Sprintf("B/identity and µs/call: no baseline at %s; %s", path, measure), nil
+	}
+	if err != nil {
+		return nil, "", usageErrorf("--baseline: %v", err)
+	}
+	source := fmt.Sprintf("B/identity: Redis memory per identity in the run of %s that held the most identities; µs/call: server time per decision over all its runs.\n"+
+		"Measured by profile %s on Redis %s (%s), %s. Other hardware and Redis versions differ: %s.",
+		path, res.Profile.Name, res.Redis.Version, res.Redis.Mode, res.StartedAt.UTC().Format("2006-01-02"), measure)
+	return report.AlgorithmCosts(res), source, nil
 }
 
 // verdictRules says what fails a run by default and how a profile changes

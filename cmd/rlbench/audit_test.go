@@ -45,7 +45,7 @@ func TestRunRecordsTheAudit(t *testing.T) {
 // and the list says what fails a run and how a profile changes it.
 func TestNaiveCounterIsOptIn(t *testing.T) {
 	code, stdout, _ := runCLI(t, "algorithms")
-	if code != exitOK || !strings.Contains(stdout, "naive_counter (opt-in)") {
+	if code != exitOK || !strings.Contains(stdout, "naive_counter (negative control)") {
 		t.Errorf("algorithms: exit %d:\n%s", code, stdout)
 	}
 	for _, want := range []string{"overshoot > 0", "model mismatches > 0", "without a TTL", "error budget", "evicted", "expect_broken:", "error_budget:", "caught, as expected"} {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redistest"
 	"github.com/rlbench/rlbench/report/html"
 	"github.com/rlbench/rlbench/result"
@@ -135,11 +136,55 @@ func TestValidateAndAlgorithms(t *testing.T) {
 		t.Errorf("validate: exit %d, %s %s", code, stdout, stderr)
 	}
 	code, stdout, _ = runCLI(t, "algorithms")
-	for _, name := range []string{"fixed_window", "sliding_log", "token_bucket", "leaky_bucket"} {
+	for _, name := range algorithms.Names() {
 		if code != exitOK || !strings.Contains(stdout, name) {
 			t.Errorf("algorithms: exit %d, lacks %s:\n%s", code, name, stdout)
 		}
 	}
+}
+
+// TestAlgorithmsTable: the table takes bytes per identity and server time
+// per decision from a baseline result when there is one, says how to
+// measure them when the default one is missing, and refuses a baseline
+// named on the command line that cannot be read.
+func TestAlgorithmsTable(t *testing.T) {
+	code, stdout, _ := runCLI(t, "algorithms")
+	if code != exitOK || !strings.Contains(stdout, "no baseline at results/baselines/compare-all.json; measure with: rlbench run profiles/compare-all.yaml") {
+		t.Errorf("without a baseline: exit %d:\n%s", code, stdout)
+	}
+	for _, want := range []string{
+		"NAME STATE PER IDENTITY B/IDENTITY µs/CALL BOUND IN ONE WINDOW EXACT",
+		"sliding_log sorted set, a member per admitted request - - limit yes",
+		"sliding_counter (opt-in) hash {w, cur, prev}: two window counts - - 2 x limit no",
+	} {
+		if !strings.Contains(collapse(stdout), want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+	code, stdout, _ = runCLI(t, "algorithms", "--baseline", "../../report/testdata/wave1-result.json")
+	for _, want := range []string{
+		"fixed_window string counter 117 B 2.3 2 x limit yes",
+		"sliding_log sorted set, a member per admitted request 771 B 5.1 limit yes",
+		"gcra (opt-in) string, the theoretical arrival time - - burst + limit yes",
+		"Measured by profile compare on Redis 7.0.15 (private)",
+	} {
+		if code != exitOK || !strings.Contains(collapse(stdout), want) {
+			t.Errorf("with a baseline: exit %d, lacks %q:\n%s", code, want, stdout)
+		}
+	}
+	if code, _, stderr := runCLI(t, "algorithms", "--baseline", "nope.json"); code != exitUsage || !strings.Contains(stderr, "nope.json") {
+		t.Errorf("a missing baseline named on the command line: exit %d, %s", code, stderr)
+	}
+}
+
+// collapse joins the words of s with single spaces, line by line: column
+// widths depend on every row.
+func collapse(s string) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		lines = append(lines, strings.Join(strings.Fields(l), " "))
+	}
+	return strings.Join(lines, "\n")
 }
 
 // TestValidateSaysHowLongARunTakes: a run that ends after a request count

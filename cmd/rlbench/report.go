@@ -127,7 +127,7 @@ func renderReport(ctx context.Context, dir string, res *result.Result, maxScenar
 func reportOptions(res *result.Result, maxScenarios int) html.RenderOptions {
 	semantics := map[string]string{}
 	for _, a := range algorithms.List() {
-		semantics[a.Name] = a.Semantics
+		semantics[a.Name] = a.Describe()
 	}
 	for _, l := range res.Profile.Limiters {
 		semantics[l.Name] = l.Description

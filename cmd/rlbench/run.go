@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -34,6 +35,7 @@ type runOptions struct {
 	repeat     int
 	segment    string
 	startAt    string
+	algorithms string
 
 	// redisCluster names nodes of a Redis Cluster (--redis-cluster).
 	redisCluster string
@@ -72,6 +74,23 @@ func (o *runOptions) declare(fs *flag.FlagSet) {
 	fs.IntVar(&o.repeat, "repeat", 1, "run each scenario `N` times and report the median of each latency figure with its spread")
 	fs.StringVar(&o.segment, "segment", "", "run part `I/N` of the identities (I from 0 to N-1), in step with the processes that run the others; merge their results with rlbench merge")
 	fs.StringVar(&o.startAt, "start-at", "", "with --segment: start at this RFC 3339 `TIME` (default $"+startAtEnv+", else at once)")
+	fs.StringVar(&o.algorithms, "algorithms", "", "run these limiters (comma-separated `LIST` of built-ins and the profile's own; all: every built-in but the negative control) instead of the profile's list")
+}
+
+// profileOptions reads --algorithms.
+func (o runOptions) profileOptions() profile.Options {
+	var po profile.Options
+	switch o.algorithms {
+	case "":
+	case "all":
+		po.Algorithms = algorithms.Comparable()
+	default:
+		po.Algorithms = strings.Split(o.algorithms, ",")
+		for i := range po.Algorithms {
+			po.Algorithms[i] = strings.TrimSpace(po.Algorithms[i])
+		}
+	}
+	return po
 }
 
 // segments reads --segment and --start-at (or $RLBENCH_START_AT).
@@ -116,7 +135,7 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	if err != nil {
 		return err
 	}
-	prof, err := profile.LoadContext(ctx, profilePath)
+	prof, err := profile.LoadWith(ctx, profilePath, o.profileOptions())
 	if ctx.Err() != nil {
 		return interrupted(ctx, "reading "+profilePath)
 	}

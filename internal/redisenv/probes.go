@@ -3,6 +3,7 @@ package redisenv
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -168,8 +169,8 @@ func ReadCommandStat(ctx context.Context, rdb redis.Cmdable, command string) (Co
 // ReadCommandStats reads several commands' figures from one INFO
 // commandstats, in the order asked; on a cluster client, every master's,
 // added up.
-func ReadCommandStats(ctx context.Context, rdb redis.Cmdable, commands ...string) ([]CommandStat, error) {
-	out := make([]CommandStat, len(commands))
+func ReadCommandStats(ctx context.Context, rdb redis.Cmdable, commands ...string) (CommandStats, error) {
+	out := make(CommandStats, len(commands))
 	err := eachMaster(ctx, rdb, func(node redis.Cmdable) error {
 		stats, err := readCommandStats(ctx, node, commands)
 		for i, s := range stats {
@@ -183,8 +184,8 @@ func ReadCommandStats(ctx context.Context, rdb redis.Cmdable, commands ...string
 }
 
 // readCommandStats is ReadCommandStats on one server.
-func readCommandStats(ctx context.Context, rdb redis.Cmdable, commands []string) ([]CommandStat, error) {
-	out := make([]CommandStat, len(commands))
+func readCommandStats(ctx context.Context, rdb redis.Cmdable, commands []string) (CommandStats, error) {
+	out := make(CommandStats, len(commands))
 	info, err := rdb.Info(ctx, "commandstats").Result()
 	if err != nil {
 		return out, fmt.Errorf("INFO commandstats: %w", err)
@@ -198,6 +199,57 @@ func readCommandStats(ctx context.Context, rdb redis.Cmdable, commands []string)
 		}
 	}
 	return out, nil
+}
+
+// CommandStats are the figures of the commands one decision runs, in the
+// order a command list names them.
+type CommandStats []CommandStat
+
+// ReadDecisionStats reads the figures of the commands of one decision, a
+// list joined by "+" ("multi+exec"), from one INFO commandstats.
+func ReadDecisionStats(ctx context.Context, rdb redis.Cmdable, commands string) (CommandStats, error) {
+	return ReadCommandStats(ctx, rdb, strings.Split(commands, "+")...)
+}
+
+// Sub returns the change from before to s, command by command.
+func (s CommandStats) Sub(before CommandStats) CommandStats {
+	out := make(CommandStats, len(s))
+	for i := range s {
+		out[i] = s[i]
+		if i < len(before) {
+			out[i] = s[i].Sub(before[i])
+		}
+	}
+	return out
+}
+
+// WentBackwards reports whether some command's figures shrank: the
+// statistics were reset in between.
+func (s CommandStats) WentBackwards() bool {
+	for _, c := range s {
+		if c.Calls < 0 || c.Usec < 0 || c.FailedCalls < 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// PerDecision folds the commands of one decision into one figure: the
+// first command's calls are the decisions, and each command adds its own
+// mean time per call, so a command also called outside decisions (a PTTL
+// that reads a window's end) does not weigh on them. Failed calls add up.
+func (s CommandStats) PerDecision() CommandStat {
+	if len(s) == 0 {
+		return CommandStat{}
+	}
+	out := CommandStat{Calls: s[0].Calls}
+	var perCall float64
+	for _, c := range s {
+		perCall += c.UsecPerCall()
+		out.FailedCalls += c.FailedCalls
+	}
+	out.Usec = int64(math.Round(perCall * float64(out.Calls)))
+	return out
 }
 
 // parseCommandStat reads "calls=3,usec=12,usec_per_call=4.00,...".

@@ -76,3 +76,30 @@ func TestProbesRefuseWhatIsNotTheirs(t *testing.T) {
 		t.Errorf("sampling a key outside the prefix: %v", err)
 	}
 }
+
+// TestCommandStatsPerDecision: a decision of several commands costs the sum
+// of their times per call, counted per decision (the first command), so
+// calls of a command outside decisions do not inflate it.
+func TestCommandStatsPerDecision(t *testing.T) {
+	for _, tc := range []struct {
+		why   string
+		stats CommandStats
+		want  CommandStat
+	}{
+		{"one command is itself", CommandStats{{Calls: 4, Usec: 10, FailedCalls: 1}}, CommandStat{Calls: 4, Usec: 10, FailedCalls: 1}},
+		{"MULTI and EXEC add up", CommandStats{{Calls: 100, Usec: 10}, {Calls: 100, Usec: 150}}, CommandStat{Calls: 100, Usec: 160}},
+		{"a PTTL called twice as often counts at its time per call",
+			CommandStats{{Calls: 100, Usec: 30}, {Calls: 100, Usec: 30}, {Calls: 200, Usec: 40}}, CommandStat{Calls: 100, Usec: 80}},
+		{"a command not run yet adds nothing", CommandStats{{Calls: 10, Usec: 20}, {}}, CommandStat{Calls: 10, Usec: 20}},
+		{"no commands, no figure", nil, CommandStat{}},
+	} {
+		if got := tc.stats.PerDecision(); got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.why, got, tc.want)
+		}
+	}
+	after := CommandStats{{Calls: 10, Usec: 100}, {Calls: 12, Usec: 60}}
+	before := CommandStats{{Calls: 4, Usec: 40}, {Calls: 6, Usec: 30}}
+	if got := after.Sub(before); got[0] != (CommandStat{Calls: 6, Usec: 60}) || got[1] != (CommandStat{Calls: 6, Usec: 30}) {
+		t.Errorf("Sub subtracts command by command: %+v", got)
+	}
+}

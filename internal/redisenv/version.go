@@ -9,7 +9,8 @@ import (
 
 // MinVersion is the oldest Redis the limiters run on: the scripts call TIME
 // before writing, which needs script effects replication (the default since
-// 5.0), and the fixed window reads PEXPIRETIME (7.0).
+// 5.0), the fixed window reads PEXPIRETIME and the fixed window without Lua
+// sends EXPIRE ... NX (both 7.0).
 const MinVersion = "7.0.0"
 
 // CheckVersion refuses a server older than MinVersion, clearly.

@@ -50,8 +50,9 @@ func decide(v *view) decision {
 	if n != projectedIdentities {
 		d.MemoryAtMillion = "memory at 1M identities"
 	}
+	costs := report.AlgorithmCosts(v.r)
 	for _, alg := range v.algorithms {
-		d.Rows = append(d.Rows, decideAlgorithm(v, alg, n, d.MemoryAtMillion != ""))
+		d.Rows = append(d.Rows, decideAlgorithm(v, alg, costs[alg], n, d.MemoryAtMillion != ""))
 	}
 	d.Sentences = decisionSentences(v, d.Rows)
 	d.Missing = missingFigures(v, d.Rows)
@@ -71,10 +72,13 @@ func projectionIdentities(r *result.Result) int64 {
 	return max(most, 1)
 }
 
-func decideAlgorithm(v *view, alg string, identities int64, millionToo bool) decisionRow {
+func decideAlgorithm(v *view, alg string, costs *report.Costs, identities int64, millionToo bool) decisionRow {
 	row := decisionRow{Algorithm: alg, Color: hexColor(v.colors.color(alg)), PastPolicy: dash, ServerUs: dash,
 		ClientP99: dash, CPU: dash, MemoryAt: dash, MemoryAtMillion: dash}
-	var calls, usec, heldMost int64
+	if costs != nil {
+		row.usPerCall, row.haveServer = costs.UsecPerCall, costs.HaveServer
+		row.bytesPerIdentity, row.haveMemory = costs.BytesPerIdentity, costs.HaveMemory
+	}
 	audited := false
 	var broken []string
 	row.excess = -1
@@ -92,21 +96,12 @@ func decideAlgorithm(v *view, alg string, identities int64, millionToo bool) dec
 				row.excess, row.excessScenario = a.PolicyExcess, s
 			}
 		}
-		if sv := run.Server; sv != nil && sv.Calls > 0 {
-			calls += sv.Calls
-			usec += sv.Usec
-		}
 		// A run whose generator fell behind measured its own queue: its
 		// p99 says nothing about the limiter.
 		if report.ScheduleSlipped(run) {
 			row.slipped = true
 		} else if run.LatencyUs.Count > 0 && (!row.haveClient || float64(run.LatencyUs.P99) > row.worstP99) {
 			row.worstP99, row.p99Scenario, row.haveClient = float64(run.LatencyUs.P99), s, true
-		}
-		// Memory per identity from the run that held the most identities:
-		// the figure that least depends on allocator noise.
-		if b, ok := run.Memory.PerIdentity(); ok && run.Memory.Identities > heldMost {
-			row.bytesPerIdentity, row.haveMemory, heldMost = b, true, run.Memory.Identities
 		}
 	}
 	switch {
@@ -124,8 +119,7 @@ func decideAlgorithm(v *view, alg string, identities int64, millionToo bool) dec
 			row.PastPolicy += " (" + row.excessScenario + ")"
 		}
 	}
-	if calls > 0 {
-		row.usPerCall, row.haveServer = float64(usec)/float64(calls), true
+	if row.haveServer {
 		row.ServerUs = fmt.Sprintf("%.1f µs", row.usPerCall)
 		if rate, source := cpuRate(v, alg); rate > 0 {
 			row.CPU = fmt.Sprintf("%.1f%% of a core at %s/s (%s)", row.usPerCall*rate/1e4, report.FormatRate(rate), source)

@@ -23,6 +23,9 @@ func remarks(v *view, alg string) []string {
 		return []string{"This result holds no run of it."}
 	}
 	out = append(out, promiseRemark(v, alg, runs)...)
+	if r := exactRemark(runs); r != "" {
+		out = append(out, r)
+	}
 	out = append(out, admissionRemarks(v, alg)...)
 	if r := rankRemark(v, alg, "server time per decision", func(run *result.Run) (float64, bool) {
 		if run.Server == nil || run.Server.Calls == 0 {
@@ -117,6 +120,30 @@ func promiseRemark(v *view, alg string, runs []*result.Run) []string {
 			report.FormatCount(limit), report.FormatCount(a.BoundWindow)))
 	}
 	return out
+}
+
+// exactRemark says, for an approximate algorithm, how often it decided
+// otherwise than the exact one it approximates would have on the same
+// arrivals, scenario by scenario.
+func exactRemark(runs []*result.Run) string {
+	var parts []string
+	exact := ""
+	for _, run := range runs {
+		if run.Audit == nil || run.Audit.VsExact == nil {
+			continue
+		}
+		c := run.Audit.VsExact
+		exact = c.Algorithm
+		part := fmt.Sprintf("in %s on %s of %s decisions (%s", run.Scenario, report.FormatCount(c.Differ), report.FormatCount(c.Decisions), report.FormatShare(c.DifferShare()))
+		if c.Differ > 0 {
+			part += fmt.Sprintf(": %s admitted that it would deny, %s denied that it would admit", report.FormatCount(c.AdmittedBeyond), report.FormatCount(c.DeniedWithin))
+		}
+		parts = append(parts, part+")")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("On the same arrivals, at the same server times, the exact %s would have decided otherwise %s.", exact, strings.Join(parts, "; "))
 }
 
 // admissionRemarks names the scenarios where alg admitted clearly more or

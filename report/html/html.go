@@ -344,6 +344,10 @@ func omittedPlots(v *view) []string {
 			"The tables show keys, keys without a TTL and MEMORY USAGE per key; a cardinality scenario measures memory per identity.",
 			report.FormatCount(result.MinIdentitiesForBytes)))
 	}
+	if audited := len(report.AlgorithmCosts(v.r)); audited >= 2 && !v.hasTradeoff() {
+		out = append(out, "Accuracy against memory per identity is not plotted: it needs both figures for at least two algorithms, "+
+			"and memory per identity comes from a scenario with many identities (a cardinality scenario, as in profiles/compare-all.yaml).")
+	}
 	return out
 }
 

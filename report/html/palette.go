@@ -20,6 +20,13 @@ var (
 		"token_bucket":  {0x00, 0x9E, 0x73, 0xFF}, // bluish green
 		"leaky_bucket":  {0xCC, 0x79, 0xA7, 0xFF}, // reddish purple
 		"naive_counter": {0x56, 0xB4, 0xE9, 0xFF}, // sky blue: the negative control
+		// The later limiters: a relative's hue in another lightness, or a
+		// deep colour of Paul Tol's palette, also safe for colour blindness.
+		"fixed_window_nx":           {0xE6, 0x9F, 0x00, 0xFF}, // orange, beside the fixed window's vermillion
+		"fixed_window_nx_pipelined": {0x8C, 0x6D, 0x00, 0xFF}, // dark yellow
+		"gcra":                      {0x11, 0x77, 0x33, 0xFF}, // dark green: the token bucket's decisions
+		"sliding_buckets":           {0x33, 0x22, 0x88, 0xFF}, // indigo
+		"sliding_counter":           {0x88, 0x22, 0x55, 0xFF}, // wine
 	}
 	// Near black is left out: it draws the policy limit.
 	spareColors = []color.RGBA{
@@ -34,17 +41,33 @@ var (
 type palette map[string]color.RGBA
 
 // newPalette gives every algorithm in algs a colour: the known ones their
-// fixed colour, the others the spare colours in the order given (cycling
-// when there are more algorithms than colours).
+// fixed colour, the others the spare colours in the order given, skipping
+// those a known algorithm of algs already has (cycling when there are more
+// algorithms than colours).
 func newPalette(algs []string) palette {
 	p := palette{}
-	spare := 0
+	taken := map[color.RGBA]bool{}
 	for _, a := range algs {
 		if c, ok := knownColors[a]; ok {
 			p[a] = c
+			taken[c] = true
+		}
+	}
+	var spares []color.RGBA
+	for _, c := range spareColors {
+		if !taken[c] {
+			spares = append(spares, c)
+		}
+	}
+	if len(spares) == 0 {
+		spares = spareColors
+	}
+	spare := 0
+	for _, a := range algs {
+		if _, ok := p[a]; ok {
 			continue
 		}
-		p[a] = spareColors[spare%len(spareColors)]
+		p[a] = spares[spare%len(spares)]
 		spare++
 	}
 	return p

@@ -62,7 +62,7 @@ func decisionsPerMaster(v *view, scenario string) (drawing, error) {
 		for _, n := range c.Nodes {
 			g := slices.Index(masters, n.Addr)
 			values[g] = float64(n.Calls)
-			texts[g] = report.FormatShare(n.Share)
+			texts[g] = report.FormatMasterShare(n.Share)
 			top = max(top, values[g])
 		}
 		if err := layout.labelledBars(p, i, alg, v.colors.color(alg), values, texts); err != nil {
@@ -120,7 +120,7 @@ func newClusterTable(v *view, scenario string) *clusterTable {
 			row.Redirects += fmt.Sprintf(" (%d ASK)", c.Redirections.Ask)
 		}
 		if len(c.Nodes) > 0 {
-			row.Busiest = report.FormatShare(c.BusiestNodeShare)
+			row.Busiest = report.FormatMasterShare(c.BusiestNodeShare)
 		}
 		_, memoryMeans := run.Memory.PerIdentity()
 		row.Cells = make([]clusterCell, len(masters))
@@ -129,7 +129,7 @@ func newClusterTable(v *view, scenario string) *clusterTable {
 		}
 		for _, n := range c.Nodes {
 			cell := &row.Cells[slices.Index(masters, n.Addr)]
-			cell.Decisions = fmt.Sprintf("%s (%s)", report.FormatCount(n.Calls), report.FormatShare(n.Share))
+			cell.Decisions = fmt.Sprintf("%s (%s)", report.FormatCount(n.Calls), report.FormatMasterShare(n.Share))
 			cell.Keys = fmt.Sprint(n.KeysDelta)
 			if n.Calls > 0 {
 				cell.UsecPerCall = fmt.Sprintf("%.1f", n.UsecPerCall)

@@ -74,13 +74,16 @@ var acrossPlots = []struct {
 		func(*view) bool { return true }, admittedVsBound},
 	{"memory.png", "Redis memory per identity", (*view).hasMemoryPerIdentity, memoryPerIdentity},
 	{"memory-vs-identities.png", "Redis memory per identity as identities grow", (*view).hasMemoryCurve, memoryCurve},
+	{"accuracy-vs-memory.png", "Accuracy (most admitted in one window / policy limit) against memory per identity; mark area: server time per decision",
+		(*view).hasTradeoff, accuracyVsMemory},
 }
 
 // Plots renders every plot the result supports: for each scenario the
 // latency percentile spectrum, admissions over time, and throughput and
 // p99 over time; then, across scenarios, admitted vs bound, memory per
 // identity when the result has memory figures, and memory per identity
-// against identities when a scenario measured several sizes. A result without runs still
+// against identities when a scenario measured several sizes, and accuracy
+// against memory per identity when two algorithms have both. A result without runs still
 // gets the admitted-vs-bound plot, marked "no data".
 func Plots(r *result.Result) ([]Figure, error) {
 	return plots(context.Background(), newView(r), true)

@@ -48,6 +48,7 @@ func TestPlotFunctionsDrawPNGsOfTheFixedSize(t *testing.T) {
 			c := newView(resulttest.Clustered(t))
 			return decisionsPerMaster(c, c.scenarios[1])
 		}},
+		{"accuracy against memory: a mark per algorithm, sized by server time", func() (drawing, error) { return accuracyVsMemory(thousandsHeld) }},
 	} {
 		d, err := tc.build()
 		if err != nil {

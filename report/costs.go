@@ -1,0 +1,76 @@
+package report
+
+import (
+	"math"
+
+	"github.com/rlbench/rlbench/result"
+)
+
+// Costs are one algorithm's figures across the runs of a result, taken the
+// same way wherever they are shown: the decision summary, the trade-off
+// plot, and `rlbench algorithms` reading a baseline.
+type Costs struct {
+	Algorithm string
+	// MostPerLimit is the most requests one identity had admitted within
+	// one window, divided by the policy's limit, in the audited run where
+	// that was highest (MostScenario): 1 for a limiter that never lets the
+	// policy be passed, 2 for a fixed window hit across its boundary.
+	MostPerLimit float64
+	MostScenario string
+	HaveAccuracy bool
+	// BytesPerIdentity is the Redis memory per identity of the run that
+	// held the most identities (MemoryScenario): the figure that least
+	// depends on allocator noise.
+	BytesPerIdentity float64
+	MemoryScenario   string
+	HaveMemory       bool
+	// UsecPerCall is the server time per decision over all its runs: the
+	// sum of their server time over the sum of their calls.
+	UsecPerCall float64
+	HaveServer  bool
+}
+
+// AlgorithmCosts gathers each algorithm's Costs, by name.
+func AlgorithmCosts(r *result.Result) map[string]*Costs {
+	out := map[string]*Costs{}
+	held := map[string]int64{}
+	calls := map[string]int64{}
+	usec := map[string]int64{}
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		c := out[run.Algorithm]
+		if c == nil {
+			c = &Costs{Algorithm: run.Algorithm}
+			out[run.Algorithm] = c
+		}
+		if a := run.Audit; a != nil {
+			limit := run.Params.Limit
+			if limit <= 0 {
+				limit = r.Profile.Policy.Limit
+			}
+			if limit > 0 {
+				if f := float64(a.MaxWindowAdmitted) / float64(limit); !c.HaveAccuracy || f > c.MostPerLimit {
+					c.MostPerLimit, c.MostScenario, c.HaveAccuracy = f, run.Scenario, true
+				}
+			}
+		}
+		if b, ok := run.Memory.PerIdentity(); ok && run.Memory.Identities > held[run.Algorithm] {
+			c.BytesPerIdentity, c.MemoryScenario, c.HaveMemory = b, run.Scenario, true
+			held[run.Algorithm] = run.Memory.Identities
+		}
+		if s := run.Server; s != nil && s.Calls > 0 {
+			calls[run.Algorithm] += s.Calls
+			// Results written before usec was recorded carry only the
+			// time per call.
+			if s.Usec > 0 {
+				usec[run.Algorithm] += s.Usec
+			} else {
+				usec[run.Algorithm] += int64(math.Round(s.UsecPerCall * float64(s.Calls)))
+			}
+		}
+	}
+	for alg, n := range calls {
+		out[alg].UsecPerCall, out[alg].HaveServer = float64(usec[alg])/float64(n), true
+	}
+	return out
+}
