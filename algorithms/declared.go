@@ -338,7 +338,8 @@ func (l *Declared) call(key string) (keys []string, args []any) {
 
 // ProbeWindowEnd implements WindowProber for fixed_window semantics: right
 // after the request that opened the window, the first key's PTTL, read
-// with TIME in one round trip, says when the key expires; the key lives
+// with TIME in one round trip to the server that holds the key, says when
+// the key expires; the key lives
 // through that millisecond, so the next window opens one later.
 func (l *Declared) ProbeWindowEnd(ctx context.Context, key string) (int64, bool, error) {
 	if l.decl.Semantics != SemanticsFixedWindow {

@@ -181,9 +181,14 @@ func (l *FixedWindowNX) ProbeWindowEnd(ctx context.Context, key string) (int64, 
 // right after the request that opened its window, a fixed window's key
 // must expire when its window ends.
 func probeExpiry(ctx context.Context, rdb Redis, limiter, key string) (int64, error) {
+	// On a cluster, TIME goes to the master that holds key, beside its PTTL.
+	server, err := serverFor(ctx, rdb, key)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", limiter, err)
+	}
 	var now *redis.TimeCmd
 	var ttl *redis.IntCmd
-	if _, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+	if _, err := server.Pipelined(ctx, func(p redis.Pipeliner) error {
 		now = p.Time(ctx)
 		ttl = redis.NewIntCmd(ctx, "pttl", key)
 		return p.Process(ctx, ttl)

@@ -68,38 +68,48 @@ func (f *Function) Source() string { return f.src }
 func (f *Function) Reloads() int64 { return f.reloads.Load() }
 
 // Load sends the library with FUNCTION LOAD and checks it registers the
-// function. A library of the same name already on the server is used when
-// its code is the same, and refused otherwise: rlbench never replaces a
-// library it did not load.
+// function; on a cluster, to every master. A library of the same name
+// already on a server is used when its code is the same, and refused
+// otherwise: rlbench never replaces a library it did not load.
 func (f *Function) Load(ctx context.Context, rdb Redis) error {
-	err := rdb.FunctionLoad(ctx, f.src).Err()
+	created, err := onEveryMaster(ctx, rdb, f.loadOn)
+	if created {
+		f.created.Store(true)
+	}
+	return err
+}
+
+// loadOn loads the library on one server and reports whether it created
+// it there.
+func (f *Function) loadOn(ctx context.Context, rdb Redis) (created bool, err error) {
+	err = rdb.FunctionLoad(ctx, f.src).Err()
 	switch {
 	case err == nil:
-		f.created.Store(true)
+		created = true
 	case strings.Contains(err.Error(), "already exists"):
 		lib, lerr := f.find(ctx, rdb, true)
 		if lerr != nil {
-			return lerr
+			return false, lerr
 		}
 		if lib.Code != f.src {
-			return fmt.Errorf("loading library %s: the server already holds a library of that name with other code; "+
+			return false, fmt.Errorf("loading library %s: the server already holds a library of that name with other code; "+
 				"rlbench does not replace a library it did not load (rename yours in its #!lua name= line, or FUNCTION DELETE %s first)", f.library, f.library)
 		}
 	default:
-		return fmt.Errorf("loading library %s (FUNCTION LOAD): %w", f.library, err)
+		return false, fmt.Errorf("loading library %s (FUNCTION LOAD): %w", f.library, err)
 	}
 	lib, err := f.find(ctx, rdb, false)
 	if err != nil {
-		return err
+		return created, err
 	}
 	var names []string
 	for _, fn := range lib.Functions {
 		if fn.Name == f.name {
-			return nil
+			return created, nil
 		}
 		names = append(names, fn.Name)
 	}
-	return fmt.Errorf("library %s has no function %q (it registers: %s)", f.library, f.name, strings.Join(names, ", "))
+	return created, fmt.Errorf("library %s has no function %q (it registers: %s)", f.library, f.name, strings.Join(names, ", "))
 }
 
 // find reads the library's entry from FUNCTION LIST.
@@ -124,7 +134,7 @@ func (f *Function) Run(ctx context.Context, rdb Redis, keys []string, args ...an
 	if !f.Lost(err) {
 		return v, err
 	}
-	if err := f.Reload(ctx, rdb); err != nil {
+	if err := f.Reload(ctx, lostOn(ctx, rdb, keys)); err != nil {
 		return nil, err
 	}
 	return rdb.FCall(ctx, f.name, keys, args...).Result()
@@ -156,8 +166,11 @@ func (f *Function) Unload(ctx context.Context, rdb Redis) error {
 	if !f.created.Swap(false) {
 		return nil
 	}
-	if err := rdb.FunctionDelete(ctx, f.library).Err(); err != nil && !strings.Contains(err.Error(), "not exist") {
-		return fmt.Errorf("FUNCTION DELETE %s: %w", f.library, err)
-	}
-	return nil
+	_, err := onEveryMaster(ctx, rdb, func(ctx context.Context, server Redis) (bool, error) {
+		if err := server.FunctionDelete(ctx, f.library).Err(); err != nil && !strings.Contains(err.Error(), "not exist") {
+			return false, fmt.Errorf("FUNCTION DELETE %s: %w", f.library, err)
+		}
+		return false, nil
+	})
+	return err
 }

@@ -74,7 +74,7 @@ func (s *Script) SHA1() string { return s.sha }
 func (s *Script) Reloads() int64 { return s.reloads.Load() }
 
 // Load sends the script with SCRIPT LOAD, so the timed part of a run only
-// ever calls EVALSHA.
+// ever calls EVALSHA. go-redis's cluster client sends it to every node.
 func (s *Script) Load(ctx context.Context, rdb Redis) error {
 	sha, err := rdb.ScriptLoad(ctx, s.src).Result()
 	if err != nil {
@@ -87,13 +87,14 @@ func (s *Script) Load(ctx context.Context, rdb Redis) error {
 }
 
 // Run calls the script with EVALSHA. A NOSCRIPT reply is not fatal: the
-// script is loaded again, the reload counted, and the call retried once.
+// script is loaded again on the server that lost it, the reload counted,
+// and the call retried once.
 func (s *Script) Run(ctx context.Context, rdb Redis, keys []string, args ...any) (any, error) {
 	v, err := rdb.EvalSha(ctx, s.sha, keys, args...).Result()
 	if !s.Lost(err) {
 		return v, err
 	}
-	if err := s.Reload(ctx, rdb); err != nil {
+	if err := s.Reload(ctx, lostOn(ctx, rdb, keys)); err != nil {
 		return nil, err
 	}
 	return rdb.EvalSha(ctx, s.sha, keys, args...).Result()

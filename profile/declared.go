@@ -77,6 +77,9 @@ func parseDeclaration(d *decoder, n *yaml.Node, path string) *algorithms.Declara
 	if !f.has("keys") {
 		f.errorf("keys", `missing: give the key templates, e.g. ["limiter:{${identity}}"]`)
 	}
+	if len(d.errs) == before {
+		checkKeySlots(f, decl)
+	}
 	decl.Args = parseTemplates(f, "args", algorithms.ArgVariables)
 	decl.Reply = parseReply(d, f)
 	parseSemantics(d, f, decl)

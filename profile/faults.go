@@ -326,6 +326,34 @@ func checkFaultTargets(d *decoder, p *Profile, where string) {
 	}
 }
 
+// checkFaultsOnCluster refuses faults and a client section on a Redis
+// Cluster: faults are injected into one server (or the one connection to
+// it), the caller's policy wraps a single server's client, and a cluster's
+// own failure modes (a master lost, slots moving) are another matter.
+func checkFaultsOnCluster(d *decoder, p *Profile, where string) {
+	if p.Client != nil {
+		d.errorf(p.Client.Line, "client", "the caller's policy runs on a single redis-server, and %s: drop the client section, or run on a single server", where)
+	}
+	for _, s := range p.Scenarios {
+		for _, f := range s.Faults {
+			d.errorf(f.Line, f.Path+".kind", "faults run on a single redis-server, and %s: run scenarios with faults on a single server", where)
+			return
+		}
+	}
+}
+
+// CheckFaultsOnCluster refuses a profile's faults and client section for a run on a Redis
+// Cluster named on the command line (--redis-cluster), naming the file and
+// line of the first.
+func (p *Profile) CheckFaultsOnCluster() error {
+	d := &decoder{file: p.Path}
+	checkFaultsOnCluster(d, p, "--redis-cluster names a Redis Cluster")
+	if len(d.errs) > 0 {
+		return d.errs
+	}
+	return nil
+}
+
 // anyServerKinds names the kinds that work on a server rlbench did not
 // start, with the rights they need.
 func anyServerKinds() string {

@@ -134,6 +134,12 @@ func TestParseFaultErrors(t *testing.T) {
 		{"flushing the script cache of a shared server",
 			"redis: {addr: 10.0.0.5:6379}\n" + head + "      - {at: 1s, kind: flush_scripts}\n",
 			`scenarios[0].faults[0].kind: flush_scripts runs only on a private redis-server`},
+		{"faults on a private cluster",
+			"redis: {cluster: {masters: 3}}\n" + head + "      - {at: 1s, for: 1s, kind: pause}\n",
+			`x.yaml:8: scenarios[0].faults[0].kind: faults run on a single redis-server, and the profile's redis section names a Redis Cluster`},
+		{"the caller's policy on a cluster",
+			"redis: {cluster: {masters: 3}}\nclient: {on_error: fail_open}\npolicy: {limit: 10, window: 1s}\nscenarios:\n  - {shape: steady, rate: 1x, duration: 2s}\n",
+			`x.yaml:2: client: the caller's policy runs on a single redis-server, and the profile's redis section names a Redis Cluster`},
 		{"the client without a policy",
 			"client: {timeout: 50ms}\n" + head + "      - {at: 1s, for: 1s, kind: pause}\n",
 			`x.yaml:1: client.on_error: missing`},
@@ -180,6 +186,9 @@ func TestFaultsOnExternal(t *testing.T) {
 	}
 	if n := strings.Count(err.Error(), "\n") + 1; n != 2 {
 		t.Errorf("%d errors, want one per fault (not per policy's copy):\n%v", n, err)
+	}
+	if err := p.CheckFaultsOnCluster(); err == nil || !strings.Contains(err.Error(), "faults.yaml:16: scenarios[0].faults[0].kind: faults run on a single redis-server, and --redis-cluster names a Redis Cluster") {
+		t.Errorf("faults on --redis-cluster: %v", err)
 	}
 	ok, err := Parse("ok.yaml", []byte("policy: {limit: 10, window: 1s}\nscenarios:\n  - {shape: steady, rate: 1x, duration: 5s, faults: [{at: 1s, for: 1s, kind: pause}, {at: 3s, for: 1s, kind: reset}]}\n"))
 	if err != nil {

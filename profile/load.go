@@ -25,7 +25,7 @@ import (
 var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "report", "scenarios", "thresholds",
 	"expect_broken", "error_budget", "pipeline", "client"}
 var policyFields = []string{"limit", "window", "burst", "bucket"}
-var redisFields = []string{"addr", "username", "password_env", "db", "tls", "tls_ca_file", "tls_insecure"}
+var redisFields = []string{"addr", "username", "password_env", "db", "tls", "tls_ca_file", "tls_insecure", "cluster"}
 
 var (
 	namePattern    = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
@@ -134,6 +134,9 @@ func ParseWith(file string, data []byte, o Options) (*Profile, error) {
 	p.Scenarios = splitPolicies(d, parseScenarios(d, top, pol), p.Client)
 	if p.Redis != nil && p.Redis.Addr != "" {
 		checkFaultTargets(d, p, "the profile's redis section names a server rlbench did not start")
+	}
+	if p.Redis != nil && p.Redis.Cluster != nil {
+		checkFaultsOnCluster(d, p, "the profile's redis section names a Redis Cluster")
 	}
 	if len(d.errs) == before && policyOK && algorithmsOK {
 		checkScenarioPolicies(d, top, p)
@@ -344,6 +347,9 @@ func parseRedis(d *decoder, top *yamlMap) *RedisSpec {
 	f.boolean("tls_insecure", &r.TLSInsecure)
 	if r.PasswordEnv != "" && !envNamePattern.MatchString(r.PasswordEnv) {
 		f.errorf("password_env", "%q is not an environment variable name (the password itself never goes in a profile)", r.PasswordEnv)
+	}
+	if f.has("cluster") {
+		r.Cluster = parseCluster(d, f, r)
 	}
 	checkRedis(f, r)
 	return r

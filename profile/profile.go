@@ -90,6 +90,18 @@ type RedisSpec struct {
 	TLS         bool
 	TLSCAFile   string
 	TLSInsecure bool
+	// Cluster, when set, makes the Redis a Redis Cluster: a private one
+	// of its shape, or the one its Addrs name.
+	Cluster *ClusterSpec
+}
+
+// ClusterSpec is the redis section's cluster: either the shape of a
+// private cluster rlbench starts (Masters, Replicas per master), or the
+// nodes of a cluster someone else runs (Addrs).
+type ClusterSpec struct {
+	Masters  int
+	Replicas int
+	Addrs    []string
 }
 
 // AuditSpec is the profile's audit section.

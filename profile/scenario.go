@@ -113,6 +113,9 @@ type Scenario struct {
 	// named <group>-<policy>.
 	OnError     ErrorPolicy
 	PolicyGroup string
+	// HashTag is how the built-in limiters tag their keys in this
+	// scenario (a declared limiter's keys are its own templates').
+	HashTag HashTag
 }
 
 // Stage is one stage of a ramp: over Duration the offered rate moves in a

@@ -81,7 +81,7 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 		return s, nil, false
 	}
 	s.Shape = Shape(shape)
-	f := d.mapping(n, path, append(slices.Clone(known), "policy", "faults")...)
+	f := d.mapping(n, path, append(slices.Clone(known), "policy", "faults", "hash_tag")...)
 	before := len(d.errs)
 	s.Name = shape
 	f.str("name", &s.Name)
@@ -89,6 +89,7 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 		f.errorf("name", "%q must be 1-64 letters, digits, '.', '_' or '-'", s.Name)
 	}
 	f.intField("concurrency", &s.Concurrency, 1)
+	parseHashTag(f, &s)
 	s.Pipeline = parsePipeline(f)
 	if f.has("policy") {
 		pol = parseScenarioPolicy(d, f, pol)

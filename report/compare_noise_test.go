@@ -167,6 +167,8 @@ func TestCompareWarnsWhatDiffers(t *testing.T) {
 			r.Host = result.HostInfo{Name: "ci-7", OS: "linux", Arch: "arm64", CPUs: 8, GOMAXPROCS: 7}
 		}, "different hosts"},
 		{"another server", func(r *result.Result) { r.Redis.Version = "7.2.4" }, "different Redis servers: private 7.0.15 in the baseline, private 7.2.4 now"},
+		{"a cluster against one server", func(r *result.Result) { r.Redis.Cluster = &result.ClusterInfo{Masters: 3} },
+			"different Redis servers: private 7.0.15 in the baseline, private Redis Cluster 7.0.15: 3 masters, 0 replicas now"},
 		{"a run with another rate", func(r *result.Result) { r.Runs[0].Params.Rate = "4x" }, "runs with other parameters: fixed_window/steady (policy 100/1s, rate 2x"},
 	} {
 		base := resultOf(compareRun("fixed_window", 200, 1000, 5, 100, 0, 0, 0, 0))

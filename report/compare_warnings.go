@@ -100,9 +100,7 @@ func describeHost(h result.HostInfo) string {
 	return s
 }
 
-func describeServer(r *result.Result) string {
-	return fmt.Sprintf("%s %s", r.Redis.Mode, r.Redis.Version)
-}
+func describeServer(r *result.Result) string { return DescribeRedis(r) }
 
 // describeParams is what a run ran with, as far as a comparison cares.
 func describeParams(r *result.Result, run *result.Run) string {

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/rlbench/rlbench/result"
@@ -19,9 +20,14 @@ func WriteSummary(w io.Writer, r *result.Result) error {
 	r = printableCopy(r)
 	j := Assess(r)
 	fmt.Fprintln(w, j.headline())
-	fmt.Fprintf(w, "rlbench %s  profile %s  redis %s %s (%s)\n",
-		r.Tool.Version, r.Profile.Name, r.Redis.Mode, r.Redis.Version, r.Redis.Addr)
-	fmt.Fprintf(w, "policy %s\n\n", FormatPolicy(r.Profile.Policy))
+	fmt.Fprintf(w, "rlbench %s  profile %s  redis %s (%s)\n",
+		r.Tool.Version, r.Profile.Name, DescribeRedis(r), r.Redis.Addr)
+	fmt.Fprintf(w, "policy %s\n", FormatPolicy(r.Profile.Policy))
+	hot := HotNodeNotes(r)
+	for _, n := range hot {
+		fmt.Fprintln(w, "! "+n)
+	}
+	fmt.Fprintln(w)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "algorithm\tscenario\tsent\tallowed\tdenied\terrors\trate/s\ttarget/s\tp50\tp99\tp99.9\tmax\t")
@@ -56,8 +62,12 @@ func WriteSummary(w io.Writer, r *result.Result) error {
 	if err := writeFaults(w, r); err != nil {
 		return err
 	}
+	if err := writeCluster(w, r); err != nil {
+		return err
+	}
 	writeThresholds(w, r.Thresholds)
-	notes := Notes(r)
+	// The hot-node warnings were printed at the top.
+	notes := slices.DeleteFunc(Notes(r), func(n string) bool { return slices.Contains(hot, n) })
 	if len(notes) > 0 {
 		fmt.Fprintln(w)
 		for _, n := range notes {
@@ -111,6 +121,7 @@ func Notes(r *result.Result) []string {
 	if j := Assess(r); r.Verdict != "" && r.Verdict != j.Verdict {
 		notes = append(notes, fmt.Sprintf("this result was recorded with verdict %s; by the rules of this rlbench it is %s", r.Verdict, j.Verdict))
 	}
+	notes = append(notes, HotNodeNotes(r)...)
 	notes = append(notes, evictionNotes(r)...)
 	notes = append(notes, leakNotes(r)...)
 	notes = append(notes, skippedNotes(r)...)

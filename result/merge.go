@@ -170,6 +170,7 @@ func mergeRuns(parts []*Run, segments int) (Run, error) {
 		out.Server = &s
 	}
 	out.Eviction, out.Reference, out.Relative = mergeReference(&out, parts)
+	out.Cluster = mergeClusters(parts)
 	var kept []string
 	for _, n := range append([]string{parts[0].Note}, notes...) {
 		if n != "" && !slices.Contains(kept, n) {

@@ -43,6 +43,7 @@ var worstFields = []string{
 	"audit.reply.remaining_wrong", "audit.reply.retry_after_too_early", "eviction.evicted_keys", "eviction.expired_keys",
 	"faults.policy_excess", "faults.state_lost_admitted",
 	"faults.max_attempts", "faults.max_recovery_ms", "faults.unjudged_mismatches",
+	"cluster.busiest_node_share",
 }
 
 // MergeRepetitions folds the repetitions of every algorithm/scenario in
@@ -80,6 +81,7 @@ func MergeRepeats(reps []Run) Run {
 	out.Audit, out.Memory, out.Server = clonePointer(out.Audit), clonePointer(out.Memory), clonePointer(out.Server)
 	out.Reference, out.Relative = clonePointer(out.Reference), clonePointer(out.Relative)
 	out.Eviction, out.Faults = clonePointer(out.Eviction), clonePointer(out.Faults)
+	out.Cluster = clonePointer(out.Cluster)
 	for _, r := range reps {
 		if r.Eviction != nil && r.Eviction.Restarted && out.Eviction != nil {
 			out.Eviction.Restarted = true

@@ -122,6 +122,9 @@ type RedisInfo struct {
 	Addr            string `json:"addr"`
 	MaxmemoryPolicy string `json:"maxmemory_policy,omitempty"`
 	Note            string `json:"note,omitempty"`
+	// Cluster describes the Redis Cluster, when the runs used one (Addr
+	// then lists its masters).
+	Cluster *ClusterInfo `json:"cluster,omitempty"`
 }
 
 // HostInfo describes the machine the load came from.

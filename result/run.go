@@ -68,6 +68,10 @@ type Run struct {
 	// Faults is what the faults the profile scheduled did to the run, and
 	// what the caller's error policy made of them.
 	Faults *Faults `json:"faults,omitempty"`
+
+	// Cluster is how the run's work fell on the masters of a Redis
+	// Cluster; nil on a single server.
+	Cluster *Cluster `json:"cluster,omitempty"`
 }
 
 // Params are the scenario parameters the run used.
@@ -105,6 +109,11 @@ type Params struct {
 	// when the profile has no client section.
 	OnError string        `json:"on_error,omitempty"`
 	Client  *ClientParams `json:"client,omitempty"`
+	// HashTag is how a built-in limiter's keys were tagged: identity
+	// (rlbench:<run>:<alg>:<scenario>:{<identity>}), fixed (every identity
+	// under one tag), or none; "declared" for a declared limiter, whose
+	// keys are its own templates'.
+	HashTag string `json:"hash_tag,omitempty"`
 }
 
 // StageParams is one stage of a ramp: over DurationS seconds the offered

@@ -11,15 +11,17 @@ import (
 // result is a count of something or a measure of time, size or rate, and a
 // negative one means the file was damaged or made up.
 var signedFields = map[string]bool{
-	"profile.seed":                      true, // any int64 seeds the generators
-	"memory.used_memory_delta_bytes":    true, // memory can shrink over a run
-	"memory.client_buffers_delta_bytes": true,
-	"memory.bytes_per_identity":         true, // and so can its share per identity
-	"clock_offset.offset_us":            true, // the local clock may be ahead of Redis
-	"edge.from_ms":                      true, // the edge curve starts before the boundary
-	"thresholds.value":                  true, // a threshold reads any field
-	"thresholds.against":                true,
-	"repeats.values":                    true, // each repetition of any field
+	"profile.seed":                          true, // any int64 seeds the generators
+	"memory.used_memory_delta_bytes":        true, // memory can shrink over a run
+	"memory.client_buffers_delta_bytes":     true,
+	"memory.bytes_per_identity":             true, // and so can its share per identity
+	"cluster.nodes.used_memory_delta_bytes": true, // and each master's
+	"cluster.nodes.keys_delta":              true, // keys expire during a run
+	"clock_offset.offset_us":                true, // the local clock may be ahead of Redis
+	"edge.from_ms":                          true, // the edge curve starts before the boundary
+	"thresholds.value":                      true, // a threshold reads any field
+	"thresholds.against":                    true,
+	"repeats.values":                        true, // each repetition of any field
 }
 
 // validate checks what a result's numbers can be: no count or figure is

@@ -204,7 +204,7 @@ func TestIdentityCounter(t *testing.T) {
 		{"past the bitmap, the first template's keys: 1 and 3", 4, 2},
 	} {
 		var n int64
-		visit := identityCounter(lim, prefix, 5, tc.maxBits, &n)
+		visit := identityCounter(lim, keyScheme{head: prefix}, 5, tc.maxBits, &n)
 		for _, k := range visited {
 			visit(k)
 		}

@@ -88,13 +88,17 @@ func profileInfo(p *profile.Profile) result.ProfileInfo {
 
 // redisInfo describes the server the runs used, without credentials.
 func redisInfo(env *redisenv.Env) result.RedisInfo {
-	return result.RedisInfo{
+	info := result.RedisInfo{
 		Mode:            string(env.Mode),
 		Version:         env.Version,
 		Addr:            env.Addr,
 		MaxmemoryPolicy: env.MaxmemoryPolicy,
 		Note:            env.Note,
 	}
+	if c := env.Cluster; c != nil {
+		info.Cluster = &result.ClusterInfo{Masters: c.Masters, Replicas: c.Replicas, Nodes: c.Nodes}
+	}
+	return info
 }
 
 // hostInfo describes the machine the load came from, with the GOMAXPROCS

@@ -116,6 +116,9 @@ func (r *Runner) openFaults(ctx context.Context, spec profile.RunSpec) (s *fault
 	if err := r.checkFaultTarget(sc); err != nil {
 		return nil, err
 	}
+	if _, single := r.Env.Client.(*redis.Client); !single {
+		return nil, errors.New("faults and the caller's policy run on a single redis-server, not on a Redis Cluster")
+	}
 	s = &faultSession{r: r, scenario: sc, command: "evalsha", done: make(chan struct{})}
 	defer func() {
 		if err != nil {
@@ -129,7 +132,7 @@ func (r *Runner) openFaults(ctx context.Context, spec profile.RunSpec) (s *fault
 	s.controlTimeout = longest + time.Second
 	addr := r.Env.Addr
 	if addr == "" {
-		addr = r.Env.Client.Options().Addr
+		addr = r.singleClient().Options().Addr
 	}
 	s.primary = &node{addr: addr, srv: r.Env.Server, rdb: r.cloneClient(addr, 2, s.controlTimeout)}
 	s.original = s.primary
@@ -201,10 +204,14 @@ func (r *Runner) checkFaultRights(ctx context.Context, sc profile.Scenario, n *n
 	return nil
 }
 
+// singleClient is the run's client to its single server; openFaults has
+// refused a cluster's.
+func (r *Runner) singleClient() *redis.Client { return r.Env.Client.(*redis.Client) }
+
 // cloneClient is a client like the run's, to addr, with pool connections
 // and calls bounded by timeout.
 func (r *Runner) cloneClient(addr string, pool int, timeout time.Duration) *redis.Client {
-	o := *r.Env.Client.Options()
+	o := *r.singleClient().Options()
 	o.Addr = addr
 	o.PoolSize, o.MinIdleConns, o.MaxIdleConns = pool, 0, pool
 	o.ReadTimeout, o.WriteTimeout = timeout, timeout
@@ -361,7 +368,7 @@ func (s *faultSession) end(ctx context.Context, interrupted bool) {
 		s.failBack(context.WithoutCancel(ctx))
 	}
 	if len(s.switches) > 0 {
-		purgePool(context.WithoutCancel(ctx), s.r.Env.Client, s.r.Profile.Timeout)
+		purgePool(context.WithoutCancel(ctx), s.r.singleClient(), s.r.Profile.Timeout)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -55,7 +56,7 @@ func (r *Runner) checkServer(ctx context.Context, run *result.Run) error {
 			time.Sleep(livenessPause)
 		}
 		pctx, cancel := context.WithTimeout(ctx, r.Profile.Timeout)
-		err := r.Env.Client.Ping(pctx).Err()
+		err := redisenv.Ping(pctx, r.Env.Client)
 		cancel()
 		var reply redis.Error
 		if err == nil || errors.As(err, &reply) {
@@ -64,8 +65,8 @@ func (r *Runner) checkServer(ctx context.Context, run *result.Run) error {
 		last = err
 	}
 	addr := r.Env.Addr
-	if addr == "" {
-		addr = r.Env.Client.Options().Addr
+	if c, ok := r.Env.Client.(*redis.Client); ok && addr == "" {
+		addr = c.Options().Addr
 	}
 	return &ServerGoneError{Addr: addr, Run: run.Key(), Errors: run.Requests.Errors, Sent: run.Requests.Sent, Err: last}
 }

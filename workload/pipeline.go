@@ -2,7 +2,6 @@ package workload
 
 import (
 	"context"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -225,8 +224,7 @@ func (d *scheduler) sendBatch(w *pipeWorker, jobs []job) {
 	calls := w.calls[:len(jobs)]
 	for i, j := range jobs {
 		c := &calls[i]
-		key := string(strconv.AppendUint(w.buf[:len(d.prefix)], j.identity, 10))
-		c.args = d.piped.AppendCommand(c.args[:0], key)
+		c.args = d.piped.AppendCommand(c.args[:0], d.key(w.worker, j.identity))
 		c.Cmd, c.clock, c.done = redis.NewCmd(d.callCtx, c.args...), d.clock, time.Time{}
 	}
 	sent := d.clock.Now()

@@ -2,8 +2,9 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -34,14 +35,16 @@ const (
 )
 
 // probe measures one run: rlbench's own memory throughout, and the
-// server's memory and command statistics before and after the traffic.
+// server's memory and command statistics before and after the traffic
+// (on a cluster, every master's, added up and kept per master).
 type probe struct {
 	r        *Runner
 	limiter  algorithms.Limiter
+	keys     keyScheme
 	command  string
 	self     *selfSampler
-	before   redisenv.MemoryReading
-	stats    redisenv.CommandStats
+	before   []redisenv.MemoryReading
+	stats    []redisenv.CommandStats
 	memErr   error
 	statsErr error
 	reset    bool
@@ -50,26 +53,35 @@ type probe struct {
 	// command statistics are added up on either side of each, and memory
 	// is not compared across them.
 	switches []serverSwitch
+	// nodes is the masters' key counts before the run (a cluster's), and
+	// redirects the redirections counted by then.
+	nodes     nodeReading
+	redirects redisenv.RedirectCounts
 }
 
-// startProbe takes the readings a run of lim over identities callers is
-// measured against. It runs after the warm-up and after earlier runs' keys
-// are gone, right before the traffic.
-func (r *Runner) startProbe(ctx context.Context, lim algorithms.Limiter, identities int) *probe {
-	p := &probe{r: r, limiter: lim, command: serverCommand(lim), self: startSelfSampler()}
+// startProbe takes the readings a run of lim over identities callers,
+// whose keys keys names, is measured against. It runs after the warm-up
+// and after earlier runs' keys are gone, right before the traffic.
+func (r *Runner) startProbe(ctx context.Context, lim algorithms.Limiter, identities int, keys keyScheme) *probe {
+	p := &probe{r: r, limiter: lim, keys: keys, command: serverCommand(lim), self: startSelfSampler()}
 	if r.Env.Mode == redisenv.Embedded {
 		return p
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.Profile.Timeout+settleTimeout+5*time.Second)
 	defer cancel()
-	rdb := redisenv.NewProbeClient(r.Env.Client)
-	defer rdb.Close()
+	p.redirects = r.Env.Redirections()
+	srv, err := r.openServers(ctx)
+	if err != nil {
+		p.memErr, p.statsErr, p.nodes.err = err, err, err
+		return p
+	}
+	defer srv.close()
 	mode := r.Env.Mode
 	if mode == redisenv.Private {
-		if err := rdb.Do(ctx, func(c redis.Cmdable) error { return redisenv.StopLatencyTracking(ctx, c, mode) }); err != nil {
+		if err := srv.each(ctx, func(_ int, c redis.Cmdable) error { return redisenv.StopLatencyTracking(ctx, c, mode) }); err != nil {
 			p.notes = append(p.notes, err.Error())
 		}
-		if err := rdb.Do(ctx, func(c redis.Cmdable) error { return redisenv.ResetStats(ctx, c, mode) }); err != nil {
+		if err := srv.each(ctx, func(_ int, c redis.Cmdable) error { return redisenv.ResetStats(ctx, c, mode) }); err != nil {
 			p.notes = append(p.notes, err.Error())
 		} else {
 			p.reset = true
@@ -81,20 +93,23 @@ func (r *Runner) startProbe(ctx context.Context, lim algorithms.Limiter, identit
 	if identities < result.MinIdentitiesForBytes {
 		settle = 0
 	}
-	var settled bool
-	p.memErr = rdb.Do(ctx, func(c redis.Cmdable) (err error) {
-		p.before, settled, err = redisenv.SettledMemory(ctx, c, mode, settle)
+	p.before = make([]redisenv.MemoryReading, len(srv.addrs))
+	settled := make([]bool, len(srv.addrs))
+	p.memErr = srv.each(ctx, func(i int, c redis.Cmdable) (err error) {
+		p.before[i], settled[i], err = redisenv.SettledMemory(ctx, c, mode, settle)
 		return err
 	})
 	// On a shared server the figure moves with other clients' writes (and
 	// the result says so once); on a private one nothing else writes.
-	if p.memErr == nil && !settled && settle > 0 && mode == redisenv.Private {
+	if p.memErr == nil && slices.Contains(settled, false) && settle > 0 && mode == redisenv.Private {
 		p.notes = append(p.notes, fmt.Sprintf("used_memory was still moving %s after the previous run's keys were deleted", settleTimeout))
 	}
-	p.statsErr = rdb.Do(ctx, func(c redis.Cmdable) (err error) {
-		p.stats, err = redisenv.ReadDecisionStats(ctx, c, p.command)
+	p.stats = make([]redisenv.CommandStats, len(srv.addrs))
+	p.statsErr = srv.each(ctx, func(i int, c redis.Cmdable) (err error) {
+		p.stats[i], err = redisenv.ReadDecisionStats(ctx, c, p.command)
 		return err
 	})
+	p.nodes = readNodes(ctx, srv, 0)
 	return p
 }
 
@@ -104,7 +119,11 @@ func (r *Runner) startProbe(ctx context.Context, lim algorithms.Limiter, identit
 func (p *probe) finish(ctx context.Context, prefix string, run *result.Run, runErr error, switches []serverSwitch) {
 	p.switches = switches
 	heap, rss := p.self.stop()
+	// Read before the probes' own calls, which a migration could redirect.
+	redirects := p.r.Env.Redirections()
 	if runErr != nil {
+		// The redirections the calls met are the client's own count.
+		run.Cluster = p.clusterFigures(nodeReading{err: errRunStopped}, nil, nil, redirects)
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, censusTimeout)
@@ -119,7 +138,7 @@ func (p *probe) finish(ctx context.Context, prefix string, run *result.Run, runE
 	censusErr := rdb.Do(ctx, func(c redis.Cmdable) (err error) {
 		m.Identities = 0
 		census, err = redisenv.TakeCensus(ctx, c, prefix, memorySampleKeys, uint64(p.r.Profile.Seed),
-			identityCounter(p.limiter, prefix, run.Identities, maxIdentityBits, &m.Identities))
+			identityCounter(p.limiter, p.keys, run.Identities, maxIdentityBits, &m.Identities))
 		return err
 	})
 	var sample redisenv.MemorySample
@@ -139,7 +158,7 @@ func (p *probe) finish(ctx context.Context, prefix string, run *result.Run, runE
 	if embedded {
 		m.Notes = append(m.Notes, embeddedNote)
 	} else {
-		haveUsedMemory = p.readServer(ctx, rdb, run)
+		haveUsedMemory = p.readServer(ctx, run, redirects)
 	}
 	if censusErr != nil {
 		m.Identities, m.CensusFailed = 0, true
@@ -159,40 +178,61 @@ func (p *probe) finish(ctx context.Context, prefix string, run *result.Run, runE
 	}
 }
 
-// readServer takes the after-readings of INFO memory and commandstats. It
+// readServer takes the after-readings of INFO memory and commandstats
+// (every master's, on a cluster) and the cluster's figures per master. It
 // reports whether the server gave used_memory both before and after.
-func (p *probe) readServer(ctx context.Context, rdb *redisenv.ProbeClient, run *result.Run) (haveUsedMemory bool) {
+func (p *probe) readServer(ctx context.Context, run *result.Run, redirects redisenv.RedirectCounts) (haveUsedMemory bool) {
 	m := run.Memory
 	mode := p.r.Env.Mode
 	shared := mode != redisenv.Private
-	var after redisenv.MemoryReading
-	err := rdb.Do(ctx, func(c redis.Cmdable) (err error) {
-		after, err = redisenv.ReadMemory(ctx, c, mode)
+	srv, err := p.r.openServers(ctx)
+	if err != nil {
+		m.Notes = append(m.Notes, "no used_memory or commandstats: "+err.Error())
+		if c := p.clusterFigures(nodeReading{err: err}, nil, nil, redirects); c != nil {
+			run.Cluster = c
+		}
+		return false
+	}
+	defer srv.close()
+	// The command statistics first: the memory reading is a MULTI, which
+	// a decision of MULTI and EXEC (fixed_window_nx) would count as its own.
+	stats := make([]redisenv.CommandStats, len(srv.addrs))
+	statsErr := srv.each(ctx, func(i int, c redis.Cmdable) (err error) {
+		stats[i], err = redisenv.ReadDecisionStats(ctx, c, p.command)
+		return err
+	})
+	if statsErr != nil || len(stats) != len(p.stats) {
+		stats = nil
+	}
+	after := make([]redisenv.MemoryReading, len(srv.addrs))
+	err = srv.each(ctx, func(i int, c redis.Cmdable) (err error) {
+		after[i], err = redisenv.ReadMemory(ctx, c, mode)
 		return err
 	})
 	switch {
 	case len(p.switches) > 0:
+		after = nil
 		m.Notes = append(m.Notes, "no used_memory delta: "+switchNote(len(p.switches))+", and a new server's memory says nothing of the keys' cost")
-	case p.memErr == nil && err == nil:
+	case p.memErr == nil && err == nil && len(after) == len(p.before):
 		haveUsedMemory = true
-		m.UsedMemoryDeltaBytes = after.UsedMemory - p.before.UsedMemory
-		m.ClientBuffersDeltaBytes = after.ClientBuffers - p.before.ClientBuffers
+		a, b := sumMemory(after), sumMemory(p.before)
+		m.UsedMemoryDeltaBytes = a.UsedMemory - b.UsedMemory
+		m.ClientBuffersDeltaBytes = a.ClientBuffers - b.ClientBuffers
 		if shared {
 			m.Notes = append(m.Notes, sharedMemoryNote)
 		}
 	default:
-		m.Notes = append(m.Notes, "no used_memory: "+firstError(p.memErr, err).Error())
+		after = nil
+		m.Notes = append(m.Notes, "no used_memory: "+firstError(p.memErr, err, errMastersChanged).Error())
 	}
-	var stats redisenv.CommandStats
-	err = rdb.Do(ctx, func(c redis.Cmdable) (err error) {
-		stats, err = redisenv.ReadDecisionStats(ctx, c, p.command)
-		return err
-	})
-	if p.statsErr != nil || err != nil {
-		m.Notes = append(m.Notes, "no commandstats: "+firstError(p.statsErr, err).Error())
+	run.Cluster = p.clusterFigures(readNodes(ctx, srv, 0), after, stats, redirects)
+	if p.statsErr != nil || stats == nil {
+		m.Notes = append(m.Notes, "no commandstats: "+firstError(p.statsErr, statsErr, errMastersChanged).Error())
 		return haveUsedMemory
 	}
-	diff := statAcross(p.stats, stats, p.switches)
+	// Across a fault that replaced the (single) server, the statistics add
+	// up on either side of each switch.
+	diff := statAcross(sumStats(p.stats), sumStats(stats), p.switches)
 	if diff.WentBackwards() {
 		m.Notes = append(m.Notes, "no commandstats: INFO commandstats went backwards during the run (another client reset the statistics?)")
 		return haveUsedMemory
@@ -205,6 +245,13 @@ func (p *probe) readServer(ctx context.Context, rdb *redisenv.ProbeClient, run *
 	return haveUsedMemory
 }
 
+// errRunStopped is why a run that stopped early has no figures per master.
+var errRunStopped = errors.New("the run stopped before its end, and the masters were not read")
+
+// errMastersChanged is why figures read before and after a run cannot be
+// compared when the cluster's masters changed in between.
+var errMastersChanged = errors.New("the cluster's masters changed during the run")
+
 func firstError(errs ...error) error {
 	for _, err := range errs {
 		if err != nil {
@@ -212,19 +259,4 @@ func firstError(errs ...error) error {
 		}
 	}
 	return nil
-}
-
-// isIdentityKey reports whether key is prefix followed by an identity
-// number, as drive.call builds them.
-func isIdentityKey(key, prefix string) bool {
-	id, ok := strings.CutPrefix(key, prefix)
-	if !ok || id == "" {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		if id[i] < '0' || id[i] > '9' {
-			return false
-		}
-	}
-	return true
 }

@@ -24,20 +24,21 @@ type keyOwner interface {
 const maxIdentityBits = 1 << 26
 
 // identityCounter returns the census's visitor that counts into n the
-// identities holding a key under prefix. A built-in limiter's key is the
-// prefix and the identity; a declared limiter's keys come from its
+// identities holding a key of keys. A built-in limiter's key is the
+// identity's number in the scheme (in its hash tag, perhaps); a declared limiter's keys come from its
 // templates, several per identity perhaps, so its identities are read back
 // through them and counted once each (a bit per identity of the run; past
 // maxBits identities, by the keys of its first template only).
-func identityCounter(lim algorithms.Limiter, prefix string, identities, maxBits int, n *int64) func(key string) {
+func identityCounter(lim algorithms.Limiter, keys keyScheme, identities, maxBits int, n *int64) func(key string) {
 	owner, ok := lim.(keyOwner)
 	if !ok {
 		return func(key string) {
-			if isIdentityKey(key, prefix) {
+			if _, ok := keys.identity(key); ok {
 				*n++
 			}
 		}
 	}
+	prefix := keys.head
 	var seen []uint64
 	if identities <= maxBits {
 		seen = make([]uint64, (identities+63)/64)

@@ -221,7 +221,8 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 		}
 	}
 
-	probe := r.startProbe(ctx, lim, spec.Scenario.Identities)
+	keys := r.keyScheme(lim, spec, prefix)
+	probe := r.startProbe(ctx, lim, spec.Scenario.Identities, keys)
 	if err := r.meet(ctx, index); err != nil {
 		probe.self.stop()
 		return nil, err
@@ -242,6 +243,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 		rec.audit.watchEdges(-reach-1, reach+1)
 	}
 	run := newRun(p, spec, prefix, conc)
+	run.Params.HashTag = string(keys.tag)
 	prog := &Progress{Spec: spec, Index: index, Total: total, Started: rec.start, Duration: spec.Scenario.Duration,
 		Planned: plannedShare(p.PlannedRequests(spec.Scenario), r.Segments.Segment, spec.Scenario.Identities), rec: rec}
 	if r.Observer != nil {
@@ -296,9 +298,11 @@ func (r *Runner) runSchedule(ctx context.Context, lim algorithms.Limiter, spec p
 	s := spec.Scenario
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	keys := r.keyScheme(lim, spec, prefix)
 	d := &scheduler{
 		limiter:     lim,
-		prefix:      prefix,
+		prefix:      keys.head,
+		tail:        keys.tail,
 		clock:       r.Clock,
 		rec:         rec,
 		concurrency: r.Profile.RunConcurrency(s),
@@ -370,12 +374,13 @@ func (r *Runner) watch(ctx context.Context, d *scheduler, cancel context.CancelC
 	return func() { close(done); wg.Wait() }
 }
 
-// warmPool opens the connections the run will use before it is timed.
-func (r *Runner) warmPool(ctx context.Context, rdb *redis.Client, n int) {
+// warmPool opens the connections the run will use before it is timed (to
+// every master of a cluster).
+func (r *Runner) warmPool(ctx context.Context, rdb redis.UniversalClient, n int) {
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
 		wg.Add(1)
-		go func() { defer wg.Done(); _ = rdb.Ping(ctx).Err() }()
+		go func() { defer wg.Done(); _ = redisenv.Ping(ctx, rdb) }()
 	}
 	wg.Wait()
 }

@@ -37,7 +37,7 @@ func checkCounts(t *testing.T, r *result.Run) {
 	}
 }
 
-func countKeys(t *testing.T, rdb *redis.Client, pattern string) int {
+func countKeys(t *testing.T, rdb redis.Cmdable, pattern string) int {
 	t.Helper()
 	keys, err := rdb.Keys(context.Background(), pattern).Result()
 	if err != nil {

@@ -22,7 +22,9 @@ type job struct {
 // the schedule of the run's shape, and records every outcome.
 type scheduler struct {
 	limiter algorithms.Limiter
-	prefix  string
+	// An identity's key is prefix, the identity's number, then tail (a
+	// hash tag's closing brace): see keyScheme.
+	prefix, tail string
 	// segment is the part of the identities this process sends for: of
 	// every schedule it sends only the requests of identities it owns, at
 	// their due times in the whole schedule.
@@ -65,14 +67,20 @@ type worker struct {
 }
 
 func (d *scheduler) newWorker(id int) *worker {
-	buf := make([]byte, len(d.prefix), len(d.prefix)+24)
+	buf := make([]byte, len(d.prefix), len(d.prefix)+24+len(d.tail))
 	copy(buf, d.prefix)
 	return &worker{id: id, buf: buf}
 }
 
+// key is identity's key, built in the worker's buffer: prefix, the
+// identity's number, tail.
+func (d *scheduler) key(w *worker, identity uint64) string {
+	return string(append(strconv.AppendUint(w.buf[:len(d.prefix)], identity, 10), d.tail...))
+}
+
 // call sends one request for identity, records it, and returns the key.
 func (d *scheduler) call(w *worker, identity uint64, due time.Time) string {
-	key := string(strconv.AppendUint(w.buf[:len(d.prefix)], identity, 10))
+	key := d.key(w, identity)
 	o := &w.out
 	o.identity, o.due = identity, due
 	o.sent = d.clock.Now()

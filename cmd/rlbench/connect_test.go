@@ -74,19 +74,7 @@ func TestACLUserWithPasswordFromTheEnvironment(t *testing.T) {
 		}
 	}
 	// Nothing written anywhere holds the password.
-	err = filepath.Walk(out, func(path string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err == nil && strings.Contains(string(data), password) {
-			t.Errorf("%s contains the password", path)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	noFileHolds(t, out, password)
 	if strings.Contains(stdout+stderr, password) {
 		t.Errorf("the output contains the password")
 	}
@@ -102,6 +90,24 @@ func TestACLUserWithPasswordFromTheEnvironment(t *testing.T) {
 	code, _, stderr = runCLI(t, "run", "--quiet", "--out", t.TempDir(), writeProfile(t, externalProfile(section)))
 	if code != exitRuntime || !strings.Contains(stderr, "redis at "+addr+" refused the connection: WRONGPASS") || strings.Contains(stderr, password) {
 		t.Errorf("wrong password: exit %d, stderr %s", code, stderr)
+	}
+}
+
+// noFileHolds fails the test when a file under dir holds secret.
+func noFileHolds(t *testing.T, dir, secret string) {
+	t.Helper()
+	err := filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err == nil && strings.Contains(string(data), secret) {
+			t.Errorf("%s contains the password", path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

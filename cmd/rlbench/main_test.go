@@ -34,13 +34,15 @@ func writeProfile(t *testing.T, body string) string {
 // runAndRead runs the profile body (whose name is name) on a private
 // redis-server and reads back the one result it wrote; it also returns
 // the summary.
-// runAndRead runs a profile on a private redis-server and returns the
-// result, the summary, and the directory the run wrote.
-func runAndRead(t *testing.T, name, body string) (*result.Result, string, string) {
+// runAndRead runs a profile on a private redis-server (or the Redis flags
+// name) and returns the result, the summary, and the directory the run
+// wrote.
+func runAndRead(t *testing.T, name, body string, flags ...string) (*result.Result, string, string) {
 	t.Helper()
 	redistest.ServerPath(t)
 	out := t.TempDir()
-	code, stdout, stderr := runCLI(t, "run", "--quiet", "--out", out, writeProfile(t, body))
+	args := append(append([]string{"run", "--quiet", "--out", out}, flags...), writeProfile(t, body))
+	code, stdout, stderr := runCLI(t, args...)
 	if code != exitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

@@ -34,15 +34,23 @@ func TestMain(m *testing.M) {
 // tmp as its TMPDIR and the redis-server script in bin first on its PATH.
 func rlbenchProcess(t *testing.T, tmp, bin string, args ...string) (*exec.Cmd, *syncBuffer) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
+	cmd, _, stderr := rlbenchProcessOut(t, tmp, bin, args...)
+	return cmd, stderr
+}
+
+// rlbenchProcessOut is rlbenchProcess that also keeps what rlbench
+// printed on its standard output.
+func rlbenchProcessOut(t *testing.T, tmp, bin string, args ...string) (cmd *exec.Cmd, stdout, stderr *syncBuffer) {
+	t.Helper()
+	cmd = exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), asMainEnv+"=1", "TMPDIR="+tmp, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
+	stdout, stderr = &syncBuffer{}, &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
-	return cmd, stderr
+	return cmd, stdout, stderr
 }
 
 // serverScript writes bin/redis-server, a shell script that starts the real

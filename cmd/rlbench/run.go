@@ -36,6 +36,9 @@ type runOptions struct {
 	segment    string
 	startAt    string
 	algorithms string
+
+	// redisCluster names nodes of a Redis Cluster (--redis-cluster).
+	redisCluster string
 }
 
 // startAtEnv names the environment variable that may carry the common
@@ -62,6 +65,7 @@ func runCommand() command {
 // declare declares the flags of `rlbench run`.
 func (o *runOptions) declare(fs *flag.FlagSet) {
 	fs.StringVar(&o.redisAddr, "redis", "", "use the Redis at `ADDR` (host:port or redis:// URL) instead of the profile's or a private one")
+	fs.StringVar(&o.redisCluster, "redis-cluster", "", "use the Redis Cluster whose nodes `ADDRS` name (host:port,host:port,...; one is enough) instead of the profile's or a private one")
 	fs.StringVar(&o.outDir, "out", "results", "write results under `DIR` (checked writable before the run starts)")
 	fs.BoolVar(&o.keepKeys, "keep-keys", false, "leave the run's keys in Redis for inspection")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar: one line per run")
@@ -149,7 +153,11 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 		return err
 	}
 
-	if ropts.Addr == "" && !o.quiet {
+	switch {
+	case o.quiet || ropts.Addr != "" || len(ropts.ClusterAddrs) > 0:
+	case ropts.Cluster != nil:
+		fmt.Fprintf(stderr, "rlbench: starting a private Redis Cluster of %d masters and %d replicas on loopback ports\n", ropts.Cluster.Masters, ropts.Cluster.Masters*ropts.Cluster.Replicas)
+	default:
 		fmt.Fprintln(stderr, "rlbench: starting a private redis-server on a loopback port")
 	}
 	env, err := redisenv.Open(ctx, ropts)
@@ -224,11 +232,16 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 
 // checkFaults refuses what the profile's faults cannot do with these
 // flags: faults that need a private server against --redis (with the
-// file and line of each), and faults in a segmented run, where every
+// file and line of each), any fault on a cluster (--redis-cluster), and faults in a segmented run, where every
 // process would inject them.
 func checkFaults(p *profile.Profile, o runOptions, segs workload.Segments) error {
 	if o.redisAddr != "" {
 		if err := p.CheckFaultsOnExternal(); err != nil {
+			return err
+		}
+	}
+	if o.redisCluster != "" {
+		if err := p.CheckFaultsOnCluster(); err != nil {
 			return err
 		}
 	}
@@ -271,12 +284,29 @@ func redisOptions(p *profile.Profile, o runOptions) (redisenv.Options, error) {
 			}
 			ropts.Password = pw
 		}
+		if c := r.Cluster; c != nil && c.Private() {
+			ropts.Cluster = &redisenv.ClusterSpec{Masters: c.Masters, Replicas: c.Replicas}
+		} else if c != nil {
+			ropts.ClusterAddrs = c.Addrs
+		}
 	}
-	if o.redisAddr != "" {
+	switch {
+	case o.redisAddr != "" && o.redisCluster != "":
+		return ropts, usageErrorf("give either --redis (one server) or --redis-cluster, not both")
+	case o.redisAddr != "":
 		if err := redisconf.CheckAddr(o.redisAddr); err != nil {
 			return ropts, usageErrorf("--redis: %v", err)
 		}
-		ropts.Addr = o.redisAddr
+		ropts.Addr, ropts.ClusterAddrs, ropts.Cluster = o.redisAddr, nil, nil
+	case o.redisCluster != "":
+		addrs, err := redisconf.SplitClusterAddrs(o.redisCluster)
+		if err != nil {
+			return ropts, usageErrorf("--redis-cluster: %v", err)
+		}
+		if ropts.DB != 0 {
+			return ropts, usageErrorf("--redis-cluster: %s: redis.db is %d, and a Redis Cluster has database 0 only", p.Path, ropts.DB)
+		}
+		ropts.Addr, ropts.ClusterAddrs, ropts.Cluster = "", addrs, nil
 	}
 	return ropts, nil
 }

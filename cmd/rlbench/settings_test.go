@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rlbench/rlbench/internal/redistest"
 )
@@ -137,5 +138,47 @@ func TestOutputDirCheckedBeforeTheRun(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr, "--out "+out) {
 			t.Errorf("--out %s: exit %d, stderr %q; want exit %d naming it", out, code, stderr, exitUsage)
 		}
+	}
+}
+
+// TestBadRedisClusterFlagIsUsage: a --redis-cluster value that names no
+// cluster nodes, or one given with --redis, is bad usage (exit 2), found
+// before anything is dialled, and a password in it is never printed.
+func TestBadRedisClusterFlagIsUsage(t *testing.T) {
+	for _, tc := range []struct {
+		why  string
+		args []string
+		want string
+	}{
+		{"no node", []string{"--redis-cluster", ","}, "--redis-cluster: list is empty"},
+		{"a node that is no address", []string{"--redis-cluster", "127.0.0.1:7000,nowhere"}, `--redis-cluster: "nowhere" is not host:port`},
+		{"a database, which a cluster does not have", []string{"--redis-cluster", "redis://127.0.0.1:7000/3"}, "names database 3: a Redis Cluster has database 0 only"},
+		{"a password in a node's URL", []string{"--redis-cluster", "redis://bench:s3cret@127.0.0.1:7000"}, `"redis://bench:xxxxx@127.0.0.1:7000" carries a password`},
+		{"one server and a cluster at once", []string{"--redis", "127.0.0.1:6379", "--redis-cluster", "127.0.0.1:7000"}, "give either --redis (one server) or --redis-cluster, not both"},
+	} {
+		args := append(append([]string{"run", "--quiet", "--out", t.TempDir()}, tc.args...), writeProfile(t, tinyProfile))
+		code, stdout, stderr := runCLI(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) || strings.Contains(stdout+stderr, "s3cret") {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d and %q", tc.why, code, stderr, exitUsage, tc.want)
+		}
+	}
+	code, _, stderr := runCLI(t, "run", "--quiet", "--out", t.TempDir(), "--redis-cluster", "127.0.0.1:7000",
+		writeProfile(t, externalProfile("redis:\n  addr: 127.0.0.1:6379\n  db: 2\n")))
+	if code != exitUsage || !strings.Contains(stderr, "redis.db is 2, and a Redis Cluster has database 0 only") {
+		t.Errorf("a profile's database with --redis-cluster: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestUnreachableClusterFailsFast: a cluster nobody listens at fails the
+// run within seconds as a runtime failure (exit 3), naming the address.
+func TestUnreachableClusterFailsFast(t *testing.T) {
+	addr := redistest.ClosedAddr(t)
+	start := time.Now()
+	code, _, stderr := runCLI(t, "run", "--quiet", "--out", t.TempDir(), "--redis-cluster", addr, writeProfile(t, tinyProfile))
+	if code != exitRuntime || !strings.Contains(stderr, "redis cluster at "+addr+" unreachable") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("took %s to give up", took)
 	}
 }

@@ -134,3 +134,86 @@ func LoadCA(path string) (*x509.CertPool, error) {
 	}
 	return pool, nil
 }
+
+// MaxClusterAddrs is the most cluster node addresses rlbench takes: the
+// client learns every other node from any one of them.
+const MaxClusterAddrs = 64
+
+// CheckClusterAddr checks one address of a Redis Cluster's node: as
+// CheckAddr, but without a database (a cluster has database 0 only).
+func CheckClusterAddr(addr string) error {
+	if err := CheckAddr(addr); err != nil {
+		return err
+	}
+	if !strings.Contains(addr, "://") {
+		return nil
+	}
+	u, _ := url.Parse(addr)
+	if path := strings.Trim(u.Path, "/"); path != "" && path != "0" {
+		return fmt.Errorf("%s names database %s: a Redis Cluster has database 0 only", strconv.Quote(Redact(addr)), path)
+	}
+	return nil
+}
+
+// CheckClusterAddrs checks the addresses of a Redis Cluster's nodes: at
+// least one and at most MaxClusterAddrs, each as CheckClusterAddr wants
+// it, and URLs all of one scheme and user (one client talks to every node
+// the same way).
+func CheckClusterAddrs(addrs []string) error {
+	if len(addrs) == 0 {
+		return fmt.Errorf("list is empty: name at least one node of the cluster")
+	}
+	if len(addrs) > MaxClusterAddrs {
+		return fmt.Errorf("list names %d nodes; at most %d (any one node is enough)", len(addrs), MaxClusterAddrs)
+	}
+	var scheme, user, first string
+	for _, a := range addrs {
+		if err := CheckClusterAddr(a); err != nil {
+			return err
+		}
+		if !strings.Contains(a, "://") {
+			continue
+		}
+		u, _ := url.Parse(a)
+		if first == "" {
+			scheme, user, first = u.Scheme, u.User.Username(), a
+			continue
+		}
+		if u.Scheme != scheme || u.User.Username() != user {
+			return fmt.Errorf("%s and %s differ in scheme or user: every node of one cluster is reached the same way",
+				strconv.Quote(Redact(first)), strconv.Quote(Redact(a)))
+		}
+	}
+	return nil
+}
+
+// SplitClusterAddrs reads a comma-separated list of cluster node
+// addresses (as --redis-cluster takes them) and checks it.
+func SplitClusterAddrs(list string) ([]string, error) {
+	var addrs []string
+	for _, a := range strings.Split(list, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			addrs = append(addrs, a)
+		}
+	}
+	return addrs, CheckClusterAddrs(addrs)
+}
+
+// Bounds of a private cluster: enough masters to see how limiters spread
+// over them, few enough that a typo does not start a hundred servers.
+const (
+	MaxClusterMasters  = 16
+	MaxClusterReplicas = 4
+)
+
+// CheckClusterShape checks the shape of a private cluster: 1 to
+// MaxClusterMasters masters, each with 0 to MaxClusterReplicas replicas.
+func CheckClusterShape(masters, replicas int) error {
+	switch {
+	case masters < 1 || masters > MaxClusterMasters:
+		return fmt.Errorf("a private cluster has 1 to %d masters, not %d", MaxClusterMasters, masters)
+	case replicas < 0 || replicas > MaxClusterReplicas:
+		return fmt.Errorf("a private cluster has 0 to %d replicas per master, not %d", MaxClusterReplicas, replicas)
+	}
+	return nil
+}

@@ -54,3 +54,51 @@ func TestCheckAddr(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitClusterAddrs(t *testing.T) {
+	for _, tc := range []struct {
+		list string
+		n    int
+		err  string
+	}{
+		{"10.0.0.5:7000,10.0.0.6:7000", 2, ""},                   // the flag's form
+		{" 10.0.0.5:7000 , ", 1, ""},                             // spaces and a trailing comma
+		{"rediss://bench@a:7000,rediss://bench@b:7000/0", 2, ""}, // TLS with a user; database 0 is the only one
+		{"", 0, "list is empty"},
+		{"a:7000,nope", 0, `"nope" is not host:port`},
+		{"redis://a:7000/2", 0, "names database 2: a Redis Cluster has database 0 only"},
+		{"redis://u:s3cret@a:7000", 0, "carries a password"},
+		{"redis://a@h:1,redis://b@h:2", 0, "differ in scheme or user"},
+		{"redis://h:1,rediss://h:2", 0, "differ in scheme or user"},
+		{strings.Repeat("h:1,", MaxClusterAddrs+1), 0, "at most 64"},
+	} {
+		addrs, err := SplitClusterAddrs(tc.list)
+		switch {
+		case tc.err == "" && (err != nil || len(addrs) != tc.n):
+			t.Errorf("SplitClusterAddrs(%q) = %v, %v", tc.list, addrs, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("SplitClusterAddrs(%q): %v, want %q", tc.list, err, tc.err)
+		case err != nil && strings.Contains(err.Error(), "s3cret"):
+			t.Errorf("the password is in the message: %v", err)
+		}
+	}
+}
+
+func TestCheckClusterShape(t *testing.T) {
+	for _, tc := range []struct {
+		masters, replicas int
+		ok                bool
+	}{
+		{3, 0, true},  // the issue's cluster
+		{1, 0, true},  // one master serves every slot
+		{16, 4, true}, // the largest
+		{0, 0, false},
+		{17, 0, false},
+		{3, -1, false},
+		{3, 5, false},
+	} {
+		if err := CheckClusterShape(tc.masters, tc.replicas); (err == nil) != tc.ok {
+			t.Errorf("CheckClusterShape(%d, %d) = %v", tc.masters, tc.replicas, err)
+		}
+	}
+}

@@ -35,10 +35,24 @@ const (
 // thousand keys as for a million). visit, when not nil, sees every live key.
 // Like ScanPrefix it refuses a prefix outside rlbench's root, so it never
 // reads anyone else's keys.
+//
+// On a cluster client it walks every master, one after the other; each
+// key lives on one master, so every key is counted once.
 func TakeCensus(ctx context.Context, rdb redis.Cmdable, prefix string, sampleSize int, seed uint64, visit func(key string)) (Census, error) {
 	var c Census
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	err := ScanPrefix(ctx, rdb, prefix, func(keys []string) error {
+	if err := checkPrefix(prefix); err != nil {
+		return c, err
+	}
+	err := eachMaster(ctx, rdb, func(node redis.Cmdable) error {
+		return c.take(ctx, node, prefix, sampleSize, rng, visit)
+	})
+	return c, err
+}
+
+// take adds one server's keys under prefix to the census.
+func (c *Census) take(ctx context.Context, rdb redis.Cmdable, prefix string, sampleSize int, rng *rand.Rand, visit func(key string)) error {
+	return scanServer(ctx, rdb, prefix, func(keys []string) error {
 		pipe := rdb.Pipeline()
 		ttls := make([]*redis.Cmd, len(keys))
 		for i, k := range keys {
@@ -74,7 +88,6 @@ func TakeCensus(ctx context.Context, rdb redis.Cmdable, prefix string, sampleSiz
 		}
 		return nil
 	})
-	return c, err
 }
 
 // MemorySample is what MEMORY USAGE and OBJECT ENCODING said about a sample

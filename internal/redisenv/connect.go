@@ -57,7 +57,7 @@ func (e *Env) connect(ctx context.Context, ropts *redis.Options, o Options) erro
 		return nil
 	}
 	fields := map[string]string{}
-	for _, section := range []string{"server", "memory"} {
+	for _, section := range []string{"server", "memory", "cluster"} {
 		info, err := e.Client.Info(pctx, section).Result()
 		if err != nil {
 			return fmt.Errorf("redis at %s: INFO %s: %w", e.Addr, section, err)
@@ -65,6 +65,12 @@ func (e *Env) connect(ctx context.Context, ropts *redis.Options, o Options) erro
 		for k, v := range ParseInfo(info) {
 			fields[k] = v
 		}
+	}
+	if fields["cluster_enabled"] == "1" {
+		_ = e.Client.Close()
+		e.Client = nil
+		return fmt.Errorf("redis at %s is a node of a Redis Cluster: name it as one (--redis-cluster %s, or redis.cluster.addrs in the profile), "+
+			"so that every key goes to the master that serves it", e.Addr, e.Addr)
 	}
 	e.Version = fields["redis_version"]
 	e.MaxmemoryPolicy = fields["maxmemory_policy"]

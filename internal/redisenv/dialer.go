@@ -30,7 +30,9 @@ func plainDialer(timeout time.Duration) func(ctx context.Context, network, addr 
 // opaqueConn is a net.Conn that does not expose syscall.Conn.
 type opaqueConn struct{ net.Conn }
 
-// tlsDialer dials TCP and completes the TLS handshake within timeout. A
+// tlsDialer dials TCP and completes the TLS handshake within timeout,
+// verifying the server's certificate for cfg.ServerName, or when that is
+// empty (a cluster) for the host it dialled. A
 // handshake that fails, or gets no TLS answer in time (a plain Redis reads
 // the ClientHello as a command and waits for the rest of it), is a
 // *HandshakeError that says so, rather than a bare deadline.
@@ -43,7 +45,14 @@ func tlsDialer(timeout time.Duration, cfg *tls.Config) func(ctx context.Context,
 		}
 		hctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		tc := tls.Client(c, cfg)
+		conf := cfg
+		if cfg.ServerName == "" {
+			// A cluster's nodes each have their own name: the host dialled.
+			host, _, _ := net.SplitHostPort(addr)
+			conf = cfg.Clone()
+			conf.ServerName = host
+		}
+		tc := tls.Client(c, conf)
 		if err := tc.HandshakeContext(hctx); err != nil {
 			_ = c.Close()
 			return nil, &HandshakeError{Addr: addr, Err: err}

@@ -28,8 +28,11 @@ const (
 
 // Env is a connected Redis with what rlbench needs to know about it.
 type Env struct {
-	// Client is shared by every goroutine of a run.
-	Client *redis.Client
+	// Client is shared by every goroutine of a run: a *redis.Client for a
+	// single server, a *redis.ClusterClient for a Redis Cluster. Whatever
+	// must reach every server of a cluster (key scans, INFO, statistics)
+	// goes through Masters instead.
+	Client redis.UniversalClient
 	// Mode says where the server came from.
 	Mode Mode
 	// Addr is host:port, without credentials.
@@ -45,8 +48,12 @@ type Env struct {
 	// Server is the redis-server process rlbench started (Private mode
 	// only), which scheduled faults stop, freeze and start again.
 	Server *Server
+	// Cluster describes the Redis Cluster under test; nil for a single
+	// server.
+	Cluster *ClusterInfo
 
-	stop func() error
+	stop      func() error
+	redirects *Redirections
 }
 
 // Close closes the client and stops a server rlbench started.
@@ -64,7 +71,12 @@ func (e *Env) Close() error {
 // Open returns the Redis the options describe: a server at Addr, or a private
 // redis-server, or (when none is installed) an embedded one.
 func Open(ctx context.Context, o Options) (*Env, error) {
-	if o.Addr == "" {
+	switch {
+	case len(o.ClusterAddrs) > 0:
+		return openExternalCluster(ctx, o)
+	case o.Cluster != nil:
+		return openPrivateCluster(ctx, o)
+	case o.Addr == "":
 		return openPrivate(ctx, o)
 	}
 	return openExternal(ctx, o)
@@ -76,7 +88,21 @@ func (e *Env) OnThisMachine() bool {
 	if e.Mode != External {
 		return true
 	}
-	host, _, err := net.SplitHostPort(e.Addr)
+	addrs := []string{e.Addr}
+	if e.Cluster != nil {
+		addrs = e.Cluster.Nodes
+	}
+	for _, a := range addrs {
+		if !loopback(a) {
+			return false
+		}
+	}
+	return len(addrs) > 0
+}
+
+// loopback reports whether host:port names this machine.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return false
 	}

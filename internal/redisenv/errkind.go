@@ -30,6 +30,7 @@ const (
 // what went wrong rather than by message: a message names the socket it
 // happened on, and a hundred timeouts on a hundred sockets are one kind.
 func ErrorKind(err error) string {
+	err = unfinalize(err)
 	var reply redis.Error
 	if errors.As(err, &reply) {
 		return replyCode(reply.Error())

@@ -26,11 +26,17 @@ func EscapeGlob(s string) string {
 }
 
 // ScanPrefix calls fn with batches of the keys that start with prefix, using
-// SCAN MATCH (never KEYS). It refuses a prefix outside rlbench's own root.
+// SCAN MATCH (never KEYS), on every master when rdb is a cluster client.
+// It refuses a prefix outside rlbench's own root.
 func ScanPrefix(ctx context.Context, rdb redis.Cmdable, prefix string, fn func(keys []string) error) error {
 	if err := checkPrefix(prefix); err != nil {
 		return err
 	}
+	return eachMaster(ctx, rdb, func(node redis.Cmdable) error { return scanServer(ctx, node, prefix, fn) })
+}
+
+// scanServer is ScanPrefix on one server.
+func scanServer(ctx context.Context, rdb redis.Cmdable, prefix string, fn func(keys []string) error) error {
 	var cursor uint64
 	pattern := EscapeGlob(prefix) + "*"
 	for {
@@ -59,17 +65,47 @@ func checkPrefix(prefix string) error {
 	return nil
 }
 
-// DeletePrefix removes the keys under prefix (UNLINK, batched) and returns
-// how many it removed. It only ever touches keys under an rlbench prefix.
+// DeletePrefix removes the keys under prefix (UNLINK, batched), on every
+// master when rdb is a cluster client, and returns how many it removed.
+// It only ever touches keys under an rlbench prefix.
 func DeletePrefix(ctx context.Context, rdb redis.Cmdable, prefix string) (int64, error) {
+	if err := checkPrefix(prefix); err != nil {
+		return 0, err
+	}
+	_, cluster := rdb.(*redis.ClusterClient)
 	var n int64
-	err := ScanPrefix(ctx, rdb, prefix, func(keys []string) error {
-		removed, err := rdb.Unlink(ctx, keys...).Result()
-		if err != nil {
-			return fmt.Errorf("UNLINK: %w", err)
-		}
-		n += removed
-		return nil
+	err := eachMaster(ctx, rdb, func(node redis.Cmdable) error {
+		return scanServer(ctx, node, prefix, func(keys []string) error {
+			removed, err := unlink(ctx, node, keys, cluster)
+			n += removed
+			return err
+		})
 	})
 	return n, err
+}
+
+// unlink removes keys from one server: in one UNLINK, or on a cluster's
+// node, where one command may only name keys of one slot, in one UNLINK
+// per key, pipelined.
+func unlink(ctx context.Context, rdb redis.Cmdable, keys []string, cluster bool) (int64, error) {
+	if !cluster {
+		removed, err := rdb.Unlink(ctx, keys...).Result()
+		if err != nil {
+			return 0, fmt.Errorf("UNLINK: %w", err)
+		}
+		return removed, nil
+	}
+	pipe := rdb.Pipeline()
+	cmds := make([]*redis.IntCmd, len(keys))
+	for i, k := range keys {
+		cmds[i] = pipe.Unlink(ctx, k)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return 0, fmt.Errorf("UNLINK: %w", err)
+	}
+	var removed int64
+	for _, c := range cmds {
+		removed += c.Val()
+	}
+	return removed, nil
 }

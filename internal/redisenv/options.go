@@ -16,8 +16,15 @@ import (
 // Options say which Redis to use and how to talk to it.
 type Options struct {
 	// Addr is host:port, or a redis:// or rediss:// URL. Empty means start a
-	// private server.
+	// private server (or cluster, with Cluster).
 	Addr string
+	// ClusterAddrs name nodes of a Redis Cluster someone else runs (any of
+	// them will do): host:port, or redis:// or rediss:// URLs without a
+	// password or database. They take the place of Addr.
+	ClusterAddrs []string
+	// Cluster asks for a private cluster of this shape instead of a
+	// private server, when no address is given.
+	Cluster *ClusterSpec
 	// Username is the ACL user; empty means the default user.
 	Username string
 	// Password is the resolved secret (never from a profile file).

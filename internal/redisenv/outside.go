@@ -17,7 +17,7 @@ type Outside struct {
 }
 
 // SweepOutside walks the whole keyspace of a server rlbench started (SCAN,
-// never KEYS), counts the keys not under prefix, names up to examples of
+// never KEYS; every master of a cluster), counts the keys not under prefix, names up to examples of
 // them, and removes them: on a private server every key is rlbench's, and
 // a key a limiter's script wrote outside the prefix it was given must not
 // be counted again against the next run. Any other server is refused: its
@@ -30,11 +30,20 @@ func SweepOutside(ctx context.Context, rdb redis.Cmdable, mode Mode, prefix stri
 	if err := checkPrefix(prefix); err != nil {
 		return out, err
 	}
+	_, cluster := rdb.(*redis.ClusterClient)
+	err := eachMaster(ctx, rdb, func(node redis.Cmdable) error {
+		return out.sweep(ctx, node, prefix, examples, cluster)
+	})
+	return out, err
+}
+
+// sweep sweeps one server.
+func (out *Outside) sweep(ctx context.Context, rdb redis.Cmdable, prefix string, examples int, cluster bool) error {
 	var cursor uint64
 	for {
 		keys, next, err := rdb.Scan(ctx, cursor, "*", 1000).Result()
 		if err != nil {
-			return out, fmt.Errorf("SCAN: %w", err)
+			return fmt.Errorf("SCAN: %w", err)
 		}
 		var foreign []string
 		for _, k := range keys {
@@ -49,12 +58,12 @@ func SweepOutside(ctx context.Context, rdb redis.Cmdable, mode Mode, prefix stri
 					out.Examples = append(out.Examples, k)
 				}
 			}
-			if err := rdb.Unlink(ctx, foreign...).Err(); err != nil {
-				return out, fmt.Errorf("UNLINK: %w", err)
+			if _, err := unlink(ctx, rdb, foreign, cluster); err != nil {
+				return err
 			}
 		}
 		if next == 0 {
-			return out, nil
+			return nil
 		}
 		cursor = next
 	}

@@ -101,9 +101,15 @@ const logFile = "redis-server.log"
 // cleaning up left behind (see RemoveStaleDirs).
 func StartServer(ctx context.Context, path string) (*Server, error) {
 	RemoveStaleDirs(os.TempDir())
+	return startServer(ctx, path, nil)
+}
+
+// startServer starts a server with the arguments extra gives each attempt
+// (nil for none), trying again on a fresh port when one fails.
+func startServer(ctx context.Context, path string, extra func() ([]string, error)) (*Server, error) {
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		srv, err := startOnce(ctx, path)
+		srv, err := startOnce(ctx, path, extra)
 		if err == nil {
 			return srv, nil
 		}
@@ -115,10 +121,16 @@ func StartServer(ctx context.Context, path string) (*Server, error) {
 	return nil, lastErr
 }
 
-func startOnce(ctx context.Context, path string) (*Server, error) {
+func startOnce(ctx context.Context, path string, extra func() ([]string, error)) (*Server, error) {
 	port, err := FreePort()
 	if err != nil {
 		return nil, err
+	}
+	var more []string
+	if extra != nil {
+		if more, err = extra(); err != nil {
+			return nil, err
+		}
 	}
 	dir, err := os.MkdirTemp("", serverDirPattern)
 	if err != nil {
@@ -135,7 +147,7 @@ func startOnce(ctx context.Context, path string) (*Server, error) {
 	}
 	defer log.Close()
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	args := []string{
+	args := append([]string{
 		"--port", strconv.Itoa(port),
 		"--bind", "127.0.0.1",
 		"--save", "",
@@ -144,7 +156,7 @@ func startOnce(ctx context.Context, path string) (*Server, error) {
 		"--daemonize", "no",
 		"--protected-mode", "yes",
 		"--logfile", "",
-	}
+	}, more...)
 	srv := &Server{Addr: addr, dir: dir, path: path, args: args}
 	proc, err := srv.launch(log)
 	if err != nil {

@@ -15,12 +15,12 @@ import (
 // socket from go-redis, so nothing checks them before use), and each dead
 // one would fail a step; the probes must not give up on the first.
 type ProbeClient struct {
-	shared *redis.Client
-	fresh  *redis.Client
+	shared redis.UniversalClient
+	fresh  redis.UniversalClient
 }
 
 // NewProbeClient probes through rdb first.
-func NewProbeClient(rdb *redis.Client) *ProbeClient { return &ProbeClient{shared: rdb} }
+func NewProbeClient(rdb redis.UniversalClient) *ProbeClient { return &ProbeClient{shared: rdb} }
 
 // Do runs step, and runs it again on a fresh connection when its
 // connection broke (not when Redis answered with an error, nor when ctx
@@ -34,11 +34,27 @@ func (p *ProbeClient) Do(ctx context.Context, step func(redis.Cmdable) error) er
 	if err == nil || ctx.Err() != nil || !connectionBroke(err) {
 		return err
 	}
-	o := *p.shared.Options()
-	o.PoolSize, o.MinIdleConns, o.MaxIdleConns = 1, 0, 1
-	p.fresh = redis.NewClient(&o)
+	if p.fresh = freshClient(p.shared); p.fresh == nil {
+		return err
+	}
 	if err2 := step(p.fresh); err2 != nil {
 		return fmt.Errorf("%w; again on a fresh connection: %w", err, err2)
+	}
+	return nil
+}
+
+// freshClient is a client like rdb with a pool of one connection per
+// server, dialled anew; nil for a client of a kind it does not know.
+func freshClient(rdb redis.UniversalClient) redis.UniversalClient {
+	switch c := rdb.(type) {
+	case *redis.Client:
+		o := *c.Options()
+		o.PoolSize, o.MinIdleConns, o.MaxIdleConns = 1, 0, 1
+		return redis.NewClient(&o)
+	case *redis.ClusterClient:
+		o := *c.Options()
+		o.PoolSize, o.MinIdleConns, o.MaxIdleConns = 1, 0, 1
+		return redis.NewClusterClient(&o)
 	}
 	return nil
 }

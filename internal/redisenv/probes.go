@@ -167,8 +167,24 @@ func ReadCommandStat(ctx context.Context, rdb redis.Cmdable, command string) (Co
 }
 
 // ReadCommandStats reads several commands' figures from one INFO
-// commandstats, in the order asked.
+// commandstats, in the order asked; on a cluster client, every master's,
+// added up.
 func ReadCommandStats(ctx context.Context, rdb redis.Cmdable, commands ...string) (CommandStats, error) {
+	out := make(CommandStats, len(commands))
+	err := eachMaster(ctx, rdb, func(node redis.Cmdable) error {
+		stats, err := readCommandStats(ctx, node, commands)
+		for i, s := range stats {
+			out[i].Calls += s.Calls
+			out[i].Usec += s.Usec
+			out[i].FailedCalls += s.FailedCalls
+		}
+		return err
+	})
+	return out, err
+}
+
+// readCommandStats is ReadCommandStats on one server.
+func readCommandStats(ctx context.Context, rdb redis.Cmdable, commands []string) (CommandStats, error) {
 	out := make(CommandStats, len(commands))
 	info, err := rdb.Info(ctx, "commandstats").Result()
 	if err != nil {
@@ -302,4 +318,28 @@ func modeName(m Mode) string {
 		return string(External)
 	}
 	return string(m)
+}
+
+// ReadKeyCount reads how many keys database db holds, from INFO keyspace
+// ("db0:keys=3,expires=3,..."); a database without keys is not listed
+// there and reads as 0.
+func ReadKeyCount(ctx context.Context, rdb redis.Cmdable, db int) (int64, error) {
+	info, err := rdb.Info(ctx, "keyspace").Result()
+	if err != nil {
+		return 0, fmt.Errorf("INFO keyspace: %w", err)
+	}
+	line, ok := ParseInfo(info)["db"+strconv.Itoa(db)]
+	if !ok {
+		return 0, nil
+	}
+	for _, kv := range strings.Split(line, ",") {
+		if v, ok := strings.CutPrefix(kv, "keys="); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("INFO keyspace: keys=%q is not a number", v)
+			}
+			return n, nil
+		}
+	}
+	return 0, fmt.Errorf("INFO keyspace: db%d has no keys= field: %q", db, line)
 }

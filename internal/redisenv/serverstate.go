@@ -3,7 +3,9 @@ package redisenv
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -24,8 +26,35 @@ type ServerState struct {
 }
 
 // ReadServerState reads the server, memory and stats sections of INFO in
-// one call.
+// one call. On a cluster client it reads every master and adds up their
+// evictions and expiries; the run_id is all of theirs, so a restart of any
+// changes it, and the eviction policy is one other than noeviction when
+// any master has one.
 func ReadServerState(ctx context.Context, rdb redis.Cmdable) (ServerState, error) {
+	var out ServerState
+	var ids []string
+	err := eachMaster(ctx, rdb, func(node redis.Cmdable) error {
+		s, err := readServerState(ctx, node)
+		if err != nil {
+			return err
+		}
+		ids = append(ids, s.RunID)
+		if out.MaxmemoryPolicy == "" || out.MaxmemoryPolicy == "noeviction" {
+			out.MaxmemoryPolicy = s.MaxmemoryPolicy
+		}
+		out.EvictedKeys += s.EvictedKeys
+		out.ExpiredKeys += s.ExpiredKeys
+		return nil
+	})
+	// In one order whichever master serves which slots now: a migration
+	// is not a restart.
+	slices.Sort(ids)
+	out.RunID = strings.Join(ids, ",")
+	return out, err
+}
+
+// readServerState is ReadServerState on one server.
+func readServerState(ctx context.Context, rdb redis.Cmdable) (ServerState, error) {
 	info, err := rdb.Info(ctx, "server", "memory", "stats").Result()
 	if err != nil {
 		return ServerState{}, fmt.Errorf("INFO server memory stats: %w", err)

@@ -71,3 +71,32 @@ func ClosedAddr(t testing.TB) string {
 	l.Close()
 	return addr
 }
+
+// StartCluster starts a private Redis Cluster of masters masters (no
+// replicas) for the test; it is stopped when the test ends.
+func StartCluster(t testing.TB, masters int) *redisenv.Cluster {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c, err := redisenv.StartCluster(ctx, ServerPath(t), redisenv.ClusterSpec{Masters: masters})
+	if err != nil {
+		t.Fatalf("starting a cluster: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Stop() })
+	return c
+}
+
+// ClusterEnv starts a private cluster of masters masters and connects to
+// it as rlbench does (redisenv.Open); both end when the test ends.
+func ClusterEnv(t testing.TB, masters int) *redisenv.Env {
+	t.Helper()
+	ServerPath(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	env, err := redisenv.Open(ctx, redisenv.Options{Cluster: &redisenv.ClusterSpec{Masters: masters}, PoolSize: 16})
+	if err != nil {
+		t.Fatalf("starting a cluster: %v", err)
+	}
+	t.Cleanup(func() { _ = env.Close() })
+	return env
+}

@@ -74,3 +74,39 @@ func Many(t testing.TB, scenarios int) *result.Result {
 	}
 	return &r
 }
+
+// ClusterMasters are the masters of the cluster Clustered ran on.
+var ClusterMasters = []string{"127.0.0.1:7001", "127.0.0.1:7002", "127.0.0.1:7003"}
+
+// Clustered is the fixture as if it had run on a Redis Cluster of three
+// masters: every run's decisions and keys split evenly over them, except
+// in the fixture's first scenario, where a fixed hash tag put them all on
+// the first master.
+func Clustered(t testing.TB) *result.Result {
+	t.Helper()
+	r := Fixture(t)
+	r.Redis.Cluster = &result.ClusterInfo{Masters: 3, Nodes: ClusterMasters}
+	r.Redis.Addr = ClusterMasters[0] + "," + ClusterMasters[1] + "," + ClusterMasters[2]
+	first := r.Runs[0].Scenario
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		c := &result.Cluster{HashTag: "identity", Redirections: result.Redirections{Moved: int64(i % 2)}}
+		for j, addr := range ClusterMasters {
+			n := result.NodeFigures{Addr: addr, UsecPerCall: 10 + float64(j)}
+			switch {
+			case run.Scenario == first && j == 0:
+				n.Calls, n.KeysDelta = run.Requests.Sent, int64(run.Identities)
+			case run.Scenario != first:
+				n.Calls, n.KeysDelta = run.Requests.Sent/3, int64(run.Identities/3)
+			}
+			c.Nodes = append(c.Nodes, n)
+		}
+		if run.Scenario == first {
+			c.HashTag = "fixed"
+		}
+		c.SetShares()
+		run.Cluster = c
+		run.Params.HashTag = c.HashTag
+	}
+	return r
+}

@@ -82,7 +82,9 @@ type scenarioSection struct {
 	HasMemory bool
 	HasServer bool
 	Rows      []tableRow
-	Figures   []figureView
+	// Cluster is the runs' figures per master of a Redis Cluster.
+	Cluster *clusterTable
+	Figures []figureView
 }
 
 // tableRow is one run: the terminal summary's columns, then audit and
@@ -193,6 +195,10 @@ func environment(r *result.Result) []field {
 		mode = "embedded (in-process, not Redis: latency and memory are not Redis figures)"
 	}
 	redis := fmt.Sprintf("%s, %s at %s", r.Redis.Version, mode, r.Redis.Addr)
+	if c := r.Redis.Cluster; c != nil {
+		redis = fmt.Sprintf("%s, %s Redis Cluster of %d masters and %d replicas; masters in slot order: %s",
+			r.Redis.Version, mode, c.Masters, c.Replicas, strings.Join(c.Nodes, ", "))
+	}
 	if r.Redis.MaxmemoryPolicy != "" {
 		redis += ", maxmemory-policy " + r.Redis.MaxmemoryPolicy
 	}
@@ -232,6 +238,7 @@ func scenarioView(v *view, s string, figs []figureView) scenarioSection {
 	for _, run := range runs {
 		sec.Rows = append(sec.Rows, newTableRow(v, run))
 	}
+	sec.Cluster = newClusterTable(v, s)
 	return sec
 }
 

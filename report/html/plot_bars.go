@@ -76,6 +76,19 @@ func (l barLayout) labels(p *plot.Plot, i int, heights []float64, texts []string
 	return nil
 }
 
+// labelledBars adds algorithm alg's bars (it is the i-th) in col, each
+// labelled with its text, and names alg in the legend.
+func (l barLayout) labelledBars(p *plot.Plot, i int, alg string, col color.Color, values []float64, texts []string) error {
+	if err := l.bars(p, i, values, 0.8, col, nil); err != nil {
+		return err
+	}
+	if err := l.labels(p, i, values, texts); err != nil {
+		return err
+	}
+	p.Legend.Add(alg, swatch{fill: col})
+	return nil
+}
+
 // nominalGroups names the groups on the x axis and frames them.
 func nominalGroups(p *plot.Plot, groups []string) {
 	p.NominalX(groups...)

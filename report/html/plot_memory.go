@@ -53,14 +53,9 @@ func memoryPerIdentity(v *view) (drawing, error) {
 			texts[g] = fmt.Sprintf("%.0f B", b)
 			top = max(top, values[g])
 		}
-		col := v.colors.color(alg)
-		if err := layout.bars(p, i, values, 0.8, col, nil); err != nil {
+		if err := layout.labelledBars(p, i, alg, v.colors.color(alg), values, texts); err != nil {
 			return nil, err
 		}
-		if err := layout.labels(p, i, values, texts); err != nil {
-			return nil, err
-		}
-		p.Legend.Add(alg, swatch{fill: col})
 	}
 	nominalGroups(p, groups)
 	padTop(p, top, 0.3)

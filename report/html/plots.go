@@ -61,6 +61,7 @@ var scenarioPlots = []scenarioPlot{
 	{"admissions", "Admissions over time", nil, admissionsOverTime},
 	{"throughput", "Throughput and p99 over time", nil, throughputOverTime},
 	{"faults", "Fault timeline: decisions by who decided, and p99, with the fault windows shaded", (*view).hasFaults, faultTimeline},
+	{"cluster", "Decisions per master of the Redis Cluster", (*view).hasCluster, decisionsPerMaster},
 }
 
 // acrossPlots span every scenario, in this order; include says whether

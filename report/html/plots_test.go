@@ -44,6 +44,10 @@ func TestPlotFunctionsDrawPNGsOfTheFixedSize(t *testing.T) {
 		{"edge: admissions around the boundary", perScenario(admissionsAtTheEdge, "straddle")},
 		{"admitted vs bound: grouped bars, fixed window at 2x", func() (drawing, error) { return admittedVsBound(v) }},
 		{"memory per identity: grouped bars", func() (drawing, error) { return memoryPerIdentity(thousandsHeld) }},
+		{"decisions per master: grouped bars, one per algorithm", func() (drawing, error) {
+			c := newView(resulttest.Clustered(t))
+			return decisionsPerMaster(c, c.scenarios[1])
+		}},
 		{"accuracy against memory: a mark per algorithm, sized by server time", func() (drawing, error) { return accuracyVsMemory(thousandsHeld) }},
 	} {
 		d, err := tc.build()
