@@ -93,7 +93,7 @@ func repetitions(r *result.Result) int {
 }
 
 func describeHost(h result.HostInfo) string {
-	s := fmt.Sprintf("%s/%s, %d CPUs, GOMAXPROCS %d", h.OS, h.Arch, h.CPUs, h.GOMAXPROCS)
+	s := DescribeHost(h)
 	if h.Name != "" {
 		s = h.Name + " " + s
 	}

@@ -154,6 +154,7 @@ func Notes(r *result.Result) []string {
 		}
 	}
 	notes = append(notes, pipelineNotes(r)...)
+	notes = append(notes, generatorNotes(r)...)
 	notes = append(notes, auditNotes(r)...)
 	notes = append(notes, memoryNotes(r)...)
 	return notes

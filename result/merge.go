@@ -140,6 +140,11 @@ func mergeRuns(parts []*Run, segments int) (Run, error) {
 		out.Params.Concurrency += p.Params.Concurrency
 		out.ElapsedS = max(out.ElapsedS, p.ElapsedS)
 		out.MaxLagUs = max(out.MaxLagUs, p.MaxLagUs)
+		// The segment whose process waited longest for a CPU speaks for
+		// the merged run.
+		if p.Generator != nil && (out.Generator == nil || p.Generator.CPUWaitShare > out.Generator.CPUWaitShare) {
+			out.Generator = p.Generator
+		}
 		out.Incomplete = out.Incomplete || p.Incomplete
 		if p.Note != "" && p != parts[0] {
 			notes = append(notes, p.Note)

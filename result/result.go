@@ -136,4 +136,10 @@ type HostInfo struct {
 	Arch       string `json:"arch"`
 	CPUs       int    `json:"cpus"`
 	GOMAXPROCS int    `json:"gomaxprocs"`
+	// SchedAutogroup is the kernel's kernel.sched_autogroup_enabled: when
+	// true, processes are grouped by session and, when the CPUs are
+	// contended, each group gets an equal share, so a Redis started in a
+	// session of its own (a service, a daemon) is not weighed against
+	// rlbench's threads one for one. Nil where the kernel does not say.
+	SchedAutogroup *bool `json:"sched_autogroup,omitempty"`
 }

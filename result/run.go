@@ -30,6 +30,9 @@ type Run struct {
 	LatencyUncorrectedHDR string `json:"latency_uncorrected_hdr"`
 	// MaxLagUs is the furthest behind schedule any request was sent.
 	MaxLagUs int64 `json:"max_lag_us"`
+	// Generator is what the scheduler said of rlbench itself during the
+	// run's traffic; nil where the kernel keeps no such figures.
+	Generator *Generator `json:"generator,omitempty"`
 	// Pipeline says how the requests went out: alone, or in batches.
 	Pipeline *Pipeline `json:"pipeline,omitempty"`
 	Audit    *Audit    `json:"audit,omitempty"`
@@ -361,3 +364,17 @@ type ErrorCount struct {
 
 // Key names a run as algorithm/scenario.
 func (r *Run) Key() string { return r.Algorithm + "/" + r.Scenario }
+
+// Generator is how rlbench's own process fared for CPU while it sent a
+// run's traffic, from the scheduler's figures summed over its threads,
+// each a share of the traffic's wall time (a process with several busy
+// threads can pass 1).
+type Generator struct {
+	// CPUShare is the time rlbench's threads ran on a CPU.
+	CPUShare float64 `json:"cpu_share"`
+	// CPUWaitShare is the time they were ready to run but waited for a
+	// CPU that something else held: another process on the machine, or a
+	// Redis on it. Requests that waited so were sent, or their replies
+	// read, that much later.
+	CPUWaitShare float64 `json:"cpu_wait_share"`
+}

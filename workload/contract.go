@@ -3,9 +3,11 @@ package workload
 import (
 	"os"
 	"runtime"
+	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/internal/schedstat"
 	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/result"
 )
@@ -105,5 +107,18 @@ func redisInfo(env *redisenv.Env) result.RedisInfo {
 // the runs had.
 func hostInfo() result.HostInfo {
 	name, _ := os.Hostname()
-	return result.HostInfo{Name: name, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0)}
+	h := result.HostInfo{Name: name, OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0)}
+	if on, known := schedstat.Autogroup(); known {
+		h.SchedAutogroup = &on
+	}
+	return h
+}
+
+// generatorFigures is rlbench's own CPU over a run's traffic of length
+// wall; nil for a run that sent nothing.
+func generatorFigures(t schedstat.Times, wall time.Duration) *result.Generator {
+	if wall <= 0 {
+		return nil
+	}
+	return &result.Generator{CPUShare: t.Run.Seconds() / wall.Seconds(), CPUWaitShare: t.Wait.Seconds() / wall.Seconds()}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/internal/schedstat"
 	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/result"
 )
@@ -251,7 +252,11 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunS
 	}
 
 	sched := faults.begin(ctx, rec, lim, prefix, spec.Scenario.Duration+faultsGrace)
+	cpuBefore, cpuKnown := schedstat.Read(schedstat.Self)
 	out, runErr := r.runSchedule(ctx, sched, spec, prefix, rec)
+	if cpuAfter, ok := schedstat.Read(schedstat.Self); cpuKnown && ok {
+		run.Generator = generatorFigures(cpuAfter.Sub(cpuBefore), out.elapsed)
+	}
 	faults.end(ctx, runErr != nil)
 	reference.halt(ctx)
 	rec.fill(run)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/internal/redistest"
+	"github.com/rlbench/rlbench/internal/schedstat"
 	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/workload"
@@ -91,6 +92,13 @@ scenarios:
 		want := int64(20 * r.Identities)
 		if r.Requests.Allowed != want {
 			t.Errorf("%s/%s: allowed %d, want %d", r.Algorithm, r.Scenario, r.Requests.Allowed, want)
+		}
+		// rlbench's own CPU over the traffic, where the kernel keeps it: it
+		// ran (it sent every request), and a wait is never negative.
+		if _, known := schedstat.Read(schedstat.Self); known {
+			if g := r.Generator; g == nil || g.CPUShare <= 0 || g.CPUWaitShare < 0 {
+				t.Errorf("%s/%s: generator figures %+v", r.Algorithm, r.Scenario, g)
+			}
 		}
 		switch r.Scenario {
 		case "open":

@@ -212,7 +212,7 @@ func environment(r *result.Result) []field {
 	}
 	return []field{
 		{"Redis", redis},
-		{"Host", fmt.Sprintf("%s/%s, %d CPUs, GOMAXPROCS %d", r.Host.OS, r.Host.Arch, r.Host.CPUs, r.Host.GOMAXPROCS)},
+		{"Host", report.DescribeHost(r.Host)},
 		{"Go", r.Tool.GoVersion},
 		{"rlbench", r.Tool.Version},
 		{"Profile", profile},

@@ -147,7 +147,7 @@ func run(target string, rounds int, span time.Duration, clients, identities, dep
 			return 0, err
 		}
 		guess = b
-		benchServer, benchWall := readCPUTimes(serverPID).sub(before), time.Since(start)
+		benchServer, benchWall := readCPUTimes(serverPID).Sub(before), time.Since(start)
 		watch := &trafficWatch{pids: []int{serverPID, os.Getpid()}, span: span}
 		r, procs, err := rlbenchClosedLoop(ctx, env, policy, clients, identities, depth, span, watch)
 		if err != nil {
@@ -158,9 +158,9 @@ func run(target string, rounds int, span time.Duration, clients, identities, dep
 		ours, theirs, ratios = append(ours, r), append(theirs, b), append(ratios, r/b)
 		fmt.Printf("%s -P %d round %d: rlbench %8.0f/s (GOMAXPROCS %d)  redis-benchmark %8.0f/s  ratio %.3f\n", target, depth, i+1, r, procs, b, r/b)
 		if *showSched && serverPID > 0 {
-			fmt.Printf("    redis-server under redis-benchmark: %s\n", benchServer.describe(benchWall))
-			fmt.Printf("    redis-server under rlbench:         %s\n", ourServer.describe(ourWall))
-			fmt.Printf("    rlbench itself:                     %s\n", ourSelf.describe(ourWall))
+			fmt.Printf("    redis-server under redis-benchmark: %s\n", describe(benchServer, benchWall))
+			fmt.Printf("    redis-server under rlbench:         %s\n", describe(ourServer, ourWall))
+			fmt.Printf("    rlbench itself:                     %s\n", describe(ourSelf, ourWall))
 		}
 		if err := env.Client.FlushDB(ctx).Err(); err != nil { // a server started for this measurement
 			return 0, err

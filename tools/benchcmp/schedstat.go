@@ -2,62 +2,34 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/rlbench/rlbench/internal/schedstat"
 	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/workload"
 )
 
 // cpuTimes is what the scheduler says of a process, summed over its
-// threads (/proc/PID/task/*/schedstat): time on a CPU, time runnable but
-// waiting for one, and the number of times it was scheduled in.
-type cpuTimes struct {
-	run, wait time.Duration
-	slices    int64
-}
+// threads.
+type cpuTimes = schedstat.Times
 
 // readCPUTimes reads the scheduler's figures for pid; zero values when the
 // kernel does not keep them.
 func readCPUTimes(pid int) cpuTimes {
-	var t cpuTimes
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
-	for _, f := range tasks {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		fields := strings.Fields(string(b))
-		if len(fields) < 3 {
-			continue
-		}
-		run, _ := strconv.ParseInt(fields[0], 10, 64)
-		wait, _ := strconv.ParseInt(fields[1], 10, 64)
-		slices, _ := strconv.ParseInt(fields[2], 10, 64)
-		t.run += time.Duration(run)
-		t.wait += time.Duration(wait)
-		t.slices += slices
-	}
+	t, _ := schedstat.Read(pid)
 	return t
-}
-
-func (t cpuTimes) sub(o cpuTimes) cpuTimes {
-	return cpuTimes{run: t.run - o.run, wait: t.wait - o.wait, slices: t.slices - o.slices}
 }
 
 // describe says, over a measurement of wall time, how busy the process
 // was and how long it waited for a CPU per time it was scheduled in.
-func (t cpuTimes) describe(wall time.Duration) string {
+func describe(t cpuTimes, wall time.Duration) string {
 	perSlice := time.Duration(0)
-	if t.slices > 0 {
-		perSlice = t.wait / time.Duration(t.slices)
+	if t.Slices > 0 {
+		perSlice = t.Wait / time.Duration(t.Slices)
 	}
 	return fmt.Sprintf("on CPU %3.0f%%, waiting for one %3.0f%% (%s per wake-up)",
-		100*t.run.Seconds()/wall.Seconds(), 100*t.wait.Seconds()/wall.Seconds(), perSlice.Round(100*time.Nanosecond))
+		100*t.Run.Seconds()/wall.Seconds(), 100*t.Wait.Seconds()/wall.Seconds(), perSlice.Round(100*time.Nanosecond))
 }
 
 // trafficWatch is an Observer that reads the scheduler's figures for pids
@@ -101,7 +73,7 @@ func (w *trafficWatch) result() ([]cpuTimes, time.Duration) {
 	out := make([]cpuTimes, len(w.pids))
 	for i := range out {
 		if i < len(w.after) && i < len(w.before) {
-			out[i] = w.after[i].sub(w.before[i])
+			out[i] = w.after[i].Sub(w.before[i])
 		}
 	}
 	return out, w.stop.Sub(w.start)
