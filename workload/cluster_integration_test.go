@@ -94,7 +94,13 @@ func (m *migrator) migrate(ctx context.Context) error {
 				return fmt.Errorf("slot %d: SETSLOT NODE on %s: %w", slot, n.Addr, err)
 			}
 		}
-		if n, err := dst.ClusterCountKeysInSlot(ctx, slot).Result(); err != nil || n == 0 {
+		// The traffic goes on: the identity's next call lands on the new
+		// master, which holds its key from then on (the key the ASK made
+		// there may have expired, or the ASK may have met a key that was
+		// never made on the source).
+		var n int64
+		var err error
+		if !waitUntil(func() bool { n, err = dst.ClusterCountKeysInSlot(ctx, slot).Result(); return err == nil && n > 0 }) {
 			return fmt.Errorf("slot %d: the new master holds %d of its keys (%v)", slot, n, err)
 		}
 	}
