@@ -73,8 +73,12 @@ func TestGCRAKeepsAFractionalTATExactly(t *testing.T) {
 	if !regexp.MustCompile(`^\d{16}\+1$`).MatchString(tat) {
 		t.Errorf("TAT %q is not sixteen digits of microseconds and a fraction", tat)
 	}
-	if pttl, err := rdb.PTTL(ctx, key).Result(); err != nil || pttl <= 0 || pttl > 334*time.Millisecond {
-		t.Errorf("PTTL %s, %v: want until the TAT, at most 334ms", pttl, err)
+	// The key expires at the first millisecond at or after the TAT (its
+	// microsecond rounded up past the fraction): read as an instant, not a
+	// PTTL, which counts from whatever millisecond the server reads it in.
+	tatUs := first.ServerNowMicros + 333_333 + 1
+	if at, err := rdb.PExpireTime(ctx, key).Result(); err != nil || at != time.Duration((tatUs+999)/1000)*time.Millisecond {
+		t.Errorf("PEXPIRETIME %d, %v: want %dms, the TAT's millisecond rounded up", at.Milliseconds(), err, (tatUs+999)/1000)
 	}
 	// The TAT leads by at least 333ms, so the next two requests (well
 	// within that) each move it on by exactly T.

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"fmt"
+	"github.com/rlbench/rlbench/plan"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
@@ -40,7 +41,7 @@ func parseBoundary(f *yamlMap, s *Scenario, pol *algorithms.Policy) {
 		f.errorf("burst", "%d identities x (1 + 2 x %d) requests is more than %d", s.Identities, b.Burst, maxBoundaryRequests)
 		return
 	}
-	span, ok := b.checkedSpan(*pol, s.Identities)
+	span, ok := checkedBoundarySpan(*b, *pol, s.Identities)
 	if !ok {
 		f.errorf("stagger", "%d x %s between %d identities makes the scenario last %s, more than %s",
 			s.Identities-1, b.Stagger, s.Identities, describeSpan(*b, *pol, s.Identities), MaxDuration)
@@ -52,13 +53,13 @@ func parseBoundary(f *yamlMap, s *Scenario, pol *algorithms.Policy) {
 }
 
 // checkedSpan is Span, false when it would pass MaxDuration.
-func (b Boundary) checkedSpan(p algorithms.Policy, identities int) (time.Duration, bool) {
+func checkedBoundarySpan(b plan.Boundary, p algorithms.Policy, identities int) (time.Duration, bool) {
 	return checkedSpan(b.Stagger, int64(identities-1), p.Window, time.Millisecond, b.Offset, b.Spread)
 }
 
 // describeSpan says how long a span too long for a time.Duration is, in
 // hours when it overflows one.
-func describeSpan(b Boundary, p algorithms.Policy, identities int) string {
+func describeSpan(b plan.Boundary, p algorithms.Policy, identities int) string {
 	hours := float64(identities-1)*b.Stagger.Hours() + (p.Window + time.Millisecond + b.Offset + b.Spread).Hours()
 	if hours < MaxDuration.Hours()*100 {
 		return b.Span(p, identities).String()

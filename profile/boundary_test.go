@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"github.com/rlbench/rlbench/plan"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +29,7 @@ scenarios:
 		t.Errorf("audit identities %d, want 500", p.Audit.Identities)
 	}
 	edge, wide := p.Scenarios[0], p.Scenarios[1]
-	if want := (Boundary{Burst: 100, Offset: 10 * time.Millisecond, Stagger: 40 * time.Millisecond}); edge.Boundary != want {
+	if want := (plan.Boundary{Burst: 100, Offset: 10 * time.Millisecond, Stagger: 40 * time.Millisecond}); edge.Boundary != want {
 		t.Errorf("defaults: %+v, want %+v", edge.Boundary, want)
 	}
 	// 49 x 40ms between the first and last prime, then a window, the
@@ -39,7 +40,7 @@ scenarios:
 	if got := edge.Rate.TargetPerSecond(p.Policy, edge.Identities); got < 3000 || got > 3500 {
 		t.Errorf("edge: average rate %v/s", got)
 	}
-	if want := (Boundary{Burst: 250, Offset: 50 * time.Millisecond, Spread: 20 * time.Millisecond}); wide.Boundary != want {
+	if want := (plan.Boundary{Burst: 250, Offset: 50 * time.Millisecond, Spread: 20 * time.Millisecond}); wide.Boundary != want {
 		t.Errorf("given: %+v, want %+v", wide.Boundary, want)
 	}
 	if d, err := Parse("d.yaml", []byte("policy: {limit: 5, window: 1s}\nscenarios: [{shape: boundary}]\n")); err != nil || d.Audit.Identities != DefaultAuditIdentities || d.Scenarios[0].Identities != DefaultIdentities {

@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"github.com/rlbench/rlbench/plan"
 	"strconv"
 	"time"
 )
@@ -23,10 +24,10 @@ func parseCardinality(f *yamlMap, s *Scenario) (sizeList []int) {
 		s.Identities = sizes[0]
 	}
 
-	s.Distribution = UniformIdentities
-	parseIdentityChoice(f, s, UniformIdentities, ZipfIdentities, SequentialIdentities)
+	s.Distribution = plan.UniformIdentities
+	parseIdentityChoice(f, s, plan.UniformIdentities, plan.ZipfIdentities, plan.SequentialIdentities)
 
-	if s.Distribution != SequentialIdentities {
+	if s.Distribution != plan.SequentialIdentities {
 		parseBounds(f, s)
 		return sizeList
 	}
@@ -62,7 +63,7 @@ func (s Scenario) splitSizes(sizes []int) []Scenario {
 // sized is s with n identities.
 func (s Scenario) sized(n int) Scenario {
 	s.Identities = n
-	if s.Shape == ShapeCardinality && s.Distribution == SequentialIdentities {
+	if s.Shape == plan.ShapeCardinality && s.Distribution == plan.SequentialIdentities {
 		s.Requests = int64(n) + s.Repeats
 	}
 	return s

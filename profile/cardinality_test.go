@@ -2,6 +2,7 @@ package profile
 
 import (
 	"errors"
+	"github.com/rlbench/rlbench/plan"
 	"strings"
 	"testing"
 	"time"
@@ -41,13 +42,13 @@ func TestParseCardinalitySizes(t *testing.T) {
 	for i, n := range []int{10000, 100000, 1000000, 1500} {
 		s := p.Scenarios[i]
 		if s.Identities != n || s.Group != "once" || s.Requests != int64(n)+20000 || s.Duration != time.Hour ||
-			s.Distribution != SequentialIdentities || s.Repeats != 20000 || s.ZipfExponent != 1.5 || !s.Rate.Max {
+			s.Distribution != plan.SequentialIdentities || s.Repeats != 20000 || s.ZipfExponent != 1.5 || !s.Rate.Max {
 			t.Errorf("size %d: %+v", n, s)
 		}
 	}
 	hot := p.Scenarios[4]
-	if hot.Group != "" || hot.Identities != 5000 || hot.Distribution != ZipfIdentities || hot.ZipfExponent != DefaultZipfExponent ||
-		hot.Requests != 300 || hot.Arrival != Poisson || hot.Rate.PerSecond != 2000 {
+	if hot.Group != "" || hot.Identities != 5000 || hot.Distribution != plan.ZipfIdentities || hot.ZipfExponent != plan.DefaultZipfExponent ||
+		hot.Requests != 300 || hot.Arrival != plan.Poisson || hot.Rate.PerSecond != 2000 {
 		t.Errorf("hot: %+v", hot)
 	}
 	if len(p.Plan(1)) != 5*4 {

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"fmt"
+	"github.com/rlbench/rlbench/plan"
 	"slices"
 	"strings"
 	"time"
@@ -9,53 +10,15 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// ErrorPolicy is what the limiter's caller does with a request when Redis
-// gave it no decision (the call timed out or failed, retries included).
-type ErrorPolicy string
-
-// The error policies.
-const (
-	// FailOpen admits the request, and accepts the excess.
-	FailOpen ErrorPolicy = "fail_open"
-	// FailClosed denies the request, and accepts the lost traffic.
-	FailClosed ErrorPolicy = "fail_closed"
-	// FailLocal lets an in-process limiter of the same algorithm and
-	// policy, with state of its own, decide.
-	FailLocal ErrorPolicy = "local"
-)
-
-// ErrorPolicies lists the error policies, in the order messages name them.
-var ErrorPolicies = []ErrorPolicy{FailOpen, FailClosed, FailLocal}
-
-// ClientSpec is the profile's client section: how the limiter's caller
-// behaves, bounding and retrying each call and deciding on its own when
-// Redis gives no answer.
-type ClientSpec struct {
-	// Timeout bounds each call of the limiter (each attempt); it overrides
-	// the profile's timeout for those calls, which still bounds connecting
-	// and the probes.
-	Timeout time.Duration
-	// Retries is how many times a call that failed is tried again.
-	Retries int
-	// Backoff is the wait before the first retry; it doubles before each
-	// further one.
-	Backoff time.Duration
-	// OnError lists the error policies to run: each scenario runs once per
-	// policy (and per algorithm) when it lists several.
-	OnError []ErrorPolicy
-	// Line is where the section starts, for messages.
-	Line int
-}
-
 // MaxRetries bounds client.retries.
 const MaxRetries = 10
 
 var clientFields = []string{"timeout", "retries", "backoff", "on_error"}
 
 // parseClient reads the client section.
-func parseClient(d *decoder, top *yamlMap, profileTimeout time.Duration) *ClientSpec {
+func parseClient(d *decoder, top *yamlMap, profileTimeout time.Duration) *plan.Client {
 	f := d.mapping(top.values["client"], "client", clientFields...)
-	c := &ClientSpec{Timeout: profileTimeout, Line: top.lineOf("client")}
+	c := &plan.Client{Timeout: profileTimeout, Line: top.lineOf("client")}
 	f.duration("timeout", &c.Timeout, time.Millisecond)
 	f.intField("retries", &c.Retries, 0)
 	if c.Retries > MaxRetries {
@@ -79,11 +42,11 @@ func parseClient(d *decoder, top *yamlMap, profileTimeout time.Duration) *Client
 		if n.Kind == yaml.SequenceNode {
 			field = fmt.Sprintf("client.on_error[%d]", i)
 		}
-		pol := ErrorPolicy(item.Value)
+		pol := plan.ErrorPolicy(item.Value)
 		switch {
 		case item.Kind != yaml.ScalarNode:
 			d.errorf(item.Line, field, "want one of %s, got %s", policyNames(), describe(item))
-		case !slices.Contains(ErrorPolicies, pol):
+		case !slices.Contains(plan.ErrorPolicies, pol):
 			d.errorf(item.Line, field, "unknown error policy %q (known: %s)", item.Value, policyNames())
 		case slices.Contains(c.OnError, pol):
 			d.errorf(item.Line, field, "%q is listed twice", item.Value)
@@ -95,8 +58,8 @@ func parseClient(d *decoder, top *yamlMap, profileTimeout time.Duration) *Client
 }
 
 func policyNames() string {
-	names := make([]string, len(ErrorPolicies))
-	for i, p := range ErrorPolicies {
+	names := make([]string, len(plan.ErrorPolicies))
+	for i, p := range plan.ErrorPolicies {
 		names[i] = string(p)
 	}
 	return strings.Join(names, ", ")
@@ -105,7 +68,7 @@ func policyNames() string {
 // splitPolicies gives each scenario the client's error policy; when the
 // client lists several, each scenario becomes one per policy, named
 // <name>-<policy>, so that every run has keys and a line of its own.
-func splitPolicies(d *decoder, scenarios []Scenario, c *ClientSpec) []Scenario {
+func splitPolicies(d *decoder, scenarios []Scenario, c *plan.Client) []Scenario {
 	if c == nil || len(c.OnError) == 0 {
 		return scenarios
 	}
@@ -153,12 +116,12 @@ func checkUnpipelinedCallers(d *decoder, top *yamlMap, p *Profile) {
 	reported := map[int]bool{}
 	for _, s := range p.Scenarios {
 		pipe := p.RunPipeline(s)
-		if pipe.MaxBatch() <= 1 || (!s.HasFaults() && p.Client == nil) || reported[s.Line] {
+		if pipe.MaxBatch() <= 1 || (!s.Faults.Any() && p.Client == nil) || reported[s.Line] {
 			continue
 		}
 		reported[s.Line] = true
 		var needs []string
-		if s.HasFaults() {
+		if s.Faults.Any() {
 			needs = append(needs, fmt.Sprintf("its faults (line %d)", s.Faults[0].Line))
 		}
 		if p.Client != nil {

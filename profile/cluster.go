@@ -2,6 +2,7 @@ package profile
 
 import (
 	"fmt"
+	"github.com/rlbench/rlbench/plan"
 
 	"gopkg.in/yaml.v3"
 
@@ -72,31 +73,8 @@ func parseCluster(d *decoder, parent *yamlMap, r *RedisSpec) *ClusterSpec {
 // Private reports whether the cluster is one rlbench starts.
 func (c *ClusterSpec) Private() bool { return len(c.Addrs) == 0 }
 
-// HashTag is how a scenario's built-in limiters tag their keys, which on a
-// Redis Cluster decides how the identities spread over the masters.
-type HashTag string
-
-// The hash tags a scenario may choose.
-const (
-	// HashTagDefault is a scenario that chooses none: HashTagIdentity on a
-	// cluster, HashTagNone on a single server (where a tag changes nothing
-	// but the key's length).
-	HashTagDefault HashTag = ""
-	// HashTagIdentity puts the identity in braces
-	// (rlbench:<run>:<alg>:<scenario>:{<identity>}): an identity's keys
-	// share a slot, and identities spread over every slot.
-	HashTagIdentity HashTag = "identity"
-	// HashTagNone tags nothing: the whole key is hashed, which for a
-	// one-key limiter spreads identities as well.
-	HashTagNone HashTag = "none"
-	// HashTagFixed puts every identity under one tag
-	// (rlbench:<run>:<alg>:<scenario>:{all}:<identity>): one slot, one
-	// master does all the work. The mistake the hot-node check exists for.
-	HashTagFixed HashTag = "fixed"
-)
-
 // hashTags lists the values hash_tag takes, for messages.
-var hashTags = []HashTag{HashTagIdentity, HashTagNone, HashTagFixed}
+var hashTags = []plan.HashTag{plan.HashTagIdentity, plan.HashTagNone, plan.HashTagFixed}
 
 // parseHashTag reads a scenario's hash_tag.
 func parseHashTag(f *yamlMap, s *Scenario) {
@@ -105,7 +83,7 @@ func parseHashTag(f *yamlMap, s *Scenario) {
 		return
 	}
 	for _, t := range hashTags {
-		if HashTag(n.Value) == t {
+		if plan.HashTag(n.Value) == t {
 			s.HashTag = t
 			return
 		}

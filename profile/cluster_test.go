@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"github.com/rlbench/rlbench/plan"
 	"slices"
 	"strings"
 	"testing"
@@ -65,13 +66,13 @@ func TestParseClusterErrors(t *testing.T) {
 func TestParseHashTag(t *testing.T) {
 	for _, tc := range []struct {
 		why, scenario string
-		want          HashTag
+		want          plan.HashTag
 		err           string
 	}{
-		{"unset: the runner decides by the server", "", HashTagDefault, ""},
-		{"the default spelled out", "    hash_tag: identity\n", HashTagIdentity, ""},
-		{"whole keys hashed", "    hash_tag: none\n", HashTagNone, ""},
-		{"the bad tag, run anyway", "    hash_tag: fixed\n", HashTagFixed, ""},
+		{"unset: the runner decides by the server", "", plan.HashTagDefault, ""},
+		{"the default spelled out", "    hash_tag: identity\n", plan.HashTagIdentity, ""},
+		{"whole keys hashed", "    hash_tag: none\n", plan.HashTagNone, ""},
+		{"the bad tag, run anyway", "    hash_tag: fixed\n", plan.HashTagFixed, ""},
 		{"anything else", "    hash_tag: tenant\n", "", `c.yaml:6: scenarios[0].hash_tag: "tenant" is not identity, none or fixed`},
 	} {
 		p, err := Parse("c.yaml", []byte(clusterScenarios+tc.scenario))

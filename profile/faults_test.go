@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"github.com/rlbench/rlbench/plan"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +36,7 @@ func TestParseFaultsAndClient(t *testing.T) {
 	}
 	c := p.Client
 	if c == nil || c.Timeout != 50*time.Millisecond || c.Retries != 1 || c.Backoff != 10*time.Millisecond ||
-		len(c.OnError) != 2 || c.OnError[0] != FailOpen || c.OnError[1] != FailClosed {
+		len(c.OnError) != 2 || c.OnError[0] != plan.FailOpen || c.OnError[1] != plan.FailClosed {
 		t.Fatalf("client %+v", c)
 	}
 	// One scenario per policy, each named after it, the faults on both.
@@ -44,24 +45,24 @@ func TestParseFaultsAndClient(t *testing.T) {
 	}
 	for i, want := range []struct {
 		name   string
-		policy ErrorPolicy
-	}{{"outage-fail_open", FailOpen}, {"outage-fail_closed", FailClosed}} {
+		policy plan.ErrorPolicy
+	}{{"outage-fail_open", plan.FailOpen}, {"outage-fail_closed", plan.FailClosed}} {
 		s := p.Scenarios[i]
 		if s.Name != want.name || s.OnError != want.policy || s.PolicyGroup != "outage" || len(s.Faults) != 5 {
 			t.Errorf("scenario %d: %s %s group %q, %d faults", i, s.Name, s.OnError, s.PolicyGroup, len(s.Faults))
 		}
 	}
 	f := p.Scenarios[0].Faults
-	if f[0].Kind != FaultPause || f[0].At != 5*time.Second || f[0].End() != 7*time.Second || f[0].Line != 16 {
+	if f[0].Kind != plan.FaultPause || f[0].At != 5*time.Second || f[0].End() != 7*time.Second || f[0].Line != 16 {
 		t.Errorf("pause %+v", f[0])
 	}
-	if f[1].Kind != FaultRestart || f[1].For != 0 {
+	if f[1].Kind != plan.FaultRestart || f[1].For != 0 {
 		t.Errorf("restart %+v", f[1])
 	}
 	if f[2].Add != 50*time.Millisecond || f[2].Jitter != 5*time.Millisecond || f[3].RateKBps != 10 {
 		t.Errorf("latency %+v, bandwidth %+v", f[2], f[3])
 	}
-	if !p.Scenarios[0].NeedsProxy() {
+	if !p.Scenarios[0].Faults.NeedsProxy() {
 		t.Error("network faults and a failover go through the proxy")
 	}
 	if got := len(p.Plan(1)); got != 4 {
@@ -72,7 +73,7 @@ func TestParseFaultsAndClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(one.Scenarios) != 1 || one.Scenarios[0].Name != "outage" || one.Scenarios[0].OnError != FailLocal || one.Scenarios[0].PolicyGroup != "" {
+	if len(one.Scenarios) != 1 || one.Scenarios[0].Name != "outage" || one.Scenarios[0].OnError != plan.FailLocal || one.Scenarios[0].PolicyGroup != "" {
 		t.Errorf("one policy: %+v", one.Scenarios)
 	}
 	// A threshold selects the runs of one policy by their name.

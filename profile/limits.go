@@ -2,6 +2,7 @@ package profile
 
 import (
 	"fmt"
+	"github.com/rlbench/rlbench/plan"
 	"math"
 	"strconv"
 	"strings"
@@ -81,7 +82,7 @@ func checkScenario(d *decoder, n *yaml.Node, path string, p *Profile, s Scenario
 	if s.Concurrency > 0 && !checkConcurrency(d, keyLine(n, "concurrency"), path+".concurrency", s.Concurrency) {
 		return false
 	}
-	if s.Shape != ShapeBoundary && !checkRate(d, n, path, p, s) {
+	if s.Shape != plan.ShapeBoundary && !checkRate(d, n, path, p, s) {
 		return false
 	}
 	return checkFootprint(d, path, p, s)
@@ -147,7 +148,7 @@ func checkFootprint(d *decoder, path string, p *Profile, s Scenario) bool {
 		{saturate(decisions * bytesPerAuditedDecision), fmt.Sprintf("to keep %.0f audited decisions", decisions)},
 		{seconds * int64(machine.cpus+1) * bytesPerSeriesSecond, fmt.Sprintf("for %d seconds of per-second series", seconds)},
 	}
-	if s.Shape == ShapeBoundary {
+	if s.Shape == plan.ShapeBoundary {
 		parts = append(parts, part{s.Requests * bytesPerScheduledRequest, fmt.Sprintf("to schedule %d burst requests", s.Requests)})
 	}
 	var total int64

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"context"
+	"github.com/rlbench/rlbench/plan"
 	"math"
 	"os"
 	"path/filepath"
@@ -62,7 +63,7 @@ func TestParseProfileGood(t *testing.T) {
 		t.Fatalf("%d scenarios", len(p.Scenarios))
 	}
 	s := p.Scenarios[0]
-	if s.Rate.Multiple != 2 || s.Arrival != Poisson || s.Identities != 20 || s.Duration != 3*time.Second || s.Line != 17 {
+	if s.Rate.Multiple != 2 || s.Arrival != plan.Poisson || s.Identities != 20 || s.Duration != 3*time.Second || s.Line != 17 {
 		t.Errorf("scenario 0: %+v", s)
 	}
 	if got := s.Rate.TargetPerSecond(p.Policy, s.Identities); got != 4000 {
@@ -90,7 +91,7 @@ func TestParseProfileDefaults(t *testing.T) {
 	if strings.Join(p.Algorithms, ",") != strings.Join(algorithms.Default(), ",") {
 		t.Errorf("algorithms %v, want the default four", p.Algorithms)
 	}
-	if s := p.Scenarios[0]; s.Name != "steady" || s.Arrival != Uniform || s.Identities != DefaultIdentities {
+	if s := p.Scenarios[0]; s.Name != "steady" || s.Arrival != plan.Uniform || s.Identities != DefaultIdentities {
 		t.Errorf("scenario defaults: %+v", s)
 	}
 }
@@ -272,7 +273,7 @@ scenarios:
 	if r.Duration != 3*time.Second || len(r.Stages) != 2 || math.Abs(r.Rate.PerSecond-280.0/3) > 1e-9 || p.PlannedRequests(r) != 280 {
 		t.Errorf("ramp: %s over %d stages at %v/s, %d planned; want 3s, 2 stages, 93.3/s, 280", r.Duration, len(r.Stages), r.Rate.PerSecond, p.PlannedRequests(r))
 	}
-	if h := p.Scenarios[1]; h.Distribution != ZipfIdentities || h.ZipfExponent != DefaultZipfExponent {
+	if h := p.Scenarios[1]; h.Distribution != plan.ZipfIdentities || h.ZipfExponent != plan.DefaultZipfExponent {
 		t.Errorf("steady zipf: %s with exponent %v", h.Distribution, h.ZipfExponent)
 	}
 }

@@ -2,60 +2,17 @@ package profile
 
 import (
 	"fmt"
-	"strconv"
+	"github.com/rlbench/rlbench/plan"
 )
 
-// Pipeline depths a profile may give.
-const (
-	// MaxPipelineDepth bounds pipeline: far past where batching stops
-	// paying (a few dozen requests), and small enough that the requests in
-	// flight on every connection stay a few megabytes.
-	MaxPipelineDepth = 1024
-	// AutoPipelineDepth is the most requests pipeline: auto sends in one
-	// batch; what is queued beyond it goes in the next.
-	AutoPipelineDepth = 256
-)
-
-// Pipeline is how many requests one connection sends at once. Requests of
-// one batch go out in one write and their replies come back in order; each
-// keeps its own due time, send time and completion time. The zero value
-// means "not given": a scenario then follows the profile, and a profile
-// sends every request alone.
-type Pipeline struct {
-	// Depth is the most requests one connection sends in one batch; 1
-	// sends each request alone.
-	Depth int
-	// Auto sends, whenever a connection is free to write, whatever
-	// requests are queued for it (at most AutoPipelineDepth).
-	Auto bool
-}
-
-// Given reports whether the profile or scenario set the field.
-func (p Pipeline) Given() bool { return p.Auto || p.Depth > 0 }
-
-// MaxBatch is the most requests one batch holds: the depth, the auto
-// cap, or 1 when pipelining is off.
-func (p Pipeline) MaxBatch() int {
-	switch {
-	case p.Auto:
-		return AutoPipelineDepth
-	case p.Depth > 0:
-		return p.Depth
-	}
-	return 1
-}
-
-// String says it as a profile writes it: "16", "auto", or "1".
-func (p Pipeline) String() string {
-	if p.Auto {
-		return "auto"
-	}
-	return strconv.Itoa(p.MaxBatch())
-}
+// MaxPipelineDepth bounds pipeline: far past where batching stops paying
+// (a few dozen requests), and small enough that the requests in flight on
+// every connection stay a few megabytes.
+const MaxPipelineDepth = 1024
 
 // RunPipeline is the pipeline a run of s uses: the scenario's own, else
 // the profile's.
-func (p *Profile) RunPipeline(s Scenario) Pipeline {
+func (p *Profile) RunPipeline(s Scenario) plan.Pipeline {
 	if s.Pipeline.Given() {
 		return s.Pipeline
 	}
@@ -63,13 +20,13 @@ func (p *Profile) RunPipeline(s Scenario) Pipeline {
 }
 
 // parsePipeline reads a pipeline field: a depth, or auto.
-func parsePipeline(f *yamlMap) Pipeline {
+func parsePipeline(f *yamlMap) plan.Pipeline {
 	n := f.scalar("pipeline")
 	if n == nil {
-		return Pipeline{}
+		return plan.Pipeline{}
 	}
 	if n.Value == "auto" {
-		return Pipeline{Auto: true}
+		return plan.Pipeline{Auto: true}
 	}
 	v, err := wholeNumber(n)
 	switch {
@@ -78,9 +35,9 @@ func parsePipeline(f *yamlMap) Pipeline {
 	case v < 1 || v > MaxPipelineDepth:
 		f.errorf("pipeline", "%d is not a depth from 1 (no pipelining) to %d", v, MaxPipelineDepth)
 	default:
-		return Pipeline{Depth: int(v)}
+		return plan.Pipeline{Depth: int(v)}
 	}
-	return Pipeline{}
+	return plan.Pipeline{}
 }
 
 // checkPipelines refuses pipeline: auto for a closed loop: auto batches

@@ -6,6 +6,7 @@
 package profile
 
 import (
+	"github.com/rlbench/rlbench/plan"
 	"slices"
 	"time"
 
@@ -43,13 +44,13 @@ type Profile struct {
 	// Concurrency is how many goroutines issue requests (and the size of the
 	// connection pool), unless a scenario says otherwise.
 	Concurrency int
-	// Pipeline is how many requests one connection sends at once, unless
+	// plan.Pipeline is how many requests one connection sends at once, unless
 	// a scenario says otherwise; not given, each request goes alone.
-	Pipeline Pipeline
+	Pipeline plan.Pipeline
 	// Warmup is run before each measured run, on keys of its own, and not
 	// measured.
 	Warmup time.Duration
-	// Seed makes identity choice and Poisson arrivals repeatable.
+	// Seed makes identity choice and plan.Poisson arrivals repeatable.
 	Seed int64
 	// Timeout bounds every Redis call (the limiter's calls by Client.Timeout
 	// when the profile has a client section).
@@ -57,7 +58,7 @@ type Profile struct {
 	// Client is how the limiter's caller behaves (timeouts, retries, its
 	// error policy); nil means each call is made once and an error is
 	// only counted.
-	Client *ClientSpec
+	Client *plan.Client
 	// Redis is the server to use; nil means a private one.
 	Redis *RedisSpec
 	// Audit bounds the per-identity audit.

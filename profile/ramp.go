@@ -2,6 +2,7 @@ package profile
 
 import (
 	"fmt"
+	"github.com/rlbench/rlbench/plan"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
@@ -24,7 +25,7 @@ func parseRamp(f *yamlMap, s *Scenario, pol *algorithms.Policy) {
 	openRate(f, "from", &s.From)
 	parseArrival(f, s)
 	f.intField("identities", &s.Identities, 1)
-	parseIdentityChoice(f, s, UniformIdentities, ZipfIdentities)
+	parseIdentityChoice(f, s, plan.UniformIdentities, plan.ZipfIdentities)
 	items := f.sequence("stages")
 	if !f.has("stages") || len(items) == 0 {
 		f.errorf("stages", "missing: give the stages, e.g. [{rate: 1x, duration: 10s}, {rate: 4x, duration: 30s}]")

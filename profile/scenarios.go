@@ -2,6 +2,7 @@ package profile
 
 import (
 	"fmt"
+	"github.com/rlbench/rlbench/plan"
 	"slices"
 	"strings"
 	"time"
@@ -12,11 +13,11 @@ import (
 )
 
 // scenarioFields lists, per shape, the fields a scenario of that shape takes.
-var scenarioFields = map[Shape][]string{
-	ShapeSteady:      {"name", "shape", "rate", "arrival", "identities", "distribution", "zipf_exponent", "duration", "requests", "concurrency", "pipeline"},
-	ShapeRamp:        rampFields,
-	ShapeBoundary:    boundaryFields,
-	ShapeCardinality: cardinalityFields,
+var scenarioFields = map[plan.Shape][]string{
+	plan.ShapeSteady:      {"name", "shape", "rate", "arrival", "identities", "distribution", "zipf_exponent", "duration", "requests", "concurrency", "pipeline"},
+	plan.ShapeRamp:        rampFields,
+	plan.ShapeBoundary:    boundaryFields,
+	plan.ShapeCardinality: cardinalityFields,
 }
 
 // parseScenarios reads the scenarios list; pol is the profile's policy, or
@@ -50,7 +51,7 @@ func parseScenarios(d *decoder, top *yamlMap, pol *algorithms.Policy) []Scenario
 // parseScenario reads one scenario; sizes is the list of identities it
 // gives, when it gives several.
 func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy) (s Scenario, sizes []int, ok bool) {
-	s = Scenario{Line: n.Line, Arrival: Uniform, Identities: DefaultIdentities}
+	s = Scenario{Line: n.Line, Arrival: plan.Uniform, Identities: DefaultIdentities}
 	if n.Kind != yaml.MappingNode {
 		d.errorf(n.Line, path, "want a mapping of fields, got %s", describe(n))
 		return s, nil, false
@@ -62,7 +63,7 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 			shape = n.Content[i+1].Value
 		}
 	}
-	known, valid := scenarioFields[Shape(shape)]
+	known, valid := scenarioFields[plan.Shape(shape)]
 	if !valid {
 		line := n.Line
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -80,7 +81,7 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 		}
 		return s, nil, false
 	}
-	s.Shape = Shape(shape)
+	s.Shape = plan.Shape(shape)
 	f := d.mapping(n, path, append(slices.Clone(known), "policy", "faults", "hash_tag")...)
 	before := len(d.errs)
 	s.Name = shape
@@ -98,13 +99,13 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 		}
 	}
 	switch s.Shape {
-	case ShapeSteady:
+	case plan.ShapeSteady:
 		parseSteady(f, &s)
-	case ShapeBoundary:
+	case plan.ShapeBoundary:
 		parseBoundary(f, &s, pol)
-	case ShapeCardinality:
+	case plan.ShapeCardinality:
 		sizes = parseCardinality(f, &s)
-	case ShapeRamp:
+	case plan.ShapeRamp:
 		parseRamp(f, &s, pol)
 	}
 	parseFaults(f, &s)
@@ -112,8 +113,8 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 }
 
 func shapeNames() []string {
-	names := make([]string, len(Shapes))
-	for i, s := range Shapes {
+	names := make([]string, len(plan.Shapes))
+	for i, s := range plan.Shapes {
 		names[i] = string(s)
 	}
 	return names
@@ -122,7 +123,7 @@ func shapeNames() []string {
 func parseSteady(f *yamlMap, s *Scenario) {
 	parseLoad(f, s)
 	f.intField("identities", &s.Identities, 1)
-	parseIdentityChoice(f, s, UniformIdentities, ZipfIdentities)
+	parseIdentityChoice(f, s, plan.UniformIdentities, plan.ZipfIdentities)
 	parseBounds(f, s)
 }
 
@@ -146,9 +147,9 @@ func parseLoad(f *yamlMap, s *Scenario) {
 // parseArrival reads how open-loop arrivals are spaced.
 func parseArrival(f *yamlMap, s *Scenario) {
 	if n := f.scalar("arrival"); n != nil {
-		switch Arrival(n.Value) {
-		case Uniform, Poisson:
-			s.Arrival = Arrival(n.Value)
+		switch plan.Arrival(n.Value) {
+		case plan.Uniform, plan.Poisson:
+			s.Arrival = plan.Arrival(n.Value)
 		default:
 			f.errorf("arrival", "%q is not uniform or poisson", n.Value)
 		}
