@@ -41,7 +41,7 @@ scenarios:
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner := &workload.Runner{Profile: p, Env: &redisenv.Env{Client: redistest.Client(t)},
+	runner := &workload.Runner{Plan: p.Plan(1), Env: &redisenv.Env{Client: redistest.Client(t)},
 		NewLimiter: func(_ string, rdb algorithms.Redis, p algorithms.Policy) (algorithms.Limiter, error) {
 			return newBroken(rdb, p)
 		}}

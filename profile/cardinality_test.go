@@ -51,8 +51,8 @@ func TestParseCardinalitySizes(t *testing.T) {
 		hot.Requests != 300 || hot.Arrival != plan.Poisson || hot.Rate.PerSecond != 2000 {
 		t.Errorf("hot: %+v", hot)
 	}
-	if len(p.Plan(1)) != 5*4 {
-		t.Errorf("plan has %d runs, want 5 sizes x 4 algorithms", len(p.Plan(1)))
+	if len(p.Plan(1).Runs) != 5*4 {
+		t.Errorf("plan has %d runs, want 5 sizes x 4 algorithms", len(p.Plan(1).Runs))
 	}
 }
 

@@ -168,18 +168,6 @@ func checkFaultsOnCluster(d *decoder, p *Profile, where string) {
 	}
 }
 
-// CheckFaultsOnCluster refuses a profile's faults and client section for a run on a Redis
-// Cluster named on the command line (--redis-cluster), naming the file and
-// line of the first.
-func (p *Profile) CheckFaultsOnCluster() error {
-	d := &decoder{file: p.Path}
-	checkFaultsOnCluster(d, p, "--redis-cluster names a Redis Cluster")
-	if len(d.errs) > 0 {
-		return d.errs
-	}
-	return nil
-}
-
 // anyServerKinds names the kinds that work on a server rlbench did not
 // start, with the rights they need.
 func anyServerKinds() string {
@@ -198,16 +186,4 @@ func anyServerKinds() string {
 		}
 	}
 	return strings.Join(out, ", ")
-}
-
-// CheckFaultsOnExternal refuses the faults that need a private server, for
-// a profile run against a server rlbench does not start (--redis); each
-// error names the fault's file and line.
-func (p *Profile) CheckFaultsOnExternal() error {
-	d := &decoder{file: p.Path}
-	checkFaultTargets(d, p, "--redis names a server rlbench did not start")
-	if len(d.errs) > 0 {
-		return d.errs
-	}
-	return nil
 }

@@ -65,7 +65,7 @@ func TestParseFaultsAndClient(t *testing.T) {
 	if !p.Scenarios[0].Faults.NeedsProxy() {
 		t.Error("network faults and a failover go through the proxy")
 	}
-	if got := len(p.Plan(1)); got != 4 {
+	if got := len(p.Plan(1).Runs); got != 4 {
 		t.Errorf("plan has %d runs, want 2 policies x 2 algorithms", got)
 	}
 	// A single policy keeps the scenario's name.
@@ -168,11 +168,10 @@ func TestParseFaultErrors(t *testing.T) {
 // a server rlbench does not start; the faults that need a private one are
 // then refused with their file and line, and the message says what works.
 func TestFaultsOnExternal(t *testing.T) {
-	p, err := Parse("faults.yaml", []byte(faultsProfile))
-	if err != nil {
+	if _, err := Parse("faults.yaml", []byte(faultsProfile)); err != nil {
 		t.Fatal(err)
 	}
-	err = p.CheckFaultsOnExternal()
+	_, err := ParseWith("faults.yaml", []byte(faultsProfile), Options{Target: TargetServer})
 	if err == nil {
 		t.Fatal("a restart and a failover on --redis were accepted")
 	}
@@ -188,15 +187,18 @@ func TestFaultsOnExternal(t *testing.T) {
 	if n := strings.Count(err.Error(), "\n") + 1; n != 2 {
 		t.Errorf("%d errors, want one per fault (not per policy's copy):\n%v", n, err)
 	}
-	if err := p.CheckFaultsOnCluster(); err == nil || !strings.Contains(err.Error(), "faults.yaml:16: scenarios[0].faults[0].kind: faults run on a single redis-server, and --redis-cluster names a Redis Cluster") {
+	if _, err := ParseWith("faults.yaml", []byte(faultsProfile), Options{Target: TargetCluster}); err == nil || !strings.Contains(err.Error(), "faults.yaml:16: scenarios[0].faults[0].kind: faults run on a single redis-server, and --redis-cluster names a Redis Cluster") {
 		t.Errorf("faults on --redis-cluster: %v", err)
 	}
-	ok, err := Parse("ok.yaml", []byte("policy: {limit: 10, window: 1s}\nscenarios:\n  - {shape: steady, rate: 1x, duration: 5s, faults: [{at: 1s, for: 1s, kind: pause}, {at: 3s, for: 1s, kind: reset}]}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ok.CheckFaultsOnExternal(); err != nil {
+	okProfile := []byte("policy: {limit: 10, window: 1s}\nscenarios:\n  - {shape: steady, rate: 1x, duration: 5s, faults: [{at: 1s, for: 1s, kind: pause}, {at: 3s, for: 1s, kind: reset}]}\n")
+	if _, err := ParseWith("ok.yaml", okProfile, Options{Target: TargetServer}); err != nil {
 		t.Errorf("a pause and a reset work on any server: %v", err)
+	}
+	// One process injects a scenario's faults for the whole load: a
+	// segment of it is refused at the first fault's line.
+	_, err = ParseWith("ok.yaml", okProfile, Options{Segmented: true})
+	if err == nil || !strings.Contains(err.Error(), "ok.yaml:3: scenarios[0].faults[0]: --segment: scenario steady schedules faults") {
+		t.Errorf("faults in a segment: %v", err)
 	}
 }
 

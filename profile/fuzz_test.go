@@ -47,7 +47,7 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		plan := p.Plan(2)
-		_ = p.Length(plan)
+		_ = PlanLength(plan)
 		for _, s := range p.Scenarios {
 			_ = p.PlannedRequests(s)
 			_ = s.Rate.TargetPerSecond(p.Policy, s.Identities)

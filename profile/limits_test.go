@@ -121,7 +121,7 @@ func TestPlanLengthSaturates(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := p.Plan(100)
-	if l := p.Length(plan); l.Time != math.MaxInt64 {
-		t.Errorf("a plan of %d runs of two years each has length %s, want the longest time.Duration", len(plan), l.Time)
+	if l := PlanLength(plan); l.Time != math.MaxInt64 {
+		t.Errorf("a plan of %d runs of two years each has length %s, want the longest time.Duration", len(plan.Runs), l.Time)
 	}
 }

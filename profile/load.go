@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/rlbench/rlbench/plan"
 	"io"
 	"path/filepath"
 	"regexp"
@@ -41,6 +42,13 @@ type Options struct {
 	// names and names of limiters the profile declares. The profile is then
 	// checked as if it listed them (a threshold must still select a run).
 	Algorithms []string
+	// Target is the Redis the run will use when the command line names one
+	// in place of the profile's redis section: what the faults and the
+	// client section may do is checked against it.
+	Target Target
+	// Segmented says the run is one segment of a load that several
+	// processes share (--segment), where faults cannot be scheduled.
+	Segmented bool
 }
 
 // Load reads and validates the profile at path. Every problem, including
@@ -132,22 +140,17 @@ func ParseWith(file string, data []byte, o Options) (*Profile, error) {
 	}
 	before := len(d.errs)
 	p.Scenarios = splitPolicies(d, parseScenarios(d, top, pol), p.Client)
-	if p.Redis != nil && p.Redis.Addr != "" {
-		checkFaultTargets(d, p, "the profile's redis section names a server rlbench did not start")
-	}
-	if p.Redis != nil && p.Redis.Cluster != nil {
-		checkFaultsOnCluster(d, p, "the profile's redis section names a Redis Cluster")
-	}
+	checkRunTarget(d, p, o)
 	if len(d.errs) == before && policyOK && algorithmsOK {
 		checkScenarioPolicies(d, top, p)
 	}
 	// Whether a threshold selects any run is checked against the plan, so
 	// only when the scenarios and algorithms hold.
-	var plan []RunSpec
+	var pl *plan.Plan
 	if len(d.errs) == before && policyOK && algorithmsOK {
-		plan = p.Plan(1)
+		pl = p.Plan(1)
 	}
-	p.Thresholds = parseThresholds(top, plan, p)
+	p.Thresholds = parseThresholds(top, pl, p)
 	parseVerdictRules(top, p)
 	checkResources(d, top, p)
 	checkPipelines(d, top, p)

@@ -72,8 +72,8 @@ func TestParseProfileGood(t *testing.T) {
 	if sat := p.Scenarios[1]; !sat.Rate.Max || sat.Requests != 5000 || sat.Duration != time.Hour {
 		t.Errorf("scenario 1: %+v", sat)
 	}
-	if len(p.Plan(1)) != 4 {
-		t.Errorf("plan has %d runs, want 2 scenarios x 2 algorithms", len(p.Plan(1)))
+	if len(p.Plan(1).Runs) != 4 {
+		t.Errorf("plan has %d runs, want 2 scenarios x 2 algorithms", len(p.Plan(1).Runs))
 	}
 	if len(p.Hash) != 64 {
 		t.Errorf("hash %q", p.Hash)

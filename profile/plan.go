@@ -1,36 +1,135 @@
 package profile
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/plan"
+	"github.com/rlbench/rlbench/result"
 )
 
-// RunSpec is one run of a plan: one algorithm in one scenario.
-type RunSpec struct {
-	Scenario  Scenario
-	Algorithm string
-	// Repetition counts from 0 when the plan repeats each run.
-	Repetition int
-}
-
-// Key names the run as algorithm/scenario, as results and thresholds do.
-func (r RunSpec) Key() string { return r.Algorithm + "/" + r.Scenario.Name }
-
-// Plan lists the runs of the profile, each repeated repeat times (at least
-// once): scenario by scenario, repetition by repetition, each algorithm in
-// turn, so runs that are compared side by side are also run close in time
-// and the repetitions of one algorithm are spread over time rather than
-// run back to back.
-func (p *Profile) Plan(repeat int) []RunSpec {
+// Plan resolves the profile into the runs it stands for, each repeated
+// repeat times (at least once): scenario by scenario, repetition by
+// repetition, each algorithm in turn, so runs that are compared side by
+// side are also run close in time and the repetitions of one algorithm
+// are spread over time rather than run back to back. Each run carries its
+// policy, offered rate, concurrency, pipeline, faults and caller, decided
+// here once.
+func (p *Profile) Plan(repeat int) *plan.Plan {
 	reps := max(repeat, 1)
-	out := make([]RunSpec, 0, len(p.Scenarios)*reps*len(p.Algorithms))
+	out := &plan.Plan{
+		Profile: p.ResultInfo(),
+		Repeat:  reps,
+		Seed:    p.Seed,
+		Timeout: p.Timeout,
+		Warmup:  p.Warmup,
+
+		AuditIdentities: p.Audit.Identities,
+		Runs:            make([]plan.Run, 0, len(p.Scenarios)*reps*len(p.Algorithms)),
+	}
 	for _, s := range p.Scenarios {
 		for k := 0; k < reps; k++ {
 			for _, a := range p.Algorithms {
-				out = append(out, RunSpec{Scenario: s, Algorithm: a, Repetition: k})
+				out.Runs = append(out.Runs, p.resolve(s, a, k))
 			}
 		}
+	}
+	return out
+}
+
+// resolve is the run of algorithm alg in scenario s, repetition rep.
+func (p *Profile) resolve(s Scenario, alg string, rep int) plan.Run {
+	pol := p.PolicyFor(s)
+	r := plan.Run{
+		Algorithm:   alg,
+		Declaration: p.Declaration(alg),
+		Scenario:    s.Name, Group: s.Group, PolicyGroup: s.PolicyGroup,
+		Repetition:      rep,
+		Shape:           s.Shape,
+		Policy:          pol,
+		Identities:      s.Identities,
+		Duration:        s.Duration,
+		Requests:        s.Requests,
+		Concurrency:     p.RunConcurrency(s),
+		Pipeline:        p.RunPipeline(s),
+		Rate:            s.Rate.String(),
+		TargetPerSecond: s.Rate.TargetPerSecond(pol, s.Identities),
+		ClosedLoop:      s.Rate.Max,
+		Arrival:         s.Arrival,
+		Distribution:    s.Distribution,
+		ZipfExponent:    s.ZipfExponent,
+		Repeats:         s.Repeats,
+		Boundary:        s.Boundary,
+		HashTag:         s.HashTag,
+		Faults:          s.Faults,
+		Client:          p.Client,
+		OnError:         s.OnError,
+		Planned:         p.PlannedRequests(s),
+	}
+	if s.Shape == plan.ShapeRamp {
+		r.FromPerSecond = s.From.TargetPerSecond(pol, s.Identities)
+		for _, st := range s.Stages {
+			r.Stages = append(r.Stages, plan.Stage{PerSecond: st.Rate.TargetPerSecond(pol, s.Identities), Duration: st.Duration})
+		}
+	}
+	return r
+}
+
+// ResultInfo says which profile produced a result, and what its verdict
+// rests on besides the runs.
+func (p *Profile) ResultInfo() result.ProfileInfo {
+	info := result.ProfileInfo{
+		Name:        p.Name,
+		Path:        p.Path,
+		SHA256:      p.Hash,
+		Seed:        p.Seed,
+		Policy:      result.PolicyInfo{Limit: p.Policy.Limit, WindowMs: p.Policy.WindowMillis(), Burst: p.Policy.Capacity(), BucketMs: p.Policy.Bucket.Milliseconds()},
+		Algorithms:  p.Algorithms,
+		Concurrency: p.Concurrency,
+		WarmupS:     p.Warmup.Seconds(),
+		Limiters:    limiterInfos(p.Declared),
+
+		ReportIdentities: p.Report.Identities,
+	}
+	budget := p.ErrorBudget
+	info.ExpectBroken, info.ErrorBudget = p.ExpectBroken, &budget
+	return info
+}
+
+// limiterInfos describes the declared limiters for the result.
+func limiterInfos(decls []*algorithms.Declaration) []result.LimiterInfo {
+	var out []result.LimiterInfo
+	for _, d := range decls {
+		info := result.LimiterInfo{
+			Name: d.Name, Kind: "script", Source: d.SourcePath, Function: d.Function,
+			Semantics: string(d.Semantics), Description: d.Describe(), Reply: map[string]int{},
+		}
+		src := d.Script
+		if d.Library != "" {
+			info.Kind, src = "function", d.Library
+		}
+		sum := sha256.Sum256([]byte(src))
+		info.SourceSHA256 = hex.EncodeToString(sum[:])
+		for _, k := range d.Keys {
+			info.Keys = append(info.Keys, k.String())
+		}
+		for _, a := range d.Args {
+			info.Args = append(info.Args, a.String())
+		}
+		for part, pos := range map[string]int{"allowed": d.Reply.Allowed, "remaining": d.Reply.Remaining,
+			"retry_after_ms": d.Reply.RetryAfterMs, "server_time_us": d.Reply.ServerTimeUs} {
+			if pos > 0 {
+				info.Reply[part] = pos
+			}
+		}
+		if d.Semantics == algorithms.SemanticsBound {
+			info.Bound = d.Promise.String()
+		}
+		out = append(out, info)
 	}
 	return out
 }
@@ -76,23 +175,21 @@ type Length struct {
 	ClosedLoopRequests int64
 }
 
-// Length adds up the runs of plan, each with its warm-up. Sums too large
+// PlanLength adds up the runs of pl, each with the warm-up. Sums too large
 // for their type stay at its largest value.
-func (p *Profile) Length(plan []RunSpec) Length {
+func PlanLength(pl *plan.Plan) Length {
 	var l Length
 	add := func(d time.Duration) { l.Time = time.Duration(saturatingAdd(int64(l.Time), int64(d))) }
-	for _, spec := range plan {
-		s := spec.Scenario
-		add(p.Warmup)
-		target := s.Rate.TargetPerSecond(p.PolicyFor(s), s.Identities)
+	for _, r := range pl.Runs {
+		add(pl.Warmup)
 		switch {
-		case s.Rate.Max && s.Requests > 0:
-			l.ClosedLoopRequests = saturatingAdd(l.ClosedLoopRequests, s.Requests)
-		case target > 0 && s.Requests > 0:
-			byCount := time.Duration(saturate(float64(s.Requests) / target * float64(time.Second)))
-			add(min(s.Duration, byCount))
+		case r.ClosedLoop && r.Requests > 0:
+			l.ClosedLoopRequests = saturatingAdd(l.ClosedLoopRequests, r.Requests)
+		case r.TargetPerSecond > 0 && r.Requests > 0:
+			byCount := time.Duration(saturate(float64(r.Requests) / r.TargetPerSecond * float64(time.Second)))
+			add(min(r.Duration, byCount))
 		default:
-			add(s.Duration)
+			add(r.Duration)
 		}
 	}
 	return l

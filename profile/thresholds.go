@@ -2,6 +2,7 @@ package profile
 
 import (
 	"fmt"
+	"github.com/rlbench/rlbench/plan"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -13,10 +14,12 @@ import (
 // the result contract (a field that exists, units that fit it) and, when
 // the plan is known, select at least one of its runs: a rule that can
 // never apply is an error, never a silent pass.
-func parseThresholds(top *yamlMap, plan []RunSpec, p *Profile) []*result.Threshold {
+func parseThresholds(top *yamlMap, pl *plan.Plan, p *Profile) []*result.Threshold {
 	var runs []string
-	for _, spec := range plan {
-		runs = append(runs, spec.Key())
+	if pl != nil {
+		for _, r := range pl.Runs {
+			runs = append(runs, r.Key())
+		}
 	}
 	var out []*result.Threshold
 	for i, n := range top.sequence("thresholds") {
@@ -30,7 +33,7 @@ func parseThresholds(top *yamlMap, plan []RunSpec, p *Profile) []*result.Thresho
 			top.d.errorf(n.Line, field, "%v", err)
 			continue
 		}
-		if plan != nil && !t.MatchesAny(runs) {
+		if pl != nil && !t.MatchesAny(runs) {
 			top.d.errorf(n.Line, field, "selector %s/%s matches no run (algorithms: %s; scenarios: %s)",
 				t.Algorithm, t.Scenario, strings.Join(p.Algorithms, ", "), strings.Join(p.ScenarioNames(), ", "))
 			continue

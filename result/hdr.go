@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -24,6 +25,19 @@ const (
 // and precision, in microseconds.
 func NewHistogram() *hdrhistogram.Histogram {
 	return hdrhistogram.New(HistLowestMicros, HistHighestMicros, HistDigits)
+}
+
+// NewCoarseHistogram returns a latency histogram of the contract's range
+// at fewer significant digits, for the many small histograms of bins and
+// seconds: 1 digit keeps a p99 to within 10%, 2 within 1%.
+func NewCoarseHistogram(digits int) *hdrhistogram.Histogram {
+	return hdrhistogram.New(HistLowestMicros, HistHighestMicros, int(min(max(digits, 1), HistDigits)))
+}
+
+// HistMicros is d in whole microseconds, clamped to the range latency
+// histograms record.
+func HistMicros(d time.Duration) int64 {
+	return min(max(d.Microseconds(), HistLowestMicros), HistHighestMicros)
 }
 
 // Digest is the usual digest of h, in microseconds; a nil or empty

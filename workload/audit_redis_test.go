@@ -3,6 +3,7 @@ package workload_test
 import (
 	"context"
 	"fmt"
+	"github.com/rlbench/rlbench/internal/event"
 	"strings"
 	"testing"
 
@@ -62,7 +63,7 @@ scenarios:
     offset: 20ms
     stagger: 30ms
 `)
-	runs := runProfile(t, &workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb}})
+	runs := runProfile(t, &workload.Runner{Plan: p.Plan(1), Env: &redisenv.Env{Client: rdb}})
 	if len(runs) != 2*len(algorithms.Comparable()) {
 		t.Fatalf("%d runs, want every comparable limiter in both scenarios", len(runs))
 	}
@@ -123,7 +124,7 @@ func TestBoundaryShapeOnRealRedis(t *testing.T) {
 	rdb := redistest.Client(t)
 	const limit = 20
 	p := boundaryProfile(t, strings.Join(algorithms.Default(), ", "), limit, 25)
-	runs := runProfile(t, &workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb}})
+	runs := runProfile(t, &workload.Runner{Plan: p.Plan(1), Env: &redisenv.Env{Client: rdb}})
 	for _, tc := range []struct {
 		alg              string
 		maxWindow, bound int64
@@ -151,7 +152,7 @@ func TestBoundaryShapeOnRealRedis(t *testing.T) {
 			t.Errorf("%s: max %d admitted in a window, want above the limit %d and within the bound %d", tc.alg, a.MaxWindowAdmitted, limit, a.BoundWindow)
 		}
 		c := r.ClockOffset
-		if c == nil || c.Samples != workload.DefaultClockSamples || c.UncertaintyUs <= 0 || c.UncertaintyUs > 50_000 {
+		if c == nil || c.Samples != event.DefaultOffsetSamples || c.UncertaintyUs <= 0 || c.UncertaintyUs > 50_000 {
 			t.Errorf("%s: clock offset %+v, want an estimate to within the offset", tc.alg, c)
 		}
 	}
@@ -162,7 +163,7 @@ func TestBoundaryShapeOnRealRedis(t *testing.T) {
 // the fixed window's own bound, and the audit says so.
 func TestAuditFlagsTheNaiveCounter(t *testing.T) {
 	rdb := redistest.Client(t)
-	r := runProfile(t, &workload.Runner{Profile: boundaryProfile(t, algorithms.NaiveCounterName, 5, 30), Env: &redisenv.Env{Client: rdb}})[algorithms.NaiveCounterName+"/edge"]
+	r := runProfile(t, &workload.Runner{Plan: boundaryProfile(t, algorithms.NaiveCounterName, 5, 30).Plan(1), Env: &redisenv.Env{Client: rdb}})[algorithms.NaiveCounterName+"/edge"]
 	a := r.Audit
 	if a.Overshoot == 0 || a.Violations == 0 || a.MaxWindowAdmitted <= a.BoundWindow {
 		t.Errorf("naive counter: max %d in a window against a bound of %d, overshoot %d: the audit missed the race", a.MaxWindowAdmitted, a.BoundWindow, a.Overshoot)
@@ -212,8 +213,8 @@ func TestAuditFlagsAMutatedScript(t *testing.T) {
 	rdb := redistest.Client(t)
 	const limit, identities = 10, 4
 	runner := &workload.Runner{
-		Profile: boundaryProfile(t, algorithms.FixedWindowName, limit, 12),
-		Env:     &redisenv.Env{Client: rdb},
+		Plan: boundaryProfile(t, algorithms.FixedWindowName, limit, 12).Plan(1),
+		Env:  &redisenv.Env{Client: rdb},
 		NewLimiter: func(name string, rdb algorithms.Redis, p algorithms.Policy) (algorithms.Limiter, error) {
 			return newMutantWindow(rdb, p)
 		},

@@ -2,13 +2,15 @@ package workload
 
 import (
 	"context"
+	"github.com/rlbench/rlbench/internal/audit"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 	"runtime"
 	"testing"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redistest"
-	"github.com/rlbench/rlbench/profile"
 )
 
 // BenchmarkRequestPath measures rlbench's whole per-request path (key
@@ -21,7 +23,7 @@ func BenchmarkRequestPath(b *testing.B) {
 	if err := lim.Load(ctx); err != nil {
 		b.Fatal(err)
 	}
-	d := &scheduler{limiter: lim, prefix: "rlbench:bench:fixed_window:b:", clock: RealClock{}, rec: newRecorder(time.Now()), concurrency: 1, callCtx: ctx}
+	d := &scheduler{limiter: lim, keys: event.KeyScheme{Head: "rlbench:bench:fixed_window:b:"}, clock: event.RealClock{}, rec: newRecorder(time.Now()), concurrency: 1, callCtx: ctx}
 	w := d.newWorker(0)
 	b.ReportAllocs()
 	for i := uint64(0); b.Loop(); i++ {
@@ -36,8 +38,8 @@ func BenchmarkRequestPath(b *testing.B) {
 func BenchmarkRecord(b *testing.B) {
 	start := time.Now()
 	rec := newRecorder(start)
-	o := &outcome{due: start, sent: start.Add(10 * time.Microsecond), done: start.Add(300 * time.Microsecond),
-		decision: algorithms.Decision{Allowed: true}}
+	o := &event.Outcome{Due: start, Sent: start.Add(10 * time.Microsecond), Done: start.Add(300 * time.Microsecond),
+		Decision: algorithms.Decision{Allowed: true}}
 	b.ReportAllocs()
 	for b.Loop() {
 		rec.record(0, o)
@@ -56,9 +58,9 @@ func BenchmarkPipelinedRequestPath(b *testing.B) {
 	if err := lim.Load(ctx); err != nil {
 		b.Fatal(err)
 	}
-	d := &scheduler{limiter: lim, prefix: "rlbench:bench:fixed_window:p:", clock: RealClock{}, rec: newRecorder(time.Now()), concurrency: 1, callCtx: ctx}
-	d.rec.audit = newAuditor(lim, 1000, profile.AuditSpec{Identities: 1000}, 1)
-	if note := d.setPipeline(profile.Pipeline{Depth: depth}, rdb); note != "" {
+	d := &scheduler{limiter: lim, keys: event.KeyScheme{Head: "rlbench:bench:fixed_window:p:"}, clock: event.RealClock{}, rec: newRecorder(time.Now()), concurrency: 1, callCtx: ctx}
+	d.sinks = []event.Sink{audit.New(audit.Config{Limiter: lim, Identities: 1000, Sample: 1000, Seed: 1})}
+	if note := d.setPipeline(plan.Pipeline{Depth: depth}, rdb); note != "" {
 		b.Fatal(note)
 	}
 	w := d.newPipeWorker(0)

@@ -3,10 +3,11 @@ package workload
 import (
 	"container/heap"
 	"context"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
-	"github.com/rlbench/rlbench/profile"
 )
 
 // boundaryGrace is how far past its planned span a boundary run still
@@ -16,7 +17,7 @@ const boundaryGrace = time.Second
 // burstDues lists the server times (microseconds) of the two bursts around
 // the boundary at boundaryMicros: the first burst ends Offset before it,
 // the second starts Offset after it, each spread evenly over Spread.
-func burstDues(b profile.Boundary, boundaryMicros int64) []int64 {
+func burstDues(b plan.Boundary, boundaryMicros int64) []int64 {
 	off, spread := b.Offset.Microseconds(), b.Spread.Microseconds()
 	out := make([]int64, 0, 2*b.Burst)
 	step := func(k int64) int64 {
@@ -39,12 +40,12 @@ func burstDues(b profile.Boundary, boundaryMicros int64) []int64 {
 // right after the prime), else a window after the prime. A prime whose
 // reply carries no server time is placed, on the server's clock, halfway
 // through its round trip.
-func (d *scheduler) windowEnd(ctx context.Context, prime *outcome, key string, offset clockOffset) (int64, error) {
-	at := prime.decision.ServerNowMicros
+func (d *scheduler) windowEnd(ctx context.Context, prime *event.Outcome, key string, offset event.Offset) (int64, error) {
+	at := prime.Decision.ServerNowMicros
 	if at <= 0 {
-		at = offset.serverMicros(prime.sent.Add(prime.done.Sub(prime.sent) / 2))
+		at = offset.ServerMicros(prime.Sent.Add(prime.Done.Sub(prime.Sent) / 2))
 	}
-	switch l := unwrapCaller(d.limiter).(type) {
+	switch l := d.windows.(type) {
 	case algorithms.Windowed:
 		return l.WindowEnd(at), nil
 	case algorithms.WindowProber:
@@ -59,8 +60,8 @@ func (d *scheduler) windowEnd(ctx context.Context, prime *outcome, key string, o
 // scheduleBoundary runs a boundary scenario: it aligns the local clock
 // with Redis TIME, then primes identity after identity and fires the
 // bursts each prime's reply places.
-func (r *Runner) scheduleBoundary(ctx context.Context, d *scheduler, s profile.Scenario) (scheduleEnd, error) {
-	offset, err := estimateClockOffset(ctx, r.Env.Client, d.clock, DefaultClockSamples)
+func (r *Runner) scheduleBoundary(ctx context.Context, d *scheduler, s plan.Run) (scheduleEnd, error) {
+	offset, err := event.EstimateOffset(ctx, r.Env.Client, d.clock, event.DefaultOffsetSamples)
 	if err != nil {
 		return scheduleEnd{}, err
 	}
@@ -75,11 +76,11 @@ func (r *Runner) scheduleBoundary(ctx context.Context, d *scheduler, s profile.S
 // offset; burst requests go to the workers at their due times, like an
 // open loop. Requests that fall due after until are counted as unsent. A
 // window's end that cannot be read ends the schedule with the error.
-func (d *scheduler) boundaryBursts(ctx context.Context, b profile.Boundary, identities int, offset clockOffset, until time.Duration) (scheduleEnd, error) {
+func (d *scheduler) boundaryBursts(ctx context.Context, b plan.Boundary, identities int, offset event.Offset, until time.Duration) (scheduleEnd, error) {
 	jobs, wait := d.startWorkers()
 	defer wait()
 	defer close(jobs)
-	defer tuneForPacing(d.clock)()
+	defer event.TuneForPacing(d.clock)()
 
 	start := d.rec.start
 	// Primes start once the clock is aligned, so none is late for it.
@@ -120,15 +121,17 @@ func (d *scheduler) boundaryBursts(ctx context.Context, b profile.Boundary, iden
 		}
 		if prime {
 			key := d.call(primer, j.identity, j.due)
-			if primer.out.err == nil {
+			if primer.out.Err == nil {
 				edge, err := d.windowEnd(ctx, &primer.out, key, offset)
 				if err != nil {
 					rest := d.segment.Share(identities) - d.segment.Share(next)
 					return scheduleEnd{elapsed: d.clock.Now().Sub(start), unsent: int64(len(pending)) + b.Requests(rest) + 2*b.Burst}, err
 				}
-				d.rec.audit.setEdge(j.identity, edge)
+				for _, s := range d.boundaries {
+					s.Boundary(j.identity, edge)
+				}
 				for _, due := range burstDues(b, edge) {
-					heap.Push(&pending, job{identity: j.identity, due: start.Add(offset.localTime(due).Sub(start))})
+					heap.Push(&pending, job{identity: j.identity, due: start.Add(offset.LocalTime(due).Sub(start))})
 				}
 			}
 			continue

@@ -3,6 +3,8 @@ package workload
 import (
 	"context"
 	"fmt"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 	"runtime"
 	"slices"
 	"strconv"
@@ -15,7 +17,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/rlbench/rlbench/algorithms"
-	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -23,17 +24,17 @@ func TestBoundaryDues(t *testing.T) {
 	const edge = int64(1_764_000_001_124_000)
 	for _, tc := range []struct {
 		why  string
-		b    profile.Boundary
+		b    plan.Boundary
 		want []int64
 	}{
 		{"bursts fired at once, 10ms either side",
-			profile.Boundary{Burst: 3, Offset: 10 * time.Millisecond},
+			plan.Boundary{Burst: 3, Offset: 10 * time.Millisecond},
 			[]int64{edge - 10_000, edge - 10_000, edge - 10_000, edge + 10_000, edge + 10_000, edge + 10_000}},
 		{"spread: the first burst ends at -offset, the second starts at +offset",
-			profile.Boundary{Burst: 3, Offset: 10 * time.Millisecond, Spread: 4 * time.Millisecond},
+			plan.Boundary{Burst: 3, Offset: 10 * time.Millisecond, Spread: 4 * time.Millisecond},
 			[]int64{edge - 14_000, edge - 12_000, edge - 10_000, edge + 10_000, edge + 12_000, edge + 14_000}},
 		{"a burst of one has nothing to spread",
-			profile.Boundary{Burst: 1, Offset: time.Millisecond, Spread: 5 * time.Millisecond},
+			plan.Boundary{Burst: 1, Offset: time.Millisecond, Spread: 5 * time.Millisecond},
 			[]int64{edge - 1_000, edge + 1_000}},
 	} {
 		if got := burstDues(tc.b, edge); !slices.Equal(got, tc.want) {
@@ -104,7 +105,7 @@ func TestBoundaryScheduleOnAFakeClock(t *testing.T) {
 	server := &fakeServer{clock: clock, skew: 3*time.Second + 123*time.Microsecond, rtt: 100 * time.Microsecond}
 	lim := &skewedLimiter{server: server, stamps: map[uint64][]int64{}}
 	d := fakeScheduler(clock, lim, 4)
-	b := profile.Boundary{Burst: 5, Offset: 10 * time.Millisecond, Spread: 2 * time.Millisecond, Stagger: 30 * time.Millisecond}
+	b := plan.Boundary{Burst: 5, Offset: 10 * time.Millisecond, Spread: 2 * time.Millisecond, Stagger: 30 * time.Millisecond}
 	// Before the clock moves, every request due by now has reached the
 	// limiter: each prime (sent by the schedule itself) and the bursts it
 	// placed, due at their server time less the skew.
@@ -127,7 +128,7 @@ func TestBoundaryScheduleOnAFakeClock(t *testing.T) {
 			runtime.Gosched()
 		}
 	}
-	offset, err := estimateClockOffset(context.Background(), server, clock, DefaultClockSamples)
+	offset, err := event.EstimateOffset(context.Background(), server, clock, event.DefaultOffsetSamples)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,11 +190,11 @@ func TestBoundaryCountsWhatRunsPastTheEnd(t *testing.T) {
 	server := &fakeServer{clock: clock}
 	lim := &skewedLimiter{server: server, stamps: map[uint64][]int64{}}
 	d := fakeScheduler(clock, lim, 2)
-	b := profile.Boundary{Burst: 3, Offset: 10 * time.Millisecond, Stagger: time.Second}
+	b := plan.Boundary{Burst: 3, Offset: 10 * time.Millisecond, Stagger: time.Second}
 	// Three identities primed 1s apart, each with bursts about a 200ms
 	// window later: an end at 1.1s sends the first identity's prime and
 	// bursts and the second one's prime, and nothing after.
-	out, err := d.boundaryBursts(context.Background(), b, 3, clockOffset{}, 1100*time.Millisecond)
+	out, err := d.boundaryBursts(context.Background(), b, 3, event.Offset{}, 1100*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +215,7 @@ func TestBoundaryStopsOnCancel(t *testing.T) {
 	d := fakeScheduler(clock, lim, 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	out, err := d.boundaryBursts(ctx, profile.Boundary{Burst: 3, Offset: 10 * time.Millisecond}, 5, clockOffset{}, time.Hour)
+	out, err := d.boundaryBursts(ctx, plan.Boundary{Burst: 3, Offset: 10 * time.Millisecond}, 5, event.Offset{}, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ scenarios:
     rate: max
     requests: 500
 `)
-	runs, err := runsOf((&workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}}).Run(context.Background()))
+	runs, err := runsOf((&workload.Runner{Plan: p.Plan(1), Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}}).Run(context.Background()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -176,7 +176,7 @@ scenarios:
 			ran := make(chan struct{})
 			go func() {
 				defer close(ran)
-				res, runErr = (&workload.Runner{Profile: p, Env: env, Observer: mig}).Run(rctx)
+				res, runErr = (&workload.Runner{Plan: p.Plan(1), Env: env, Observer: mig}).Run(rctx)
 			}()
 			// The run goes on until the slots have moved and a while
 			// after, on their new master, then stops as after Ctrl-C:

@@ -73,7 +73,7 @@ scenarios:
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner := &workload.Runner{Profile: p, Env: env, RunID: "clustertest", KeepKeys: true}
+	runner := &workload.Runner{Plan: p.Plan(1), Env: env, RunID: "clustertest", KeepKeys: true}
 	res, err := runner.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -172,7 +172,7 @@ scenarios:
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner := &workload.Runner{Profile: p, Env: env, RunID: "optin", KeepKeys: true}
+	runner := &workload.Runner{Plan: p.Plan(1), Env: env, RunID: "optin", KeepKeys: true}
 	res, err := runner.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -248,7 +248,7 @@ scenarios:
     identities: 30
     duration: 400ms
 `, map[string]string{"lib.lua": string(src)})
-	res, err := (&workload.Runner{Profile: p, Env: env}).Run(context.Background())
+	res, err := (&workload.Runner{Plan: p.Plan(1), Env: env}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ scenarios:
 		// the observer flushes one master's script cache as the traffic
 		// starts.
 		obs := &flushOnStart{rdb: lost}
-		res, err := (&workload.Runner{Profile: p, Env: env, Observer: obs}).Run(ctx)
+		res, err := (&workload.Runner{Plan: p.Plan(1), Env: env, Observer: obs}).Run(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,8 @@
 package workload
 
 import (
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 	"os"
 	"runtime"
 	"time"
@@ -8,38 +10,39 @@ import (
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/internal/schedstat"
-	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/result"
 )
 
 // newRun starts the result of one run: what it is and the parameters it
-// ran with. Its figures are filled in as they are measured.
-func newRun(p *profile.Profile, spec profile.RunSpec, prefix string, concurrency int) *result.Run {
-	s := spec.Scenario
-	pol := p.PolicyFor(s)
+// ran with, under prefix with keys keys. Its figures are filled in by
+// assemble.
+func newRun(s plan.Run, prefix string, keys event.KeyScheme) *result.Run {
+	pol := s.Policy
 	run := &result.Run{
-		Algorithm:     spec.Algorithm,
-		Scenario:      s.Name,
+		Algorithm:     s.Algorithm,
+		Scenario:      s.Scenario,
 		Shape:         string(s.Shape),
 		ScenarioGroup: s.Group,
+		PolicyGroup:   s.PolicyGroup,
 		Identities:    s.Identities,
 		Params: result.Params{
-			Rate:        s.Rate.String(),
+			Rate:        s.Rate,
 			DurationS:   s.Duration.Seconds(),
 			Requests:    s.Requests,
-			Concurrency: concurrency,
+			Concurrency: s.Concurrency,
 			Limit:       pol.Limit,
 			WindowMs:    pol.WindowMillis(),
 			Capacity:    pol.Capacity(),
 			KeyPrefix:   prefix,
+			HashTag:     string(keys.Tag),
 		},
-		Rate: result.RateFigures{TargetPerS: s.Rate.TargetPerSecond(pol, s.Identities)},
+		Rate: result.RateFigures{TargetPerS: s.TargetPerSecond},
 	}
-	if spec.Algorithm == algorithms.SlidingBucketsName {
+	if s.Algorithm == algorithms.SlidingBucketsName {
 		run.Params.BucketMs = pol.BucketWidth().Milliseconds()
 	}
 	switch {
-	case s.Shape == profile.ShapeBoundary:
+	case s.Shape == plan.ShapeBoundary:
 		b := s.Boundary
 		run.Params.Boundary = &result.BoundaryParams{
 			Burst:     b.Burst,
@@ -47,45 +50,28 @@ func newRun(p *profile.Profile, spec profile.RunSpec, prefix string, concurrency
 			SpreadMs:  float64(b.Spread.Microseconds()) / 1000,
 			StaggerMs: float64(b.Stagger.Microseconds()) / 1000,
 		}
-	case !s.Rate.Max:
+	case !s.ClosedLoop:
 		run.Params.Arrival = string(s.Arrival)
 	}
-	if pl := p.RunPipeline(s); pl.MaxBatch() > 1 {
-		run.Params.Pipeline = pl.String()
+	if s.Pipeline.MaxBatch() > 1 {
+		run.Params.Pipeline = s.Pipeline.String()
 	}
 	run.Params.Distribution = string(s.Distribution)
 	run.Params.ZipfExponent = s.ZipfExponent
 	run.Params.Repeats = s.Repeats
-	if s.Shape == profile.ShapeRamp {
-		run.Params.FromPerS = s.From.TargetPerSecond(pol, s.Identities)
+	if s.Shape == plan.ShapeRamp {
+		run.Params.FromPerS = s.FromPerSecond
 		for _, st := range s.Stages {
-			run.Params.Stages = append(run.Params.Stages, result.StageParams{
-				TargetPerS: st.Rate.TargetPerSecond(pol, s.Identities), DurationS: st.Duration.Seconds(),
-			})
+			run.Params.Stages = append(run.Params.Stages, result.StageParams{TargetPerS: st.PerSecond, DurationS: st.Duration.Seconds()})
+		}
+	}
+	if c := s.Client; c != nil {
+		run.Params.OnError = string(s.OnError)
+		run.Params.Client = &result.ClientParams{
+			TimeoutMs: float64(c.Timeout.Microseconds()) / 1000, Retries: c.Retries, BackoffMs: float64(c.Backoff.Microseconds()) / 1000,
 		}
 	}
 	return run
-}
-
-// profileInfo says which profile produced a result, and what its verdict
-// rests on besides the runs.
-func profileInfo(p *profile.Profile) result.ProfileInfo {
-	info := result.ProfileInfo{
-		Name:        p.Name,
-		Path:        p.Path,
-		SHA256:      p.Hash,
-		Seed:        p.Seed,
-		Policy:      result.PolicyInfo{Limit: p.Policy.Limit, WindowMs: p.Policy.WindowMillis(), Burst: p.Policy.Capacity(), BucketMs: p.Policy.Bucket.Milliseconds()},
-		Algorithms:  p.Algorithms,
-		Concurrency: p.Concurrency,
-		WarmupS:     p.Warmup.Seconds(),
-		Limiters:    limiterInfos(p.Declared),
-
-		ReportIdentities: p.Report.Identities,
-	}
-	budget := p.ErrorBudget
-	info.ExpectBroken, info.ErrorBudget = p.ExpectBroken, &budget
-	return info
 }
 
 // redisInfo describes the server the runs used, without credentials.

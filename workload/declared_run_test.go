@@ -80,7 +80,7 @@ scenarios:
     distribution: sequential
     rate: max
 `, map[string]string{"window.lua": twoKeyWindow})
-	res, err := (&workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}}).Run(context.Background())
+	res, err := (&workload.Runner{Plan: p.Plan(1), Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ scenarios:
 redis.call('SET', 'stray:' .. ARGV[1], 1)
 return 1
 `})
-	res, err := (&workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}}).Run(context.Background())
+	res, err := (&workload.Runner{Plan: p.Plan(1), Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ scenarios:
     identities: 4
     duration: 600ms
 `, map[string]string{"lib.lua": string(src)})
-	res, err := (&workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}}).Run(context.Background())
+	res, err := (&workload.Runner{Plan: p.Plan(1), Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ scenarios:
     offset: 50ms
     stagger: 150ms
 `, map[string]string{"log.lua": builtinScript(t, "sliding_log")})
-	res, err := (&workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb}}).Run(context.Background())
+	res, err := (&workload.Runner{Plan: p.Plan(1), Env: &redisenv.Env{Client: rdb}}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

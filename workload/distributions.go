@@ -2,10 +2,9 @@ package workload
 
 import (
 	"fmt"
+	"github.com/rlbench/rlbench/plan"
 	"math/rand/v2"
 	"sync"
-
-	"github.com/rlbench/rlbench/profile"
 )
 
 // zipfStream is the PCG stream Zipf draws from; other pickers use their
@@ -83,33 +82,33 @@ func (l *lockedPicker) Pick(n uint64) uint64 {
 	return l.p.Pick(n)
 }
 
-// newPicker builds the identity picker scenario s asks for; a zero Zipf
-// exponent means profile.DefaultZipfExponent.
-func newPicker(s profile.Scenario, seed int64) (IdentityPicker, error) {
+// newPicker builds the identity picker run s asks for; a zero Zipf
+// exponent means plan.DefaultZipfExponent.
+func newPicker(s plan.Run, seed int64) (IdentityPicker, error) {
 	count := uint64(s.Identities)
 	if count == 0 {
-		return nil, fmt.Errorf("scenario %s has no identities", s.Name)
+		return nil, fmt.Errorf("scenario %s has no identities", s.Scenario)
 	}
 	exponent := s.ZipfExponent
 	if exponent == 0 {
-		exponent = profile.DefaultZipfExponent
+		exponent = plan.DefaultZipfExponent
 	}
-	if s.Shape != profile.ShapeCardinality && s.Distribution == "" {
+	if s.Shape != plan.ShapeCardinality && s.Distribution == "" {
 		// Identities follow the arrivals: in turn for uniform arrivals,
 		// at random for Poisson ones.
-		if s.Arrival == profile.Poisson {
+		if s.Arrival == plan.Poisson {
 			return NewRandomPicker(count, seed), nil
 		}
 		return RoundRobin{Count: count}, nil
 	}
 	switch s.Distribution {
-	case profile.ZipfIdentities:
+	case plan.ZipfIdentities:
 		z, err := NewZipf(count, exponent, seed)
 		if err != nil {
 			return nil, err
 		}
 		return z, nil
-	case profile.SequentialIdentities:
+	case plan.SequentialIdentities:
 		seq := Sequential{Count: count}
 		if s.Repeats > 0 {
 			z, err := NewZipf(count, exponent, seed)

@@ -2,12 +2,11 @@ package workload
 
 import (
 	"fmt"
+	"github.com/rlbench/rlbench/plan"
 	"runtime"
 	"slices"
 	"sync"
 	"testing"
-
-	"github.com/rlbench/rlbench/profile"
 )
 
 // TestZipfIsSkewedAndRepeatable: identity 0 is the most frequent, the head
@@ -160,16 +159,16 @@ func TestSharedPickerUnderConcurrency(t *testing.T) {
 func TestScenarioPicker(t *testing.T) {
 	for _, tc := range []struct {
 		why  string
-		s    profile.Scenario
+		s    plan.Run
 		want string
 	}{
-		{"steady, uniform arrivals: identities in turn", profile.Scenario{Shape: profile.ShapeSteady, Identities: 5, Arrival: profile.Uniform}, "workload.RoundRobin"},
-		{"steady, Poisson arrivals: identities at random", profile.Scenario{Shape: profile.ShapeSteady, Identities: 5, Arrival: profile.Poisson}, "*workload.RandomPicker"},
-		{"steady, zipf: a few hot identities", profile.Scenario{Shape: profile.ShapeSteady, Identities: 5, Distribution: profile.ZipfIdentities, ZipfExponent: 1.2}, "*workload.Zipf"},
-		{"steady, uniform: identities at random whatever the arrivals", profile.Scenario{Shape: profile.ShapeSteady, Identities: 5, Distribution: profile.UniformIdentities}, "*workload.RandomPicker"},
-		{"cardinality, uniform", profile.Scenario{Shape: profile.ShapeCardinality, Identities: 5, Distribution: profile.UniformIdentities}, "*workload.RandomPicker"},
-		{"cardinality, zipf (exponent defaulted)", profile.Scenario{Shape: profile.ShapeCardinality, Identities: 5, Distribution: profile.ZipfIdentities}, "*workload.Zipf"},
-		{"cardinality, sequential", profile.Scenario{Shape: profile.ShapeCardinality, Identities: 5, Distribution: profile.SequentialIdentities}, "workload.Sequential"},
+		{"steady, uniform arrivals: identities in turn", plan.Run{Shape: plan.ShapeSteady, Identities: 5, Arrival: plan.Uniform}, "workload.RoundRobin"},
+		{"steady, Poisson arrivals: identities at random", plan.Run{Shape: plan.ShapeSteady, Identities: 5, Arrival: plan.Poisson}, "*workload.RandomPicker"},
+		{"steady, zipf: a few hot identities", plan.Run{Shape: plan.ShapeSteady, Identities: 5, Distribution: plan.ZipfIdentities, ZipfExponent: 1.2}, "*workload.Zipf"},
+		{"steady, uniform: identities at random whatever the arrivals", plan.Run{Shape: plan.ShapeSteady, Identities: 5, Distribution: plan.UniformIdentities}, "*workload.RandomPicker"},
+		{"cardinality, uniform", plan.Run{Shape: plan.ShapeCardinality, Identities: 5, Distribution: plan.UniformIdentities}, "*workload.RandomPicker"},
+		{"cardinality, zipf (exponent defaulted)", plan.Run{Shape: plan.ShapeCardinality, Identities: 5, Distribution: plan.ZipfIdentities}, "*workload.Zipf"},
+		{"cardinality, sequential", plan.Run{Shape: plan.ShapeCardinality, Identities: 5, Distribution: plan.SequentialIdentities}, "workload.Sequential"},
 	} {
 		p, err := newPicker(tc.s, 1)
 		if err != nil {
@@ -180,11 +179,11 @@ func TestScenarioPicker(t *testing.T) {
 			t.Errorf("%s: %s, want %s", tc.why, got, tc.want)
 		}
 	}
-	seq, err := newPicker(profile.Scenario{Shape: profile.ShapeCardinality, Identities: 5, Distribution: profile.SequentialIdentities, Repeats: 3, ZipfExponent: 1.4}, 1)
+	seq, err := newPicker(plan.Run{Shape: plan.ShapeCardinality, Identities: 5, Distribution: plan.SequentialIdentities, Repeats: 3, ZipfExponent: 1.4}, 1)
 	if err != nil || typeName(seq.(Sequential).Then) != "*workload.Zipf" {
 		t.Errorf("sequential with repeats: %#v, %v; want a Zipf head after the pass", seq, err)
 	}
-	if _, err := newPicker(profile.Scenario{Shape: profile.ShapeCardinality, Identities: 5, Distribution: profile.ZipfIdentities, ZipfExponent: 0.9}, 1); err == nil {
+	if _, err := newPicker(plan.Run{Shape: plan.ShapeCardinality, Identities: 5, Distribution: plan.ZipfIdentities, ZipfExponent: 0.9}, 1); err == nil {
 		t.Errorf("a Zipf exponent below 1 built a picker")
 	}
 }

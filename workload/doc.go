@@ -1,8 +1,10 @@
-// Package workload is rlbench's engine: it turns a profile's plan into
-// traffic — open-loop schedules (constant, Poisson), closed loops and the
-// boundary shape, over many goroutines — against the limiters, records
-// every outcome (HDR latency corrected for coordinated omission, counts,
-// per-second series), audits the decisions against each limiter's reference
-// model and bound, reads the server's memory and command statistics, and
-// reports all of it as the result contract (package result).
+// Package workload is rlbench's engine: it runs a resolved plan (package
+// plan) against one Redis — open-loop schedules (constant, Poisson, ramp),
+// closed loops and the boundary shape, over many goroutines, pipelined or
+// not — records every outcome (HDR latency corrected for coordinated
+// omission, counts, per-second series, a timeline) and hands each to the
+// run's sinks: the audit (package internal/audit) and the faults' recorder
+// (internal/faults). Around the traffic it opens the faults and the caller,
+// the probes and the reference (internal/probe), lets each finish on its
+// own state, and assembles the run's result in one place (assemble).
 package workload

@@ -96,7 +96,7 @@ func TestSmokeLandsOnTheEdges(t *testing.T) {
 			return &mutant{Auditable: honest.(algorithms.Auditable), rdb: rdb,
 				script: algorithms.NewScript(name+"-mutant", strings.Replace(src, tc.from, tc.to, 1)), args: bound.ScriptArgs()}, nil
 		}
-		runner := &workload.Runner{Profile: &p, Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}, NewLimiter: newMutant}
+		runner := &workload.Runner{Plan: p.Plan(1), Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}, NewLimiter: newMutant}
 		runs, err := runsOf(runner.Run(context.Background()))
 		if err != nil {
 			t.Fatal(err)

@@ -63,7 +63,7 @@ scenarios:
     identities: 20000
     requests: 60000
 `)
-	runner := &workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private, MaxmemoryPolicy: "noeviction"}}
+	runner := &workload.Runner{Plan: p.Plan(1), Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private, MaxmemoryPolicy: "noeviction"}}
 	runner.Observer = squeezeObserver{t: t, rdb: rdb}
 	res, err := runner.Run(ctx)
 	if err != nil {

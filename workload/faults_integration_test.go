@@ -54,7 +54,7 @@ scenarios:
 func runFaults(t *testing.T, env *redisenv.Env, yaml string) *result.Result {
 	t.Helper()
 	p := mustProfile(t, yaml)
-	runner := &workload.Runner{Profile: p, Env: env}
+	runner := &workload.Runner{Plan: p.Plan(1), Env: env}
 	res, err := runner.Run(context.Background())
 	if err != nil {
 		t.Fatalf("run: %v", err)
@@ -314,7 +314,7 @@ func TestIntegrationFaultsProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runner := &workload.Runner{Profile: p, Env: privateEnv(t)}
+	runner := &workload.Runner{Plan: p.Plan(1), Env: privateEnv(t)}
 	res, err := runner.Run(context.Background())
 	if err != nil {
 		t.Fatalf("run: %v", err)

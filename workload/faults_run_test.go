@@ -38,7 +38,7 @@ scenarios:
       - {at: 400ms, for: 300ms, kind: pause}
       - {at: 1200ms, for: 300ms, kind: latency, add: 80ms}
 `)
-	res, err := (&workload.Runner{Profile: p, Env: privateEnv(t)}).Run(context.Background())
+	res, err := (&workload.Runner{Plan: p.Plan(1), Env: privateEnv(t)}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func TestBytesPerIdentityMatchesAnIndependentFill(t *testing.T) {
 	rdb := redistest.Client(t)
 	p := onceEachProfile(t, "fill", accuracyIdentities, 16)
 	// Run ids of one length, so both paths write keys of one length.
-	runner := &workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}, RunID: "runner01"}
+	runner := &workload.Runner{Plan: p.Plan(1), Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}, RunID: "runner01"}
 	runs, err := runsOf(runner.Run(context.Background()))
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"github.com/rlbench/rlbench/internal/event"
 	"runtime"
 	"sort"
 	"sync"
@@ -8,7 +9,6 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/result"
 )
@@ -35,17 +35,7 @@ func newLatencies() latencies {
 }
 
 func newSeriesHistogram() *hdrhistogram.Histogram {
-	return hdrhistogram.New(result.HistLowestMicros, result.HistHighestMicros, seriesDigits)
-}
-
-// outcome is what one request did.
-type outcome struct {
-	identity uint64
-	due      time.Time
-	sent     time.Time
-	done     time.Time
-	decision algorithms.Decision
-	err      error
+	return result.NewCoarseHistogram(seriesDigits)
 }
 
 // recorder collects outcomes from many goroutines. It is sharded so workers
@@ -53,11 +43,6 @@ type outcome struct {
 type recorder struct {
 	start  time.Time
 	shards []*recShard
-	// audit keeps the decisions the run's audit replays; nil keeps none.
-	audit *auditor
-	// faults counts a run with faults or an error policy in time, by who
-	// decided; nil counts nothing more.
-	faults *faultRecorder
 }
 
 type recShard struct {
@@ -85,22 +70,17 @@ func newRecorder(start time.Time) *recorder {
 	return r
 }
 
-func clampMicros(d time.Duration) int64 {
-	return min(max(d.Microseconds(), result.HistLowestMicros), result.HistHighestMicros)
-}
-
 // record adds one outcome; worker picks the shard.
-func (r *recorder) record(worker int, o *outcome) {
+func (r *recorder) record(worker int, o *event.Outcome) {
 	s := r.shards[worker%len(r.shards)]
-	corrected := clampMicros(o.done.Sub(o.due))
-	uncorrected := clampMicros(o.done.Sub(o.sent))
-	lag := o.sent.Sub(o.due)
+	corrected := result.HistMicros(o.Done.Sub(o.Due))
+	uncorrected := result.HistMicros(o.Done.Sub(o.Sent))
+	lag := o.Sent.Sub(o.Due)
 	// A request belongs to the second it was decided in: counted by due
 	// time, a backlog cleared after a stall would show more admissions in
 	// one second than the limiter ever made.
-	decided := o.done.Sub(r.start)
+	decided := o.Done.Sub(r.start)
 	sec := int(max(decided, 0) / time.Second)
-	r.faults.record(o, corrected)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -123,11 +103,11 @@ func (r *recorder) record(worker int, o *outcome) {
 	_ = s.corrected.all.RecordValue(corrected)
 	_ = s.uncorrected.all.RecordValue(uncorrected)
 	switch {
-	case o.err != nil:
+	case o.Err != nil:
 		s.counts.Errors++
 		b.errors++
-		s.countError(o.err)
-	case o.decision.Allowed:
+		s.countError(o.Err)
+	case o.Decision.Allowed:
 		s.counts.Allowed++
 		b.allowed++
 		_ = s.corrected.allowed.RecordValue(corrected)
@@ -153,6 +133,18 @@ func (s *recShard) countError(err error) {
 		s.errors[kind] = e
 	}
 	e.Count++
+}
+
+// counts is how many outcomes have been recorded so far, and how many of
+// them were errors.
+func (r *recorder) counts() (sent, errors int64) {
+	for _, s := range r.shards {
+		s.mu.Lock()
+		sent += s.counts.Sent
+		errors += s.counts.Errors
+		s.mu.Unlock()
+	}
+	return sent, errors
 }
 
 // completed is how many outcomes have been recorded so far.

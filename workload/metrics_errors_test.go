@@ -2,6 +2,7 @@ package workload
 
 import (
 	"fmt"
+	"github.com/rlbench/rlbench/internal/event"
 	"io"
 	"net"
 	"os"
@@ -23,7 +24,7 @@ func TestErrorsGroupByKind(t *testing.T) {
 	rec := newRecorder(start)
 	record := func(n int, err func(i int) error) {
 		for i := 0; i < n; i++ {
-			rec.record(i, &outcome{due: start, sent: start, done: start.Add(time.Millisecond), err: err(i)})
+			rec.record(i, &event.Outcome{Due: start, Sent: start, Done: start.Add(time.Millisecond), Err: err(i)})
 		}
 	}
 	record(141, func(i int) error {

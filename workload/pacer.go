@@ -1,11 +1,10 @@
 package workload
 
 import (
+	"github.com/rlbench/rlbench/plan"
 	"math"
 	"math/rand/v2"
 	"time"
-
-	"github.com/rlbench/rlbench/profile"
 )
 
 // A Pacer says when each request of an open-loop schedule is due. Because the
@@ -66,8 +65,8 @@ func secondsToDuration(s float64) time.Duration {
 }
 
 // NewPacer returns the pacer for an arrival process at perSecond.
-func NewPacer(a profile.Arrival, perSecond float64, seed int64) Pacer {
-	if a == profile.Poisson {
+func NewPacer(a plan.Arrival, perSecond float64, seed int64) Pacer {
+	if a == plan.Poisson {
 		return NewPoissonPacer(perSecond, seed)
 	}
 	return ConstantPacer{PerSecond: perSecond}
@@ -88,12 +87,6 @@ type RampPacer struct {
 	area     float64 // the point of the area request n falls at
 }
 
-// RampStage is one stage of a RampPacer.
-type RampStage struct {
-	PerSecond float64
-	Duration  time.Duration
-}
-
 type rampSegment struct {
 	start, secs    float64 // seconds
 	from, to, area float64 // rates per second; requests up to its start
@@ -104,7 +97,7 @@ var _ Pacer = (*RampPacer)(nil)
 // NewRampPacer ramps from fromPerSecond through stages. With seed >= 0 the
 // arrivals are Poisson, drawn with that seed; with seed < 0 they are
 // evenly spaced in the area.
-func NewRampPacer(fromPerSecond float64, stages []RampStage, poisson bool, seed int64) *RampPacer {
+func NewRampPacer(fromPerSecond float64, stages []plan.Stage, poisson bool, seed int64) *RampPacer {
 	p := &RampPacer{}
 	if poisson {
 		p.rng = rand.New(rand.NewPCG(uint64(seed), 0x3c6ef372fe94f82b))

@@ -2,6 +2,8 @@ package workload
 
 import (
 	"context"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 	"math"
 	"runtime"
 	"sync"
@@ -23,7 +25,7 @@ type fakeClock struct {
 	settle func()
 }
 
-var _ Clock = (*fakeClock)(nil)
+var _ event.Clock = (*fakeClock)(nil)
 
 func newFakeClock() *fakeClock {
 	return &fakeClock{now: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
@@ -146,7 +148,8 @@ func settleOn(clock *fakeClock, picker *countingPicker, lim *instantLimiter) {
 func fakeScheduler(clock *fakeClock, lim algorithms.Limiter, conc int) *scheduler {
 	return &scheduler{
 		limiter:     lim,
-		prefix:      "rlbench:test:",
+		windows:     lim,
+		keys:        event.KeyScheme{Head: "rlbench:test:"},
 		clock:       clock,
 		rec:         newRecorder(clock.Now()),
 		concurrency: conc,
@@ -250,17 +253,17 @@ func TestRampPacer(t *testing.T) {
 	for _, tc := range []struct {
 		why    string
 		from   float64
-		stages []RampStage
+		stages []plan.Stage
 		due    map[uint64]time.Duration
 		count  int // requests due before the end
 	}{
-		{"a flat stage is a constant rate", 100, []RampStage{{100, time.Second}},
+		{"a flat stage is a constant rate", 100, []plan.Stage{{PerSecond: 100, Duration: time.Second}},
 			map[uint64]time.Duration{0: 0, 1: ms(10), 99: ms(990)}, 100},
-		{"from nothing to 100/s in 1s: n is due at sqrt(2n/100)", 0, []RampStage{{100, time.Second}},
+		{"from nothing to 100/s in 1s: n is due at sqrt(2n/100)", 0, []plan.Stage{{PerSecond: 100, Duration: time.Second}},
 			map[uint64]time.Duration{0: 0, 2: ms(200), 8: ms(400), 32: ms(800), 49: ms(989.949)}, 50},
-		{"up, hold, down: 50 + 100 + 50", 0, []RampStage{{100, time.Second}, {100, time.Second}, {0, time.Second}},
+		{"up, hold, down: 50 + 100 + 50", 0, []plan.Stage{{PerSecond: 100, Duration: time.Second}, {PerSecond: 100, Duration: time.Second}, {PerSecond: 0, Duration: time.Second}},
 			map[uint64]time.Duration{50: ms(1000), 150: ms(2000), 199: ms(2858.579)}, 200},
-		{"a silent stage offers nothing, then the ramp goes on", 0, []RampStage{{0, time.Second}, {100, time.Second}},
+		{"a silent stage offers nothing, then the ramp goes on", 0, []plan.Stage{{PerSecond: 0, Duration: time.Second}, {PerSecond: 100, Duration: time.Second}},
 			map[uint64]time.Duration{0: time.Second, 2: ms(1200)}, 50},
 	} {
 		p := NewRampPacer(tc.from, tc.stages, false, 0)
@@ -288,7 +291,7 @@ func TestRampPacer(t *testing.T) {
 // average, and repeat with the seed.
 func TestRampPacerPoisson(t *testing.T) {
 	count := func(seed int64) int {
-		p := NewRampPacer(0, []RampStage{{4000, 5 * time.Second}}, true, seed)
+		p := NewRampPacer(0, []plan.Stage{{PerSecond: 4000, Duration: 5 * time.Second}}, true, seed)
 		n := uint64(0)
 		for p.Due(n) < 5*time.Second {
 			n++

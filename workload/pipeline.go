@@ -2,14 +2,14 @@ package workload
 
 import (
 	"context"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/rlbench/rlbench/algorithms"
-	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -49,7 +49,7 @@ func (s *batchStats) add(o batchStats) {
 // setPipeline turns pipelining on for the run when it asks for batches of
 // more than one and the limiter can send its decisions in a pipeline. It
 // returns why it could not, or "".
-func (d *scheduler) setPipeline(p profile.Pipeline, client pipelineClient) (note string) {
+func (d *scheduler) setPipeline(p plan.Pipeline, client pipelineClient) (note string) {
 	if p.MaxBatch() <= 1 {
 		return ""
 	}
@@ -64,7 +64,7 @@ func (d *scheduler) setPipeline(p profile.Pipeline, client pipelineClient) (note
 // pipelineFigures says how the run's sent requests went out: the batches
 // of its pipelines, and every other request alone (all of them when it was
 // not pipelined, the primes of a boundary run when it was).
-func (d *scheduler) pipelineFigures(p profile.Pipeline, sent int64, note string) *result.Pipeline {
+func (d *scheduler) pipelineFigures(p plan.Pipeline, sent int64, note string) *result.Pipeline {
 	d.statsMu.Lock()
 	s := d.stats
 	d.statsMu.Unlock()
@@ -92,7 +92,7 @@ func (d *scheduler) pipelineFigures(p profile.Pipeline, sent int64, note string)
 // the batch's.
 type batchCall struct {
 	*redis.Cmd
-	clock Clock
+	clock event.Clock
 	done  time.Time
 	// args is the command's arguments, reused from batch to batch.
 	args []any
@@ -178,45 +178,6 @@ func takeQueued(jobs <-chan job, batch []job, limit int) []job {
 	return batch
 }
 
-// closedLoopPipelined is closedLoop for a pipelined run: every connection
-// sends a full batch, waits for its replies, and sends the next, as
-// redis-benchmark -P does. Each request is due when its batch goes out.
-func (d *scheduler) closedLoopPipelined(ctx context.Context, picker IdentityPicker, duration time.Duration, maxRequests int64) scheduleEnd {
-	start := d.rec.start
-	deadline := start.Add(duration)
-	var next atomic.Uint64
-	var wg sync.WaitGroup
-	for i := 0; i < d.concurrency; i++ {
-		wg.Add(1)
-		go func(w *pipeWorker) {
-			defer wg.Done()
-			defer d.workerDone(w)
-			for ctx.Err() == nil {
-				now := d.clock.Now()
-				if !now.Before(deadline) {
-					return
-				}
-				batch := w.jobs[:0]
-				for len(batch) < d.maxBatch {
-					n := next.Add(1) - 1
-					if maxRequests > 0 && int64(n) >= maxRequests {
-						break
-					}
-					if identity := picker.Pick(n); d.segment.Owns(identity) {
-						batch = append(batch, job{identity: identity, due: now})
-					}
-				}
-				if len(batch) == 0 {
-					return
-				}
-				d.sendBatch(w, batch)
-			}
-		}(d.newPipeWorker(i))
-	}
-	wg.Wait()
-	return scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: ctx.Err() != nil}
-}
-
 // sendBatch sends jobs in one pipeline and records each request with its
 // own due time, the batch's send time, and the instant its own reply was
 // read.
@@ -237,19 +198,18 @@ func (d *scheduler) sendBatch(w *pipeWorker, jobs []job) {
 	for i, j := range jobs {
 		c := &calls[i]
 		o := &w.out
-		o.identity, o.due, o.sent, o.done = j.identity, j.due, sent, c.done
-		if o.done.IsZero() {
+		o.Identity, o.Due, o.Sent, o.Done = j.identity, j.due, sent, c.done
+		if o.Done.IsZero() {
 			// Never answered nor failed by the client: done when it gave
 			// the batch back.
-			o.done = d.clock.Now()
+			o.Done = d.clock.Now()
 		}
-		o.decision, o.err = d.piped.Decide(c.Cmd.Result())
-		d.rec.record(w.id, o)
-		d.rec.audit.record(j.identity, o)
-		if o.err != nil {
-			lastBad = o.done
+		o.Decision, o.Err = d.piped.Decide(c.Cmd.Result())
+		d.deliver(w.id, o)
+		if o.Err != nil {
+			lastBad = o.Done
 		} else {
-			lastOK = o.done
+			lastOK = o.Done
 		}
 		c.Cmd = nil
 		clear(c.args)

@@ -57,7 +57,7 @@ scenarios:
     stagger: 100ms
     policy: {window: 1s}
 `, map[string]string{"window.lua": twoKeyWindow})
-	res, err := (&workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}}).Run(context.Background())
+	res, err := (&workload.Runner{Plan: p.Plan(1), Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

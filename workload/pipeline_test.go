@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/rlbench/rlbench/internal/audit"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 	"io"
 	"net"
 	"strconv"
@@ -17,7 +20,6 @@ import (
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redistest"
-	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -137,8 +139,8 @@ func TestPipelinedRequestsGetTheirOwnCompletionTimes(t *testing.T) {
 	}()
 
 	lim := algorithms.NewFixedWindow(rdb, algorithms.Policy{Limit: 100, Window: time.Minute})
-	d := &scheduler{limiter: lim, prefix: "rlbench:test:", clock: clock, rec: newRecorder(base), concurrency: 1, callCtx: context.Background()}
-	if note := d.setPipeline(profile.Pipeline{Depth: n}, rdb); note != "" {
+	d := &scheduler{limiter: lim, keys: event.KeyScheme{Head: "rlbench:test:"}, clock: clock, rec: newRecorder(base), concurrency: 1, callCtx: context.Background()}
+	if note := d.setPipeline(plan.Pipeline{Depth: n}, rdb); note != "" {
 		t.Fatal(note)
 	}
 	w := d.newPipeWorker(0)
@@ -176,7 +178,7 @@ func TestPipelinedRequestsGetTheirOwnCompletionTimes(t *testing.T) {
 			t.Errorf("latency %s: got %v, want each request's own %v", c.name, bars(got), bars(c.want))
 		}
 	}
-	if got := d.pipelineFigures(profile.Pipeline{Depth: n}, n, ""); got.Batches != 1 || got.LargestBatch != n || got.MeanBatch != n {
+	if got := d.pipelineFigures(plan.Pipeline{Depth: n}, n, ""); got.Batches != 1 || got.LargestBatch != n || got.MeanBatch != n {
 		t.Errorf("pipeline figures %+v, want one batch of %d", got, n)
 	}
 }
@@ -252,10 +254,11 @@ func TestPipelineRecoversALostScript(t *testing.T) {
 		if err := tc.lose(); err != nil {
 			t.Fatal(err)
 		}
-		clock := RealClock{}
-		d := &scheduler{limiter: tc.lim, prefix: "rlbench:pipetest:" + tc.lim.Name() + ":", clock: clock, rec: newRecorder(clock.Now()), concurrency: 1, callCtx: ctx}
-		d.rec.audit = newAuditor(tc.lim, 4, profile.AuditSpec{Identities: 10}, 1)
-		if note := d.setPipeline(profile.Pipeline{Depth: 16}, rdb); note != "" {
+		clock := event.RealClock{}
+		aud := audit.New(audit.Config{Limiter: tc.lim, Identities: 4, Sample: 10, Seed: 1})
+		d := &scheduler{limiter: tc.lim, keys: event.KeyScheme{Head: "rlbench:pipetest:" + tc.lim.Name() + ":"}, clock: clock, rec: newRecorder(clock.Now()),
+			concurrency: 1, callCtx: ctx, sinks: []event.Sink{aud}}
+		if note := d.setPipeline(plan.Pipeline{Depth: 16}, rdb); note != "" {
 			t.Fatal(note)
 		}
 		w := d.newPipeWorker(0)
@@ -273,12 +276,12 @@ func TestPipelineRecoversALostScript(t *testing.T) {
 		if got := tc.lim.NoScriptReloads(); got != 1 {
 			t.Errorf("%s: %d reloads, want 1", tc.why, got)
 		}
-		if got := d.pipelineFigures(profile.Pipeline{Depth: 16}, 16, ""); got.Resent != 16 || got.Batches != 1 {
+		if got := d.pipelineFigures(plan.Pipeline{Depth: 16}, 16, ""); got.Resent != 16 || got.Batches != 1 {
 			t.Errorf("%s: pipeline %+v, want one batch of 16, all sent again", tc.why, got)
 		}
-		audit, _ := d.rec.audit.result()
-		if audit.Decisions != 16 || audit.ModelMismatches != 0 || audit.Allowed != 16 {
-			t.Errorf("%s: audit %+v, want 16 decisions, all admitted (4 per identity, within 5), no mismatch", tc.why, audit)
+		got := aud.Finish(nil).Audit
+		if got.Decisions != 16 || got.ModelMismatches != 0 || got.Allowed != 16 {
+			t.Errorf("%s: audit %+v, want 16 decisions, all admitted (4 per identity, within 5), no mismatch", tc.why, got)
 		}
 		if u, ok := tc.lim.(interface{ Unload(context.Context) error }); ok {
 			_ = u.Unload(ctx)

@@ -55,7 +55,7 @@ concurrency: 1
 scenarios:
   - {name: s, shape: steady, rate: max, identities: 5, requests: 20}
 `)
-	runner := &workload.Runner{Profile: p, Env: env, RunID: "retry001",
+	runner := &workload.Runner{Plan: p.Plan(1), Env: env, RunID: "retry001",
 		NewLimiter: func(name string, rdb algorithms.Redis, pol algorithms.Policy) (algorithms.Limiter, error) {
 			lim, err := algorithms.New(name, rdb, pol)
 			return &lastCallHook{Limiter: lim, last: 20, hook: hook}, err

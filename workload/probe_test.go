@@ -28,7 +28,7 @@ type plantObserver struct {
 var _ workload.Observer = plantObserver{}
 
 func (o plantObserver) RunStarted(p *workload.Progress) {
-	o.rdb.Set(context.Background(), o.runner.KeyPrefix(p.Spec)+"planted", "leak", 0)
+	o.rdb.Set(context.Background(), o.runner.KeyPrefix(p.Run)+"planted", "leak", 0)
 }
 
 func (o plantObserver) RunFinished(*workload.Progress, *result.Run) {}
@@ -59,7 +59,7 @@ func TestProbesReportALeakAndNothingElse(t *testing.T) {
 
 	const identities = 300
 	p := onceEachProfile(t, "once", identities, 8)
-	runner := &workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}, RunID: runID}
+	runner := &workload.Runner{Plan: p.Plan(1), Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}, RunID: runID}
 	runner.Observer = plantObserver{rdb: rdb, runner: runner}
 	runs, err := runsOf(runner.Run(ctx))
 	if err != nil {
@@ -181,7 +181,7 @@ scenarios:
     identities: %d
     requests: %d
 `, limit, identities, identities*(limit+3)))
-		runs, err := runsOf((&workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}}).Run(ctx))
+		runs, err := runsOf((&workload.Runner{Plan: p.Plan(1), Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}}).Run(ctx))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,7 +220,7 @@ func TestProbesOnTheEmbeddedServer(t *testing.T) {
 	t.Cleanup(func() { _ = rdb.Close() })
 	p := onceEachProfile(t, "once", 50, 4)
 	p.Algorithms = []string{"token_bucket"}
-	runs, err := runsOf((&workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb, Mode: redisenv.Embedded}}).Run(context.Background()))
+	runs, err := runsOf((&workload.Runner{Plan: p.Plan(1), Env: &redisenv.Env{Client: rdb, Mode: redisenv.Embedded}}).Run(context.Background()))
 	if err != nil {
 		t.Fatal(err)
 	}

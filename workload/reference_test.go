@@ -31,7 +31,7 @@ scenarios:
     identities: 5
     duration: 300ms
 `)
-	runs, err := runsOf((&workload.Runner{Profile: p, Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}}).Run(context.Background()))
+	runs, err := runsOf((&workload.Runner{Plan: p.Plan(1), Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}}).Run(context.Background()))
 	if err != nil {
 		t.Fatal(err)
 	}

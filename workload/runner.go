@@ -10,18 +10,20 @@ import (
 	"sync"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/audit"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/internal/faults"
+	"github.com/rlbench/rlbench/internal/probe"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/internal/schedstat"
-	"github.com/rlbench/rlbench/profile"
+	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
 )
 
 // Progress describes the run in flight, for progress bars.
 type Progress struct {
-	Spec  profile.RunSpec
+	Run   plan.Run
 	Index int
 	Total int
 	// Started is when measuring began; Duration is the planned length.
@@ -64,10 +66,11 @@ func (e *AbortError) Error() string {
 // DefaultAbortAfter is how long a run tolerates only errors before giving up.
 const DefaultAbortAfter = 10 * time.Second
 
-// Runner executes a profile's plan against one Redis and reports what it
-// measured as the result contract.
+// Runner executes a plan against one Redis and reports what it measured as
+// the result contract.
 type Runner struct {
-	Profile *profile.Profile
+	// Plan is what to run, resolved (profile.Profile.Plan makes one).
+	Plan *plan.Plan
 	// Env is the Redis under test: its client, and where it came from (the
 	// probes reset its statistics only on a Private server, note that
 	// other clients move the figures of any other, and read no server
@@ -76,7 +79,7 @@ type Runner struct {
 	// RunID names this invocation; every key lives under rlbench:<RunID>:.
 	RunID string
 	// Clock defaults to the wall clock.
-	Clock Clock
+	Clock event.Clock
 	// Observer may be nil.
 	Observer Observer
 	// KeepKeys leaves the run's keys in Redis for inspection.
@@ -84,11 +87,7 @@ type Runner struct {
 	// AbortAfter ends a run whose calls have only failed for this long;
 	// zero means DefaultAbortAfter.
 	AbortAfter time.Duration
-	// Repeat runs every run this many times (on fresh keys each time), so
-	// noisy figures can be reported as medians with their spread. Zero or
-	// one means once.
-	Repeat int
-	// Segments, when set, runs one segment of the profile's identities in
+	// Segments, when set, runs one segment of the plan's identities in
 	// step with the processes that run the others.
 	Segments Segments
 	// ShareCPUs leaves one CPU to a Redis on this machine while the runs
@@ -113,9 +112,9 @@ func (r *Runner) RunPrefix() string { return redisenv.KeyPrefixRoot + r.RunID + 
 
 // KeyPrefix is the prefix of one run's keys:
 // rlbench:<run-id>:<algorithm>:<scenario>:.
-func (r *Runner) KeyPrefix(spec profile.RunSpec) string {
-	scenario := spec.Scenario.Name
-	if r.Repeat > 1 {
+func (r *Runner) KeyPrefix(spec plan.Run) string {
+	scenario := spec.Scenario
+	if r.Plan.Repeat > 1 {
 		scenario += fmt.Sprintf("~r%d", spec.Repetition+1)
 	}
 	return r.RunPrefix() + spec.Algorithm + ":" + scenario + ":"
@@ -131,7 +130,7 @@ func (r *Runner) KeyPrefix(spec profile.RunSpec) string {
 // run is aborted the same way with an *AbortError.
 func (r *Runner) Run(ctx context.Context) (*result.Result, error) {
 	if r.Clock == nil {
-		r.Clock = RealClock{}
+		r.Clock = event.RealClock{}
 	}
 	if r.RunID == "" {
 		r.RunID = NewRunID()
@@ -141,17 +140,17 @@ func (r *Runner) Run(ctx context.Context) (*result.Result, error) {
 	}
 	res := &result.Result{
 		Schema:     result.Schema,
-		Profile:    profileInfo(r.Profile),
+		Profile:    r.Plan.Profile,
 		Redis:      redisInfo(r.Env),
 		RunID:      r.RunID,
 		StartedAt:  time.Now().UTC(),
 		Thresholds: []result.ThresholdResult{},
 	}
-	if t, ok := r.Clock.(ProcessTuner); ok && r.ShareCPUs && r.Env.Mode != redisenv.Embedded && r.Env.OnThisMachine() {
+	if t, ok := r.Clock.(event.ProcessTuner); ok && r.ShareCPUs && r.Env.Mode != redisenv.Embedded && r.Env.OnThisMachine() {
 		defer t.ShareCPUs()()
 	}
 	res.Host = hostInfo()
-	res.Segment = r.Segments.contract(r.Profile)
+	res.Segment = r.Segments.contract(r.Plan)
 	var runs []result.Run
 	err := r.waitForStart(ctx)
 	if err == nil {
@@ -170,13 +169,12 @@ func (r *Runner) Run(ctx context.Context) (*result.Result, error) {
 }
 
 func (r *Runner) runPlan(ctx context.Context) ([]result.Run, error) {
-	plan := r.Profile.Plan(r.Repeat)
 	var runs []result.Run
-	for i, spec := range plan {
+	for i, spec := range r.Plan.Runs {
 		if ctx.Err() != nil {
 			return runs, ErrInterrupted
 		}
-		run, err := r.runOne(ctx, i, len(plan), spec)
+		run, err := r.runOne(ctx, i, len(r.Plan.Runs), spec)
 		if run != nil {
 			runs = append(runs, *run)
 		}
@@ -187,154 +185,174 @@ func (r *Runner) runPlan(ctx context.Context) ([]result.Run, error) {
 	return runs, nil
 }
 
-func (r *Runner) runOne(ctx context.Context, index, total int, spec profile.RunSpec) (*result.Run, error) {
-	p := r.Profile
-	faults, err := r.openFaults(ctx, spec)
+// runOne makes one run: it opens what the run needs (the faults and the
+// caller, the limiter, the probes, the reference and the audit), drives
+// the traffic, lets each part finish on its own state, and assembles the
+// run's result from what they reported.
+func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*result.Run, error) {
+	pl := r.Plan
+	session, err := faults.Open(ctx, faults.Config{Run: spec, Env: r.Env, Timeout: pl.Timeout, Clock: r.Clock})
 	if err != nil {
 		return nil, err
 	}
-	defer faults.close()
-	lim, err := r.newLimiter(spec, faults.redis())
+	defer session.Close()
+	lim, err := r.newLimiter(spec, session.Redis())
 	if err != nil {
 		return nil, err
 	}
-	faults.useLimiter(lim)
 	defer r.unload(lim)
-	setup, cancel := context.WithTimeout(ctx, p.Timeout+5*time.Second)
+	setup, cancel := context.WithTimeout(ctx, pl.Timeout+5*time.Second)
 	defer cancel()
 	if err := lim.Load(setup); err != nil {
 		return nil, err
 	}
-	conc := p.RunConcurrency(spec.Scenario)
-	r.warmPool(setup, r.Env.Client, conc)
-	faults.warm(setup, conc)
+	redisenv.WarmPool(setup, r.Env.Client, spec.Concurrency)
+	session.Warm(setup, spec.Concurrency)
 
 	prefix := r.KeyPrefix(spec)
-	if p.Warmup > 0 {
+	_, declared := lim.(interface{ Keys(string) []string })
+	newKeys := func(prefix string) event.KeyScheme {
+		return event.NewKeyScheme(prefix, spec.HashTag, declared, r.Env.Cluster != nil)
+	}
+	keys := newKeys(prefix)
+	if pl.Warmup > 0 {
 		warm := spec
-		warm.Scenario.Duration = p.Warmup
-		warm.Scenario.Requests = 0
+		warm.Duration, warm.Requests = pl.Warmup, 0
 		warmPrefix := strings.TrimSuffix(prefix, ":") + "~warmup:"
-		r.runSchedule(ctx, lim, warm, warmPrefix, newRecorder(r.Clock.Now()))
-		r.cleanup(warmPrefix)
+		_, _ = r.runSchedule(ctx, traffic{run: warm, limiter: lim, windows: lim, keys: newKeys(warmPrefix), rec: newRecorder(r.Clock.Now())})
+		_ = r.Env.RemoveKeys(warmPrefix)
 		if ctx.Err() != nil {
 			return nil, ErrInterrupted
 		}
 	}
 
-	keys := r.keyScheme(lim, spec, prefix)
-	probe := r.startProbe(ctx, lim, spec.Scenario.Identities, keys)
+	target := probe.Target{Env: r.Env, Timeout: pl.Timeout, RunPrefix: r.RunPrefix()}
+	prb := probe.Start(ctx, target, probe.Config{Limiter: lim, Keys: keys, Identities: spec.Identities, Seed: pl.Seed})
 	if err := r.meet(ctx, index); err != nil {
-		probe.self.stop()
+		prb.Stop()
 		return nil, err
 	}
-	evictions := r.watchEvictions(ctx)
-	var reference *referenceSampler
-	if !spec.Scenario.HasFaults() {
+	evictions := probe.WatchEvictions(ctx, target)
+	var reference *probe.Reference
+	if !spec.Faults.Any() {
 		// Trivial calls would go through the faults too: no reference.
-		reference = r.startReference(ctx, spec.Scenario.Rate.Max, conc)
+		reference = probe.StartReference(ctx, target, spec.ClosedLoop, spec.Concurrency)
 	}
 	reloadsBefore := lim.NoScriptReloads()
 	rec := newRecorder(r.Clock.Now())
-	rec.audit = newAuditor(lim, spec.Scenario.Identities, p.Audit, p.Seed)
-	if b := spec.Scenario.Boundary; spec.Scenario.Shape == profile.ShapeBoundary {
+	auditing := audit.Config{Limiter: lim, Identities: spec.Identities, Sample: pl.AuditIdentities, Seed: pl.Seed}
+	if b := spec.Boundary; spec.Shape == plan.ShapeBoundary {
 		// Around the boundary: the first burst, the second, and as much
 		// again on either side.
 		reach := 2 * (b.Offset + b.Spread).Milliseconds()
-		rec.audit.watchEdges(-reach-1, reach+1)
+		auditing.EdgeFromMs, auditing.EdgeToMs = -reach-1, reach+1
 	}
-	run := newRun(p, spec, prefix, conc)
-	run.Params.HashTag = string(keys.tag)
-	prog := &Progress{Spec: spec, Index: index, Total: total, Started: rec.start, Duration: spec.Scenario.Duration,
-		Planned: plannedShare(p.PlannedRequests(spec.Scenario), r.Segments.Segment, spec.Scenario.Identities), rec: rec}
+	if session != nil {
+		auditing.Timeline = &audit.Timeline{Faults: spec.Faults, Start: rec.start, Offset: session.Offset()}
+	}
+	aud := audit.New(auditing)
+	prog := &Progress{Run: spec, Index: index, Total: total, Started: rec.start, Duration: spec.Duration,
+		Planned: plannedShare(spec.Planned, r.Segments.Segment, spec.Identities), rec: rec}
 	if r.Observer != nil {
 		r.Observer.RunStarted(prog)
 	}
 
-	sched := faults.begin(ctx, rec, lim, prefix, spec.Scenario.Duration+faultsGrace)
+	t := traffic{run: spec, limiter: session.Begin(ctx, rec.start, lim, keys, spec.Duration+faultsGrace, aud), windows: lim,
+		keys: keys, rec: rec, quiet: session.QuietSince}
+	if aud != nil {
+		t.sinks = append(t.sinks, aud)
+		t.boundaries = append(t.boundaries, aud)
+	}
+	if s := session.Sink(); s != nil {
+		t.sinks = append(t.sinks, s)
+	}
 	cpuBefore, cpuKnown := schedstat.Read(schedstat.Self)
-	out, runErr := r.runSchedule(ctx, sched, spec, prefix, rec)
+	out, runErr := r.runSchedule(ctx, t)
 	if cpuAfter, ok := schedstat.Read(schedstat.Self); cpuKnown && ok {
-		run.Generator = generatorFigures(cpuAfter.Sub(cpuBefore), out.elapsed)
+		out.generator = generatorFigures(cpuAfter.Sub(cpuBefore), out.elapsed)
 	}
-	faults.end(ctx, runErr != nil)
-	reference.halt(ctx)
-	rec.fill(run)
-	rec.audit.setStateEvents(faults.stateEvents())
+	out.reloads = lim.NoScriptReloads() - reloadsBefore
+
+	// Each part finishes on its own state, in the order the server is
+	// read: the faults undone, the reference stopped, the server asked
+	// whether it is still there, then the audit's replay, then the
+	// probes' readings with the run's keys still there, then the server
+	// cost, then the keys removed.
+	session.End(ctx, runErr != nil)
+	reference.Halt(ctx)
 	if runErr == nil {
-		runErr = r.checkServer(ctx, run)
+		sent, errs := rec.counts()
+		runErr = probe.CheckServer(ctx, target, spec.Key(), errs, sent)
 	}
-	evictions.finish(ctx, run, faults.serverSwitches())
-	run.ElapsedS = out.elapsed.Seconds()
-	if out.elapsed > 0 {
-		run.Rate.AchievedPerS = float64(run.Requests.Sent) / out.elapsed.Seconds()
-	}
-	run.Requests.Unsent = out.unsent
-	run.Pipeline = out.pipeline
-	run.Requests.NoScriptReloads = lim.NoScriptReloads() - reloadsBefore
-	auditHeap := rec.audit.heapBytes()
-	run.Audit, run.Edge = rec.audit.result()
-	faults.fill(run, out.elapsed, rec.audit.faultFigures())
-	setAuditCoverage(run.Audit, run.Requests.Decisions())
-	if out.clock != nil {
-		run.ClockOffset = out.clock.contract()
-	}
-	if runErr != nil {
-		run.Incomplete = true
-		run.Note = runErr.Error()
-	}
-	probe.finish(ctx, prefix, run, runErr, faults.serverSwitches())
-	if run.Memory != nil {
-		run.Memory.AuditHeapBytes = auditHeap
-	}
-	reference.finish(ctx, run, lim, prefix, runErr)
+	p := parts{run: spec, prefix: prefix, keys: keys, rec: rec, schedule: out, err: runErr}
+	p.eviction = evictions.Finish(ctx, session.Switches())
+	p.audit = aud.Finish(session.StateLosses())
+	p.faults = session.Finish(out.elapsed)
+	p.probe = prb.Finish(ctx, prefix, runErr, session.Switches())
+	p.reference, p.cost = reference.Finish(ctx, lim, prefix, runErr)
 	if !r.KeepKeys {
-		r.cleanup(prefix)
+		_ = r.Env.RemoveKeys(prefix)
 	}
+	run := assemble(p)
 	if r.Observer != nil {
 		r.Observer.RunFinished(prog, run)
 	}
 	return run, runErr
 }
 
-// runSchedule runs one scenario's traffic against lim under prefix,
-// watching for a Redis that has stopped answering.
-func (r *Runner) runSchedule(ctx context.Context, lim algorithms.Limiter, spec profile.RunSpec, prefix string, rec *recorder) (out scheduleEnd, err error) {
-	s := spec.Scenario
+// faultsGrace is how much longer than its duration a run's fault bins
+// reach: calls in flight at the end, and a schedule that ran late.
+const faultsGrace = 10 * time.Second
+
+// traffic is what one schedule sends and where its outcomes go.
+type traffic struct {
+	run plan.Run
+	// limiter is what the requests call (the caller around the limiter in
+	// a run with faults or a client); windows is the limiter itself.
+	limiter, windows algorithms.Limiter
+	keys             event.KeyScheme
+	rec              *recorder
+	sinks            []event.Sink
+	boundaries       []event.BoundarySink
+	// quiet says since when calls without an answer are not explained by
+	// a fault (unix nanos; nil: never).
+	quiet func() int64
+}
+
+// runSchedule runs one run's traffic, watching for a Redis that has
+// stopped answering.
+func (r *Runner) runSchedule(ctx context.Context, t traffic) (out scheduleEnd, err error) {
+	s := t.run
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	keys := r.keyScheme(lim, spec, prefix)
 	d := &scheduler{
-		limiter:     lim,
-		prefix:      keys.head,
-		tail:        keys.tail,
+		limiter:     t.limiter,
+		windows:     t.windows,
+		sinks:       t.sinks,
+		boundaries:  t.boundaries,
+		keys:        t.keys,
 		clock:       r.Clock,
-		rec:         rec,
-		concurrency: r.Profile.RunConcurrency(s),
+		rec:         t.rec,
+		concurrency: s.Concurrency,
 		callCtx:     context.WithoutCancel(ctx),
 		segment:     r.Segments.Segment,
 	}
-	pipeline := r.Profile.RunPipeline(s)
-	if _, caller := lim.(*caller); caller && pipeline.MaxBatch() > 1 {
-		// The profile refuses this; a Runner built otherwise must too.
-		return scheduleEnd{}, fmt.Errorf("scenario %s: pipeline %s sends requests together, and the faults and the client section need each limiter call on its own", s.Name, pipeline)
-	}
-	note := d.setPipeline(pipeline, r.Env.Client)
-	defer func() { out.pipeline = d.pipelineFigures(pipeline, rec.completed(), note) }()
-	d.lastSuccess.Store(rec.start.UnixNano())
-	stopWatch := r.watch(runCtx, d, cancel)
+	note := d.setPipeline(s.Pipeline, r.Env.Client)
+	defer func() { out.pipeline = d.pipelineFigures(s.Pipeline, t.rec.completed(), note) }()
+	d.lastSuccess.Store(t.rec.start.UnixNano())
+	stopWatch := r.watch(runCtx, d, cancel, t.quiet)
 	defer stopWatch()
 
-	picker, err := newPicker(s, r.Profile.Seed)
+	picker, err := newPicker(s, r.Plan.Seed)
 	if err != nil {
 		return scheduleEnd{}, err
 	}
 	switch {
-	case s.Shape == profile.ShapeBoundary:
+	case s.Shape == plan.ShapeBoundary:
 		if out, err = r.scheduleBoundary(runCtx, d, s); err != nil {
 			return out, err
 		}
-	case s.Rate.Max:
+	case s.ClosedLoop:
 		out = d.closedLoop(runCtx, Shared(picker), s.Duration, s.Requests)
 	default:
 		out = d.openLoop(runCtx, r.pacer(s), picker, s.Duration, s.Requests)
@@ -352,7 +370,7 @@ func (r *Runner) runSchedule(ctx context.Context, lim algorithms.Limiter, spec p
 // watch aborts the run (through cancel) when calls have only failed for
 // AbortAfter: a Redis that went away should end the run in seconds, not at
 // the end of its schedule.
-func (r *Runner) watch(ctx context.Context, d *scheduler, cancel context.CancelCauseFunc) (stop func()) {
+func (r *Runner) watch(ctx context.Context, d *scheduler, cancel context.CancelCauseFunc, quiet func() int64) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -368,7 +386,9 @@ func (r *Runner) watch(ctx context.Context, d *scheduler, cancel context.CancelC
 				return
 			case <-t.C:
 				ok, bad := d.lastSuccess.Load(), d.lastError.Load()
-				ok = max(ok, d.rec.faults.quietSince())
+				if quiet != nil {
+					ok = max(ok, quiet())
+				}
 				if bad > ok && time.Duration(bad-ok) > r.AbortAfter {
 					cancel(&AbortError{After: time.Duration(bad - ok), Last: d.rec.lastError()})
 					return
@@ -379,48 +399,18 @@ func (r *Runner) watch(ctx context.Context, d *scheduler, cancel context.CancelC
 	return func() { close(done); wg.Wait() }
 }
 
-// warmPool opens the connections the run will use before it is timed (to
-// every master of a cluster).
-func (r *Runner) warmPool(ctx context.Context, rdb redis.UniversalClient, n int) {
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() { defer wg.Done(); _ = redisenv.Ping(ctx, rdb) }()
+// pacer is the open-loop schedule of run s: a ramp through its stages,
+// or a constant or Poisson rate.
+func (r *Runner) pacer(s plan.Run) Pacer {
+	if s.Shape == plan.ShapeRamp {
+		return NewRampPacer(s.FromPerSecond, s.Stages, s.Arrival == plan.Poisson, r.Plan.Seed)
 	}
-	wg.Wait()
-}
-
-// cleanup removes a run's keys, even after Ctrl-C, and on a fresh
-// connection when the run's have died.
-func (r *Runner) cleanup(prefix string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	rdb := redisenv.NewProbeClient(r.Env.Client)
-	defer rdb.Close()
-	_ = rdb.Do(ctx, func(c redis.Cmdable) error {
-		_, err := redisenv.DeletePrefix(ctx, c, prefix)
-		return err
-	})
-}
-
-// pacer is the open-loop schedule of scenario s: a ramp through its
-// stages, or a constant or Poisson rate.
-func (r *Runner) pacer(s profile.Scenario) Pacer {
-	p := r.Profile
-	pol := p.PolicyFor(s)
-	if s.Shape == profile.ShapeRamp {
-		stages := make([]RampStage, len(s.Stages))
-		for i, st := range s.Stages {
-			stages[i] = RampStage{PerSecond: st.Rate.TargetPerSecond(pol, s.Identities), Duration: st.Duration}
-		}
-		return NewRampPacer(s.From.TargetPerSecond(pol, s.Identities), stages, s.Arrival == profile.Poisson, p.Seed)
-	}
-	return NewPacer(s.Arrival, s.Rate.TargetPerSecond(pol, s.Identities), p.Seed)
+	return NewPacer(s.Arrival, s.TargetPerSecond, r.Plan.Seed)
 }
 
 // plannedShare is the part of a run's planned requests a segment sends:
 // its share of the identities.
-func plannedShare(planned int64, seg profile.Segment, identities int) int64 {
+func plannedShare(planned int64, seg plan.Segment, identities int) int64 {
 	if seg.Whole() || identities <= 0 {
 		return planned
 	}

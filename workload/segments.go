@@ -6,13 +6,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/rlbench/rlbench/internal/redisenv"
-	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -22,7 +23,7 @@ import (
 // whole profile alone.
 type Segments struct {
 	// Segment is this process's part of the identities.
-	Segment profile.Segment
+	Segment plan.Segment
 	// StartAt is the wall-clock instant every segment starts at; zero
 	// starts at once.
 	StartAt time.Time
@@ -46,13 +47,13 @@ const segmentKeyTTL = 10 * time.Minute
 // Group names the segments of one load: the same profile (by its SHA-256),
 // seed, count and start. Every segment computes the same name, and a merge
 // refuses results of different groups.
-func (s Segments) Group(p *profile.Profile) string {
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d/%d/%s", p.Hash, p.Seed, s.Segment.Count, s.StartAt.UTC().Format(time.RFC3339Nano))))
+func (s Segments) Group(p *plan.Plan) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d/%d/%s", p.Profile.SHA256, p.Seed, s.Segment.Count, s.StartAt.UTC().Format(time.RFC3339Nano))))
 	return hex.EncodeToString(sum[:6])
 }
 
 // contract is what the result records of the segment.
-func (s Segments) contract(p *profile.Profile) *result.SegmentInfo {
+func (s Segments) contract(p *plan.Plan) *result.SegmentInfo {
 	if s.Segment.Whole() {
 		return nil
 	}
@@ -93,7 +94,7 @@ func (r *Runner) meet(ctx context.Context, index int) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	base := fmt.Sprintf("%sseg-%s:run%d:", redisenv.KeyPrefixRoot, seg.Group(r.Profile), index)
+	base := fmt.Sprintf("%sseg-%s:run%d:", redisenv.KeyPrefixRoot, seg.Group(r.Plan), index)
 	rdb := r.Env.Client
 	arrived, err := rdb.Incr(ctx, base+"arrived").Result()
 	if err != nil {
@@ -135,11 +136,11 @@ func (r *Runner) meet(ctx context.Context, index int) error {
 			return ErrInterrupted
 		}
 	}
-	offset, err := estimateClockOffset(ctx, rdb, r.Clock, DefaultClockSamples)
+	offset, err := event.EstimateOffset(ctx, rdb, r.Clock, event.DefaultOffsetSamples)
 	if err != nil {
 		return err
 	}
-	if d := offset.localTime(startMicros).Sub(r.Clock.Now()); d > 0 {
+	if d := offset.LocalTime(startMicros).Sub(r.Clock.Now()); d > 0 {
 		if err := r.Clock.Sleep(ctx, d); err != nil {
 			return ErrInterrupted
 		}

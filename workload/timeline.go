@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"github.com/rlbench/rlbench/internal/event"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -36,7 +37,7 @@ func newTimeline() timeline { return timeline{width: timelineStartWidth} }
 
 // add counts one outcome decided at (from the start of the run), with its
 // corrected latency in microseconds.
-func (t *timeline) add(at time.Duration, o *outcome, latencyMicros int64) {
+func (t *timeline) add(at time.Duration, o *event.Outcome, latencyMicros int64) {
 	at = max(at, 0)
 	for at/t.width >= timelineMaxBins {
 		t.coarsen()
@@ -47,13 +48,13 @@ func (t *timeline) add(at time.Duration, o *outcome, latencyMicros int64) {
 	}
 	b := &t.bins[i]
 	if b.hist == nil {
-		b.hist = hdrhistogram.New(result.HistLowestMicros, result.HistHighestMicros, timelineDigits)
+		b.hist = result.NewCoarseHistogram(timelineDigits)
 	}
 	_ = b.hist.RecordValue(latencyMicros)
 	switch {
-	case o.err != nil:
+	case o.Err != nil:
 		b.errors++
-	case o.decision.Allowed:
+	case o.Decision.Allowed:
 		b.allowed++
 	default:
 		b.denied++
@@ -78,7 +79,7 @@ func (b *timelineBin) addBin(o timelineBin) {
 		return
 	}
 	if b.hist == nil {
-		b.hist = hdrhistogram.New(result.HistLowestMicros, result.HistHighestMicros, timelineDigits)
+		b.hist = result.NewCoarseHistogram(timelineDigits)
 	}
 	b.hist.Merge(o.hist)
 }

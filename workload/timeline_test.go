@@ -2,6 +2,7 @@ package workload
 
 import (
 	"errors"
+	"github.com/rlbench/rlbench/internal/event"
 	"testing"
 	"time"
 
@@ -12,9 +13,9 @@ import (
 // past timelineMaxBins bins doubles the width without losing a count; and
 // two shards of different widths merge at the coarser one.
 func TestTimelineBins(t *testing.T) {
-	allowed := &outcome{decision: algorithms.Decision{Allowed: true}}
-	denied := &outcome{}
-	failed := &outcome{err: errors.New("timeout")}
+	allowed := &event.Outcome{Decision: algorithms.Decision{Allowed: true}}
+	denied := &event.Outcome{}
+	failed := &event.Outcome{Err: errors.New("timeout")}
 
 	short := newTimeline()
 	short.add(0, allowed, 100)

@@ -2,13 +2,13 @@ package workload
 
 import (
 	"context"
-	"strconv"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
-	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -22,14 +22,21 @@ type job struct {
 // the schedule of the run's shape, and records every outcome.
 type scheduler struct {
 	limiter algorithms.Limiter
-	// An identity's key is prefix, the identity's number, then tail (a
-	// hash tag's closing brace): see keyScheme.
-	prefix, tail string
+	// windows is the limiter itself, without the caller around it: what
+	// it says of its windows places a boundary run's bursts.
+	windows algorithms.Limiter
+	// sinks take every outcome besides the recorder; boundaries are told
+	// where a boundary run found each identity's window to end.
+	sinks      []event.Sink
+	boundaries []event.BoundarySink
+	// keys names an identity's key: its head, the identity's number, its
+	// tail (a hash tag's closing brace).
+	keys event.KeyScheme
 	// segment is the part of the identities this process sends for: of
 	// every schedule it sends only the requests of identities it owns, at
 	// their due times in the whole schedule.
-	segment     profile.Segment
-	clock       Clock
+	segment     plan.Segment
+	clock       event.Clock
 	rec         *recorder
 	concurrency int
 	// callCtx is detached from the run's context: stopping a run ends
@@ -53,9 +60,13 @@ type scheduleEnd struct {
 	interrupted bool
 	// clock is the local-to-server clock alignment the schedule used, if
 	// it placed requests in server time.
-	clock *clockOffset
+	clock *event.Offset
 	// pipeline says how the requests went out.
 	pipeline *result.Pipeline
+	// generator is what the scheduler said of rlbench itself meanwhile;
+	// reloads counts the scripts loaded again after NOSCRIPT.
+	generator *result.Generator
+	reloads   int64
 }
 
 // worker is one goroutine's state: its shard, a reusable key buffer and a
@@ -63,37 +74,49 @@ type scheduleEnd struct {
 type worker struct {
 	id  int
 	buf []byte
-	out outcome
+	out event.Outcome
 }
 
 func (d *scheduler) newWorker(id int) *worker {
-	buf := make([]byte, len(d.prefix), len(d.prefix)+24+len(d.tail))
-	copy(buf, d.prefix)
+	buf := make([]byte, len(d.keys.Head), len(d.keys.Head)+24+len(d.keys.Tail))
+	copy(buf, d.keys.Head)
 	return &worker{id: id, buf: buf}
 }
 
-// key is identity's key, built in the worker's buffer: prefix, the
-// identity's number, tail.
+// key is identity's key, built in the worker's buffer.
 func (d *scheduler) key(w *worker, identity uint64) string {
-	return string(append(strconv.AppendUint(w.buf[:len(d.prefix)], identity, 10), d.tail...))
+	return string(d.keys.AppendKey(w.buf[:0], identity))
 }
 
 // call sends one request for identity, records it, and returns the key.
 func (d *scheduler) call(w *worker, identity uint64, due time.Time) string {
 	key := d.key(w, identity)
 	o := &w.out
-	o.identity, o.due = identity, due
-	o.sent = d.clock.Now()
-	o.decision, o.err = d.limiter.Allow(d.callCtx, key)
-	o.done = d.clock.Now()
-	d.rec.record(w.id, o)
-	d.rec.audit.record(identity, o)
-	if o.err != nil {
-		d.lastError.Store(o.done.UnixNano())
-	} else {
-		d.lastSuccess.Store(o.done.UnixNano())
-	}
+	o.Identity, o.Due = identity, due
+	o.Sent = d.clock.Now()
+	o.Decision, o.Err = d.limiter.Allow(d.callCtx, key)
+	o.Done = d.clock.Now()
+	d.record(w.id, o)
 	return key
+}
+
+// record delivers an outcome and notes when the latest decision or error
+// came.
+func (d *scheduler) record(worker int, o *event.Outcome) {
+	d.deliver(worker, o)
+	if o.Err != nil {
+		d.lastError.Store(o.Done.UnixNano())
+	} else {
+		d.lastSuccess.Store(o.Done.UnixNano())
+	}
+}
+
+// deliver hands an outcome to the recorder and to every sink.
+func (d *scheduler) deliver(worker int, o *event.Outcome) {
+	d.rec.record(worker, o)
+	for _, s := range d.sinks {
+		s.Record(o)
+	}
 }
 
 // openLoop runs an open-loop schedule: each request is handed to a free worker
@@ -105,7 +128,7 @@ func (d *scheduler) openLoop(ctx context.Context, pacer Pacer, picker IdentityPi
 	defer wait()
 	defer close(jobs)
 
-	defer tuneForPacing(d.clock)()
+	defer event.TuneForPacing(d.clock)()
 	start := d.rec.start
 	for n := uint64(0); ; n++ {
 		if maxRequests > 0 && int64(n) >= maxRequests {
@@ -176,36 +199,57 @@ func (d *scheduler) countDue(p Pacer, picker IdentityPicker, n uint64, duration 
 	return c
 }
 
-// closedLoop runs a closed loop: every worker sends its next request as soon as
-// the previous one is answered, until the duration or the request count is
-// reached. Latency is measured from the send, as nothing is scheduled.
+// closedLoop runs a closed loop: every worker sends its next request (or,
+// pipelined, its next full batch, as redis-benchmark -P does) as soon as
+// the previous one is answered, until the duration or the request count
+// is reached. Latency is measured from the send, as nothing is scheduled:
+// each request is due when it goes out.
 func (d *scheduler) closedLoop(ctx context.Context, picker IdentityPicker, duration time.Duration, maxRequests int64) scheduleEnd {
-	if d.piped != nil {
-		return d.closedLoopPipelined(ctx, picker, duration, maxRequests)
-	}
 	start := d.rec.start
 	deadline := start.Add(duration)
 	var next atomic.Uint64
 	var wg sync.WaitGroup
 	for i := 0; i < d.concurrency; i++ {
+		send, done, size := d.closedSender(i)
 		wg.Add(1)
-		go func(w *worker) {
+		go func() {
 			defer wg.Done()
+			defer done()
+			batch := make([]job, 0, size)
 			for ctx.Err() == nil {
 				now := d.clock.Now()
 				if !now.Before(deadline) {
 					return
 				}
-				n := next.Add(1) - 1
-				if maxRequests > 0 && int64(n) >= maxRequests {
+				batch = batch[:0]
+				for len(batch) < size {
+					n := next.Add(1) - 1
+					if maxRequests > 0 && int64(n) >= maxRequests {
+						break
+					}
+					if identity := picker.Pick(n); d.segment.Owns(identity) {
+						batch = append(batch, job{identity: identity, due: now})
+					}
+				}
+				if len(batch) == 0 {
 					return
 				}
-				if identity := picker.Pick(n); d.segment.Owns(identity) {
-					d.call(w, identity, now)
-				}
+				send(batch)
 			}
-		}(d.newWorker(i))
+		}()
 	}
 	wg.Wait()
 	return scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: ctx.Err() != nil}
+}
+
+// closedSender is worker i's way of sending a closed loop's requests: one
+// at a time, or a batch of up to size in one pipeline; done hands its
+// figures to the run's.
+func (d *scheduler) closedSender(i int) (send func([]job), done func(), size int) {
+	if d.piped != nil {
+		w := d.newPipeWorker(i)
+		return func(b []job) { d.sendBatch(w, b) }, func() { d.workerDone(w) }, d.maxBatch
+	}
+	w := d.newWorker(i)
+	return func(b []job) { d.call(w, b[0].identity, b[0].due) }, func() {}, 1
 }

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/rlbench/rlbench/plan"
 	"io"
 	"io/fs"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/rlbench/rlbench/algorithms"
-	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/report"
 	"github.com/rlbench/rlbench/result"
 )
@@ -127,7 +127,7 @@ func listFaults(w io.Writer) error {
 	fmt.Fprint(w, "\nFaults a scenario may schedule (faults: [{at: 5s, for: 2s, kind: pause}, ...]):\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "KIND\tFOR\tWHAT\tWHERE")
-	for _, f := range profile.FaultKinds() {
+	for _, f := range plan.FaultKinds() {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Kind, f.For, f.What, f.Target)
 	}
 	if err := tw.Flush(); err != nil {

@@ -42,7 +42,7 @@ func (p *progress) RunStarted(pr *workload.Progress) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	desc := fmt.Sprintf("[%d/%d] %s/%s", pr.Index+1, pr.Total, pr.Spec.Algorithm, pr.Spec.Scenario.Name)
+	desc := fmt.Sprintf("[%d/%d] %s/%s", pr.Index+1, pr.Total, pr.Run.Algorithm, pr.Run.Scenario)
 	byCount := pr.Planned > 0
 	total := pr.Planned
 	if !byCount {

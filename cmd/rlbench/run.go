@@ -5,14 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/rlbench/rlbench/plan"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redisconf"
@@ -77,9 +76,17 @@ func (o *runOptions) declare(fs *flag.FlagSet) {
 	fs.StringVar(&o.algorithms, "algorithms", "", "run these limiters (comma-separated `LIST` of built-ins and the profile's own; all: every built-in but the negative control) instead of the profile's list")
 }
 
-// profileOptions reads --algorithms.
+// profileOptions reads --algorithms, and tells the profile which Redis
+// --redis or --redis-cluster name and whether --segment splits the load,
+// so that what its faults need is checked where it is loaded.
 func (o runOptions) profileOptions() profile.Options {
-	var po profile.Options
+	po := profile.Options{Segmented: o.segment != ""}
+	switch {
+	case o.redisAddr != "":
+		po.Target = profile.TargetServer
+	case o.redisCluster != "":
+		po.Target = profile.TargetCluster
+	}
 	switch o.algorithms {
 	case "":
 	case "all":
@@ -102,7 +109,7 @@ func (o runOptions) segments() (workload.Segments, error) {
 		}
 		return s, nil
 	}
-	seg, err := profile.ParseSegment(o.segment)
+	seg, err := plan.ParseSegment(o.segment)
 	if err != nil {
 		return s, usageErrorf("--segment: %v", err)
 	}
@@ -146,9 +153,6 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	if err != nil {
 		return err
 	}
-	if err := checkFaults(prof, o, segs); err != nil {
-		return err
-	}
 	if err := checkOutDir(o.outDir); err != nil {
 		return err
 	}
@@ -170,12 +174,11 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	}
 
 	runner := &workload.Runner{
-		Profile:   prof,
+		Plan:      prof.Plan(o.repeat),
 		Env:       env,
 		RunID:     workload.NewRunID(),
 		KeepKeys:  o.keepKeys,
 		Observer:  newProgress(stderr, o.quiet),
-		Repeat:    o.repeat,
 		Segments:  segs,
 		ShareCPUs: true,
 	}
@@ -191,7 +194,11 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	dir := filepath.Join(o.outDir, name)
 	path := filepath.Join(dir, "result.json")
 	writeErr := result.WriteFile(path, res)
-	cleanupErr := cleanup(env, runner, o.keepKeys)
+	var cleanupErr error
+	if !o.keepKeys {
+		// Every key of the invocation, after Ctrl-C too.
+		cleanupErr = env.RemoveKeys(runner.RunPrefix())
+	}
 
 	if err := report.WriteSummary(stdout, res); err != nil {
 		return err
@@ -226,32 +233,6 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	}
 	if res.Verdict != result.Pass {
 		return &failedError{msg: "verdict: fail"}
-	}
-	return nil
-}
-
-// checkFaults refuses what the profile's faults cannot do with these
-// flags: faults that need a private server against --redis (with the
-// file and line of each), any fault on a cluster (--redis-cluster), and faults in a segmented run, where every
-// process would inject them.
-func checkFaults(p *profile.Profile, o runOptions, segs workload.Segments) error {
-	if o.redisAddr != "" {
-		if err := p.CheckFaultsOnExternal(); err != nil {
-			return err
-		}
-	}
-	if o.redisCluster != "" {
-		if err := p.CheckFaultsOnCluster(); err != nil {
-			return err
-		}
-	}
-	if segs.Segment.Whole() {
-		return nil
-	}
-	for _, s := range p.Scenarios {
-		if s.HasFaults() {
-			return usageErrorf("--segment: scenario %s schedules faults, which one process injects for the whole load: run a profile with faults without --segment", s.Name)
-		}
 	}
 	return nil
 }
@@ -309,24 +290,4 @@ func redisOptions(p *profile.Profile, o runOptions) (redisenv.Options, error) {
 		ropts.Addr, ropts.ClusterAddrs, ropts.Cluster = "", addrs, nil
 	}
 	return ropts, nil
-}
-
-// cleanup removes every key of the invocation unless they are to be kept.
-// It runs after Ctrl-C too, on a context of its own.
-func cleanup(env *redisenv.Env, runner *workload.Runner, keep bool) error {
-	if keep {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	rdb := redisenv.NewProbeClient(env.Client)
-	defer rdb.Close()
-	err := rdb.Do(ctx, func(c redis.Cmdable) error {
-		_, err := redisenv.DeletePrefix(ctx, c, runner.RunPrefix())
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("removing this run's keys (%s*): %w", runner.RunPrefix(), err)
-	}
-	return nil
 }

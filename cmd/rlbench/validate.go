@@ -29,9 +29,9 @@ func validateProfiles(ctx context.Context, args []string, stdout, _ io.Writer) e
 			errs = append(errs, err)
 			continue
 		}
-		plan := p.Plan(1)
+		pl := p.Plan(1)
 		fmt.Fprintf(stdout, "%s: ok: %d scenarios x %d algorithms = %d runs, %s, %d thresholds\n",
-			path, len(p.Scenarios), len(p.Algorithms), len(plan), p.Length(plan), len(p.Thresholds))
+			path, len(p.Scenarios), len(p.Algorithms), len(pl.Runs), profile.PlanLength(pl), len(p.Thresholds))
 	}
 	return errors.Join(errs...)
 }

@@ -1,15 +1,18 @@
-package workload
+package audit
 
 import (
 	"cmp"
+	"errors"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 	"math"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
-	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -17,13 +20,13 @@ import (
 // other.
 const auditShards = 64
 
-// auditor keeps, for each audited identity, every decision that came back:
+// Auditor keeps, for each audited identity, every decision that came back:
 // when it was made and its answer, and what its reply said that the model
 // can check. Replaying them in time order after the run is the audit:
 // through the limiter's reference model when it has one and the decisions
 // carry the server time they used; against its bound alone otherwise.
 // Memory is 24 bytes per audited decision.
-type auditor struct {
+type Auditor struct {
 	limiter algorithms.Bounded
 	// model is nil when only the bound is judged.
 	model algorithms.Auditable
@@ -46,6 +49,42 @@ type auditor struct {
 	// faults, when the run has faults or an error policy, keeps what the
 	// audit needs to tell their doing from the limiter's.
 	faults *auditFaults
+	// decided counts every decision of the run, audited or not, for the
+	// audit's coverage.
+	decided atomic.Int64
+}
+
+var (
+	_ event.Sink         = (*Auditor)(nil)
+	_ event.BoundarySink = (*Auditor)(nil)
+)
+
+// Config says what one run's audit judges.
+type Config struct {
+	// Limiter is the run's limiter: its bound, and its reference model
+	// when it has one.
+	Limiter algorithms.Limiter
+	// Identities is how many callers the run has; at most Sample of them
+	// are audited (a sample drawn with Seed beyond that), none when
+	// Sample is 0.
+	Identities, Sample int
+	Seed               int64
+	// EdgeFromMs and EdgeToMs, when they differ, make the audit measure
+	// how admissions fall around each identity's window boundary, over
+	// that span of milliseconds around it (see Auditor.Boundary).
+	EdgeFromMs, EdgeToMs int64
+	// Timeline, when the run has faults or a caller with an error policy,
+	// is what the audit needs to tell their doing from the limiter's.
+	Timeline *Timeline
+}
+
+// Timeline is a run's fault schedule as the audit places it: the faults,
+// the start of the traffic they are scheduled from, and the offset that
+// turns local times into the server's.
+type Timeline struct {
+	Faults plan.Faults
+	Start  time.Time
+	Offset event.Offset
 }
 
 // auditRecord is one decision as the audit keeps it.
@@ -72,16 +111,15 @@ func (r auditRecord) allowed() bool { return r.key&1 == 0 }
 // between the send and the reply.
 func (r auditRecord) timed() bool { return r.widthUs > 0 }
 
-// newAuditor prepares the audit of a run over identities callers, keeping
-// at most spec.Identities of them (a sample drawn with seed). It returns
-// nil, which audits nothing, when the limiter has no bound or the audit is
-// turned off.
-func newAuditor(lim algorithms.Limiter, identities int, spec profile.AuditSpec, seed int64) *auditor {
+// New prepares the audit of a run. It returns nil, which audits nothing,
+// when the limiter has no bound or the audit is turned off.
+func New(c Config) *Auditor {
+	lim, identities := c.Limiter, c.Identities
 	b, ok := lim.(algorithms.Bounded)
-	if !ok || spec.Identities <= 0 || identities <= 0 {
+	if !ok || c.Sample <= 0 || identities <= 0 {
 		return nil
 	}
-	au := &auditor{limiter: b, window: lim.Policy().WindowMicros()}
+	au := &Auditor{limiter: b, window: lim.Policy().WindowMicros()}
 	if m, ok := lim.(algorithms.Auditable); ok {
 		au.model = m
 		au.fields = algorithms.ReplyFields{Remaining: true, RetryAfter: true}
@@ -96,33 +134,49 @@ func newAuditor(lim algorithms.Limiter, identities int, spec profile.AuditSpec, 
 		au.window = bi.BoundInterval().Microseconds()
 	}
 	n := identities
-	if identities > spec.Identities {
-		au.slots = sampleIdentities(uint64(identities), uint64(spec.Identities), seed)
+	if identities > c.Sample {
+		au.slots = sampleIdentities(uint64(identities), uint64(c.Sample), c.Seed)
 		au.sampled = true
-		n = spec.Identities
+		n = c.Sample
 	}
 	au.decisions = make([][]auditRecord, n)
+	if c.EdgeFromMs != c.EdgeToMs {
+		au.watchEdges(c.EdgeFromMs, c.EdgeToMs)
+	}
+	if c.Timeline != nil {
+		au.watchFaults(*c.Timeline)
+	}
 	return au
 }
 
-// record keeps one outcome of identity, if it is audited and got a
-// decision. A nil auditor records nothing.
-func (a *auditor) record(identity uint64, o *outcome) {
-	if a == nil || o.err != nil {
+// Record implements event.Sink: it keeps the outcome, if its identity is
+// audited and it got a decision, or, in a run with a timeline, the
+// decision the caller's error policy made in Redis's place. A nil Auditor
+// records nothing.
+func (a *Auditor) Record(o *event.Outcome) {
+	if a == nil {
 		return
 	}
-	slot, ok := a.slot(identity)
+	if o.Err != nil {
+		var pd *event.PolicyDecision
+		if a.faults != nil && errors.As(o.Err, &pd) && pd.Decided {
+			a.recordOnError(o.Identity, a.faults.offset.ServerMicros(o.Sent), pd.Allowed)
+		}
+		return
+	}
+	a.decided.Add(1)
+	slot, ok := a.slot(o.Identity)
 	if !ok {
 		return
 	}
-	d := &o.decision
+	d := &o.Decision
 	r := auditRecord{remaining: math.NaN()}
 	at := d.ServerNowMicros
 	if at <= 0 {
 		// No server time: the decision was made between the send and the
 		// reply.
-		at = o.sent.UnixMicro()
-		r.widthUs = uint32(min(max(o.done.Sub(o.sent).Microseconds(), 1), math.MaxUint32))
+		at = o.Sent.UnixMicro()
+		r.widthUs = uint32(min(max(o.Done.Sub(o.Sent).Microseconds(), 1), math.MaxUint32))
 	}
 	r.key = uint64(at) << 1
 	if !d.Allowed {
@@ -143,12 +197,47 @@ func (a *auditor) record(identity uint64, o *outcome) {
 	mu.Unlock()
 }
 
-func (a *auditor) slot(identity uint64) (int, bool) {
+func (a *Auditor) slot(identity uint64) (int, bool) {
 	if a.slots == nil {
 		return int(identity), identity < uint64(len(a.decisions))
 	}
 	s, ok := a.slots[identity]
 	return int(s), ok
+}
+
+// Report is what the audit of one run found.
+type Report struct {
+	// Audit and Edge are the run's sections of the result (nil when
+	// nothing was audited, or no boundary was watched).
+	Audit *result.Audit
+	Edge  *result.Edge
+	// Faults are the audit's figures of the run's faults; nil without a
+	// timeline.
+	Faults *FaultFigures
+	// HeapBytes is the most the audit held on the heap: every decision it
+	// kept, before it replayed and freed them.
+	HeapBytes uint64
+}
+
+// Finish judges the run once all recording has finished, given the losses
+// of state its faults caused, and frees what the audit held: call it
+// once. A nil Auditor reports nothing.
+func (a *Auditor) Finish(losses []event.StateLoss) Report {
+	if a == nil {
+		return Report{}
+	}
+	rep := Report{HeapBytes: a.heapBytes()}
+	a.setStateLosses(losses)
+	rep.Audit, rep.Edge = a.result()
+	if a.faults != nil {
+		rep.Faults = &a.faults.fig
+	}
+	if decided := a.decided.Load(); rep.Audit != nil && decided > 0 {
+		// What share of the run's decisions was replayed: all of them,
+		// unless the audit kept a sample of the identities.
+		rep.Audit.Coverage = min(float64(rep.Audit.Decisions)/float64(decided), 1)
+	}
+	return rep
 }
 
 // result replays every audited identity, through a fresh model when the
@@ -157,11 +246,8 @@ func (a *auditor) slot(identity uint64) (int, bool) {
 // is judged by its bound on the client's clock), and measures its busiest
 // window (see result.Audit for what each figure means), and the edge
 // curve when it was watched. It frees the decisions as it goes and must
-// be called once all recording has finished. A nil auditor has no result.
-func (a *auditor) result() (*result.Audit, *result.Edge) {
-	if a == nil {
-		return nil, nil
-	}
+// be called once all recording has finished.
+func (a *Auditor) result() (*result.Audit, *result.Edge) {
 	policy := a.limiter.Policy()
 	res := &result.Audit{Sampled: a.sampled, BoundWindow: a.limiter.Bound(time.Duration(a.window) * time.Microsecond), Basis: result.AuditByModel}
 	if a.model == nil {
@@ -256,7 +342,7 @@ func (a *auditor) result() (*result.Audit, *result.Edge) {
 // replay runs one identity's decisions, in server time order, through a
 // fresh model: each one whose answer differs from the model's, or whose
 // remaining or retry hint the model contradicts, is a mismatch.
-func (a *auditor) replay(decs []auditRecord, res *result.Audit, checks *result.ReplyCheck) {
+func (a *Auditor) replay(decs []auditRecord, res *result.Audit, checks *result.ReplyCheck) {
 	model := a.model.Model()
 	for _, r := range decs {
 		if a.judge(model, r, res, checks) {
@@ -267,7 +353,7 @@ func (a *auditor) replay(decs []auditRecord, res *result.Audit, checks *result.R
 
 // judge feeds decision r to model and reports whether they disagree: on
 // the answer, or on the remaining or retry hint the reply gave.
-func (a *auditor) judge(model algorithms.Model, r auditRecord, res *result.Audit, checks *result.ReplyCheck) (wrong bool) {
+func (a *Auditor) judge(model algorithms.Model, r auditRecord, res *result.Audit, checks *result.ReplyCheck) (wrong bool) {
 	rm, _ := model.(algorithms.ReplyModel)
 	stamp, allowed := r.at(), r.allowed()
 	expected := model.Allow(stamp)

@@ -1,7 +1,8 @@
-package workload
+package audit
 
 import (
 	"errors"
+	"github.com/rlbench/rlbench/internal/event"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -71,7 +72,7 @@ func TestSampleIdentities(t *testing.T) {
 func TestAuditorReplaysInServerOrder(t *testing.T) {
 	p := algorithms.Policy{Limit: 2, Window: 10 * time.Millisecond}
 	lim := algorithms.NewFixedWindow(nil, p)
-	a := newAuditor(lim, 3, profile.AuditSpec{Identities: 10}, 1)
+	a := New(Config{Limiter: lim, Identities: 3, Sample: 10, Seed: 1})
 	const t0 = int64(1_764_000_000_000_000)
 	type dec struct {
 		id      uint64
@@ -91,9 +92,9 @@ func TestAuditorReplaysInServerOrder(t *testing.T) {
 		{2, t0, false, 11 * time.Millisecond}, {2, t0, true, 0}, {2, t0, true, 0},
 	}
 	for _, d := range decisions {
-		a.record(d.id, decided(algorithms.Decision{Allowed: d.allowed, ServerNowMicros: d.at, RetryAfter: d.retry}))
+		record(a, d.id, decided(algorithms.Decision{Allowed: d.allowed, ServerNowMicros: d.at, RetryAfter: d.retry}))
 	}
-	a.record(2, &outcome{err: errors.New("i/o timeout")})
+	record(a, 2, &event.Outcome{Err: errors.New("i/o timeout")})
 	got, _ := a.result()
 	want := result.Audit{
 		Identities: 3, Decisions: 11, Allowed: 9, ExpectedAllowed: 8, ModelMismatches: 1,
@@ -115,10 +116,10 @@ func TestAuditorReplaysInServerOrder(t *testing.T) {
 // overshoots its bound, identity by identity.
 func TestAuditorSeesOvershoot(t *testing.T) {
 	p := algorithms.Policy{Limit: 3, Window: time.Second}
-	a := newAuditor(algorithms.NewSlidingLog(nil, p), 2, profile.AuditSpec{Identities: 10}, 1)
+	a := New(Config{Limiter: algorithms.NewSlidingLog(nil, p), Identities: 2, Sample: 10, Seed: 1})
 	for id := uint64(0); id < 2; id++ {
 		for i := int64(0); i < 5+int64(id); i++ {
-			a.record(id, decided(algorithms.Decision{Allowed: true, ServerNowMicros: 1_764_000_000_000_000 + i}))
+			record(a, id, decided(algorithms.Decision{Allowed: true, ServerNowMicros: 1_764_000_000_000_000 + i}))
 		}
 	}
 	got, _ := a.result()
@@ -134,15 +135,15 @@ func TestAuditorSeesOvershoot(t *testing.T) {
 // kept, and the result says so.
 func TestAuditorSamples(t *testing.T) {
 	lim := algorithms.NewFixedWindow(nil, algorithms.Policy{Limit: 1, Window: time.Second})
-	a := newAuditor(lim, 1000, profile.AuditSpec{Identities: 10}, 3)
+	a := New(Config{Limiter: lim, Identities: 1000, Sample: 10, Seed: 3})
 	for id := uint64(0); id < 1000; id++ {
-		a.record(id, decided(algorithms.Decision{Allowed: true, ServerNowMicros: 1_764_000_000_000_000}))
+		record(a, id, decided(algorithms.Decision{Allowed: true, ServerNowMicros: 1_764_000_000_000_000}))
 	}
 	got, _ := a.result()
 	if !got.Sampled || got.Identities != 10 || got.Decisions != 10 {
 		t.Errorf("audit %+v, want a sample of 10 identities", *got)
 	}
-	if newAuditor(lim, 5, profile.AuditSpec{Identities: 0}, 1) != nil {
+	if New(Config{Limiter: lim, Identities: 5, Sample: 0, Seed: 1}) != nil {
 		t.Errorf("an audit of zero identities is not off")
 	}
 }
@@ -175,7 +176,7 @@ func benchmarkAudit(b *testing.B, keep int) {
 		var peak atomic.Uint64
 		stop := sampleHeap(&peak)
 
-		a := newAuditor(lim, identities, profile.AuditSpec{Identities: keep}, 1)
+		a := New(Config{Limiter: lim, Identities: identities, Sample: keep, Seed: 1})
 		var wg sync.WaitGroup
 		const writers = 8
 		for w := 0; w < writers; w++ {
@@ -185,7 +186,7 @@ func benchmarkAudit(b *testing.B, keep int) {
 				rng := rand.New(rand.NewPCG(uint64(w), 1))
 				for i := w; i < decisions; i += writers {
 					at := int64(1_764_000_000_000_000) + int64(i)*10 + rng.Int64N(5)
-					a.record(uint64(i%identities), decided(algorithms.Decision{Allowed: rng.IntN(3) > 0, ServerNowMicros: at}))
+					record(a, uint64(i%identities), decided(algorithms.Decision{Allowed: rng.IntN(3) > 0, ServerNowMicros: at}))
 				}
 			}(w)
 		}
@@ -250,14 +251,14 @@ func sampleHeap(peak *atomic.Uint64) (stop func()) {
 // is left out.
 func TestAuditorMeasuresTheEdge(t *testing.T) {
 	p := algorithms.Policy{Limit: 2, Window: 100 * time.Millisecond}
-	a := newAuditor(algorithms.NewFixedWindow(nil, p), 3, profile.AuditSpec{Identities: 10}, 1)
+	a := New(Config{Limiter: algorithms.NewFixedWindow(nil, p), Identities: 3, Sample: 10, Seed: 1})
 	a.watchEdges(-5, 5)
 	const boundary = int64(1_764_000_000_000_000)
-	a.setEdge(0, boundary)
+	a.Boundary(0, boundary)
 	for _, at := range []int64{boundary - 100_000, boundary - 2_000, boundary + 2_000} {
-		a.record(0, decided(algorithms.Decision{Allowed: true, ServerNowMicros: at}))
+		record(a, 0, decided(algorithms.Decision{Allowed: true, ServerNowMicros: at}))
 	}
-	a.record(1, decided(algorithms.Decision{Allowed: true, ServerNowMicros: boundary})) // no boundary known
+	record(a, 1, decided(algorithms.Decision{Allowed: true, ServerNowMicros: boundary})) // no boundary known
 	_, edge := a.result()
 	if edge == nil || edge.Identities != 1 || edge.FromMs != -5 || edge.WindowMs != 100 || len(edge.MaxInWindow) != 11 {
 		t.Fatalf("edge %+v, want one identity over -5..5ms of a 100ms window", edge)
@@ -281,7 +282,7 @@ func TestAuditorMeasuresTheEdge(t *testing.T) {
 // in full and denies both; later the log admits one the counter denies.
 func TestAuditorComparesWithTheExactWindow(t *testing.T) {
 	p := algorithms.Policy{Limit: 2, Window: 10 * time.Millisecond}
-	a := newAuditor(algorithms.NewSlidingCounter(nil, p), 1, profile.AuditSpec{Identities: 10}, 1)
+	a := New(Config{Limiter: algorithms.NewSlidingCounter(nil, p), Identities: 1, Sample: 10, Seed: 1})
 	const w1 = int64(1_764_000_000_130_000) // a window starts here
 	for _, d := range []struct {
 		at        int64
@@ -298,7 +299,7 @@ func TestAuditorComparesWithTheExactWindow(t *testing.T) {
 		if !d.allowed {
 			retry = time.Millisecond
 		}
-		a.record(0, decided(algorithms.Decision{Allowed: d.allowed, Remaining: d.remaining, RetryAfter: retry, ServerNowMicros: d.at}))
+		record(a, 0, decided(algorithms.Decision{Allowed: d.allowed, Remaining: d.remaining, RetryAfter: retry, ServerNowMicros: d.at}))
 	}
 	got, _ := a.result()
 	want := result.ExactComparison{Algorithm: algorithms.SlidingLogName, Decisions: 6, Differ: 3, AdmittedBeyond: 2, DeniedWithin: 1}
@@ -316,12 +317,12 @@ func TestAuditorComparesWithTheExactWindow(t *testing.T) {
 // judged by its bound on the client's clock.
 func TestAuditorJudgesClientTimedRepliesByBound(t *testing.T) {
 	p := algorithms.Policy{Limit: 2, Window: 10 * time.Millisecond}
-	a := newAuditor(algorithms.NewFixedWindowNX(nil, p), 1, profile.AuditSpec{Identities: 10}, 1)
+	a := New(Config{Limiter: algorithms.NewFixedWindowNX(nil, p), Identities: 1, Sample: 10, Seed: 1})
 	sent := time.UnixMicro(1_764_000_000_000_000)
 	for i := 0; i < 3; i++ {
 		at := sent.Add(time.Duration(i) * time.Millisecond)
-		a.record(0, &outcome{decision: algorithms.Decision{Allowed: i < 2, Remaining: "0", RetryAfter: time.Millisecond * time.Duration(i/2)},
-			sent: at, done: at.Add(100 * time.Microsecond)})
+		record(a, 0, &event.Outcome{Decision: algorithms.Decision{Allowed: i < 2, Remaining: "0", RetryAfter: time.Millisecond * time.Duration(i/2)},
+			Sent: at, Done: at.Add(100 * time.Microsecond)})
 	}
 	got, _ := a.result()
 	if got.Basis != result.AuditByBoundClientTime || got.HasModel() || got.ExpectedAllowed != 0 || got.ModelMismatches != 0 || got.Reply != nil {

@@ -1,24 +1,30 @@
-package workload
+package audit
 
 import (
+	"github.com/rlbench/rlbench/internal/event"
 	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
-	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/result"
 )
 
 // decided is the outcome of a call that came back with d.
-func decided(d algorithms.Decision) *outcome { return &outcome{decision: d} }
+func decided(d algorithms.Decision) *event.Outcome { return &event.Outcome{Decision: d} }
+
+// record hands a the outcome o as identity's.
+func record(a *Auditor, identity uint64, o *event.Outcome) {
+	o.Identity = identity
+	a.Record(o)
+}
 
 // clientTimed is the outcome of a call sent at sentUs (client clock,
 // microseconds) and answered rttUs later, whose reply carried no server
 // time.
-func clientTimed(allowed bool, sentUs, rttUs int64) *outcome {
+func clientTimed(allowed bool, sentUs, rttUs int64) *event.Outcome {
 	sent := time.UnixMicro(sentUs)
-	return &outcome{decision: algorithms.Decision{Allowed: allowed}, sent: sent, done: sent.Add(time.Duration(rttUs) * time.Microsecond)}
+	return &event.Outcome{Decision: algorithms.Decision{Allowed: allowed}, Sent: sent, Done: sent.Add(time.Duration(rttUs) * time.Microsecond)}
 }
 
 // declare binds a declared limiter with no Redis behind it, for audits.
@@ -99,14 +105,14 @@ func TestAuditorOnClientTimes(t *testing.T) {
 	if _, exact := lim.(algorithms.Auditable); exact {
 		t.Fatal("a limiter without server time has a model")
 	}
-	a := newAuditor(lim, 2, profile.AuditSpec{Identities: 10}, 1)
+	a := New(Config{Limiter: lim, Identities: 2, Sample: 10, Seed: 1})
 	const t0 = int64(1_764_000_000_000_000)
 	// identity 0: five admissions sent within 8ms, each answered within
 	// 200us: certainly five in one 10ms window, where the bound is 4.
 	for i := int64(0); i < 5; i++ {
-		a.record(0, clientTimed(true, t0+2000*i, 200))
+		record(a, 0, clientTimed(true, t0+2000*i, 200))
 	}
-	a.record(0, clientTimed(false, t0+8500, 300))
+	record(a, 0, clientTimed(false, t0+8500, 300))
 	// identity 1: the same five, but the first and last answered so slowly
 	// that they may have been decided 12ms apart: possibly five in one
 	// window, certainly only four.
@@ -115,7 +121,7 @@ func TestAuditorOnClientTimes(t *testing.T) {
 		if i == 0 || i == 4 {
 			rtt = 2000
 		}
-		a.record(1, clientTimed(true, t0+2000*i-map[bool]int64{true: 1800, false: 0}[i == 0], rtt))
+		record(a, 1, clientTimed(true, t0+2000*i-map[bool]int64{true: 1800, false: 0}[i == 0], rtt))
 	}
 	got, _ := a.result()
 	if got.Basis != result.AuditByBoundClientTime || got.Timing == nil {
@@ -142,7 +148,7 @@ func TestAuditorOnClientTimes(t *testing.T) {
 // each a mismatch though the admission itself was right.
 func TestAuditorChecksReplies(t *testing.T) {
 	p := algorithms.Policy{Limit: 1, Window: 10 * time.Millisecond, Burst: 2}
-	a := newAuditor(algorithms.NewTokenBucket(nil, p), 1, profile.AuditSpec{Identities: 10}, 1)
+	a := New(Config{Limiter: algorithms.NewTokenBucket(nil, p), Identities: 1, Sample: 10, Seed: 1})
 	const t0 = int64(1_764_000_000_000_000)
 	for _, d := range []algorithms.Decision{
 		{Allowed: true, Remaining: "1.000000", ServerNowMicros: t0},                         // right
@@ -150,7 +156,7 @@ func TestAuditorChecksReplies(t *testing.T) {
 		{Remaining: "0.000200", RetryAfter: 10 * time.Millisecond, ServerNowMicros: t0 + 2}, // right: a token in 9998us
 		{Remaining: "0", RetryAfter: 9 * time.Millisecond, ServerNowMicros: t0 + 3},         // too early, and remaining 0 is right
 	} {
-		a.record(0, decided(d))
+		record(a, 0, decided(d))
 	}
 	got, _ := a.result()
 	want := result.ReplyCheck{RemainingChecked: 4, RemainingWrong: 1, RetryAfterChecked: 2, RetryAfterTooEarly: 1}
@@ -166,50 +172,14 @@ func TestAuditorDeclaredPromise(t *testing.T) {
 	p := algorithms.Policy{Limit: 5, Window: time.Second}
 	lim := declare(t, algorithms.SemanticsBound, algorithms.ReplyLayout{Allowed: 1, ServerTimeUs: 2},
 		algorithms.Promise{Admitted: 3, Per: 100 * time.Millisecond}, p)
-	a := newAuditor(lim, 1, profile.AuditSpec{Identities: 10}, 1)
+	a := New(Config{Limiter: lim, Identities: 1, Sample: 10, Seed: 1})
 	const t0 = int64(1_764_000_000_000_000)
 	// Four within 100ms, then three more later in the second.
 	for _, at := range []int64{0, 10_000, 20_000, 99_000, 500_000, 600_000, 700_000} {
-		a.record(0, decided(algorithms.Decision{Allowed: true, ServerNowMicros: t0 + at}))
+		record(a, 0, decided(algorithms.Decision{Allowed: true, ServerNowMicros: t0 + at}))
 	}
 	got, _ := a.result()
 	if got.Basis != result.AuditByBound || got.WindowMs != 100 || got.BoundWindow != 3 || got.MaxWindowAdmitted != 4 || got.Overshoot != 1 || got.PolicyExcess != 2 {
 		t.Errorf("audit %+v, want the promise of 3 per 100ms broken by one, 7 in the policy's second", *got)
-	}
-}
-
-// TestIdentityCounter: a declared limiter's identities are counted once
-// however many keys each holds; past the bitmap's size, by the keys of the
-// first template. Keys no template makes, and identities outside the run,
-// are not counted.
-func TestIdentityCounter(t *testing.T) {
-	p := algorithms.Policy{Limit: 1, Window: time.Second}
-	var keys []algorithms.Template
-	for _, k := range []string{"a:{${identity}}", "b:{${identity}}"} {
-		keys = append(keys, algorithms.MustParseTemplate(k, algorithms.KeyVariables))
-	}
-	d := &algorithms.Declaration{Name: "two", Script: "return 1", Keys: keys, Reply: algorithms.ReplyLayout{Allowed: 1}, Semantics: algorithms.SemanticsFixedWindow}
-	lim, err := d.Bind(nil, p, "s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const prefix = "rlbench:r:two:s:"
-	visited := []string{prefix + "a:{1}", prefix + "b:{1}", prefix + "b:{2}", prefix + "a:{3}", prefix + "a:{9}", prefix + "c:{4}", prefix + "a:{x}"}
-	for _, tc := range []struct {
-		why     string
-		maxBits int
-		want    int64
-	}{
-		{"a bit per identity: 1, 2 and 3 (9 is not of the run's 5, c: and x are no identity's keys)", 64, 3},
-		{"past the bitmap, the first template's keys: 1 and 3", 4, 2},
-	} {
-		var n int64
-		visit := identityCounter(lim, keyScheme{head: prefix}, 5, tc.maxBits, &n)
-		for _, k := range visited {
-			visit(k)
-		}
-		if n != tc.want {
-			t.Errorf("%s: counted %d, want %d", tc.why, n, tc.want)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package workload
+package audit
 
 import (
 	"github.com/rlbench/rlbench/result"
@@ -25,7 +25,7 @@ type edges struct {
 // to toMs relative to each identity's window boundary, how many requests
 // that identity had admitted in the window ending at t. A nil auditor
 // watches nothing.
-func (a *auditor) watchEdges(fromMs, toMs int64) {
+func (a *Auditor) watchEdges(fromMs, toMs int64) {
 	if a == nil {
 		return
 	}
@@ -40,9 +40,10 @@ func (a *auditor) watchEdges(fromMs, toMs int64) {
 	}
 }
 
-// setEdge records where identity's window boundary lies, in server
-// microseconds, if the audit watches edges and keeps that identity.
-func (a *auditor) setEdge(identity uint64, boundaryMicros int64) {
+// Boundary implements event.BoundarySink: it records where identity's
+// window boundary lies, in server microseconds, if the audit watches edges
+// and keeps that identity.
+func (a *Auditor) Boundary(identity uint64, boundaryMicros int64) {
 	if a == nil || a.edges == nil {
 		return
 	}

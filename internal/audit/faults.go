@@ -1,14 +1,14 @@
-package workload
+package audit
 
 import (
 	"cmp"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 	"math"
 	"slices"
 	"sort"
-	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
-	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -31,12 +31,12 @@ import (
 //     to the model: that identity's later decisions are checked against
 //     the bound only, until a loss of state makes it known again.
 type auditFaults struct {
-	kinds []profile.FaultKind
+	kinds []plan.FaultKind
 	// spanUs are the faults' scheduled starts in server microseconds: a
 	// time belongs to the last fault that started by then.
 	spanUs []int64
 	// events are the losses of state, in order; set once the run is over.
-	events []stateEvent
+	events []event.StateLoss
 	// onError and unseen are, per audited slot, the error policy's
 	// decisions (time and answer, as auditRecords) and the sends of calls
 	// that may have run unseen.
@@ -44,13 +44,15 @@ type auditFaults struct {
 	unseen  [][]unseenCall
 	limit   int64
 	policyW int64
+	// offset turns the client's clock into the server's.
+	offset event.Offset
 
-	fig auditFaultFigures
+	fig FaultFigures
 }
 
-// auditFaultFigures are the audit's figures of a run's faults: per fault,
-// and for the run.
-type auditFaultFigures struct {
+// FaultFigures are the audit's figures of a run's faults: per fault, and
+// for the run.
+type FaultFigures struct {
 	// counterfactual is set when the limiter has a reference model, so
 	// that admittedByFault and deniedByFault mean something.
 	counterfactual  bool
@@ -63,28 +65,25 @@ type auditFaultFigures struct {
 	sampled         bool
 }
 
-// watchFaults makes the audit aware of a run's faults, scheduled from
-// start; offset turns local times into the server's. A nil auditor
-// watches nothing.
-func (a *auditor) watchFaults(faults []profile.Fault, start time.Time, offset clockOffset) {
-	if a == nil {
-		return
-	}
+// watchFaults makes the audit aware of a run's faults.
+func (a *Auditor) watchFaults(tl Timeline) {
+	faults, start, offset := tl.Faults, tl.Start, tl.Offset
 	pol := a.limiter.Policy()
 	af := &auditFaults{
 		onError: make([][]auditRecord, len(a.decisions)),
 		unseen:  make([][]unseenCall, len(a.decisions)),
 		limit:   pol.Limit, policyW: pol.WindowMicros(),
+		offset: offset,
 	}
 	n := len(faults)
-	af.fig = auditFaultFigures{
+	af.fig = FaultFigures{
 		counterfactual: a.model != nil, sampled: a.sampled,
 		admittedByFault: make([]int64, n), deniedByFault: make([]int64, n), policyExcess: make([]int64, n),
 		stateLost: make([]*result.StateLoss, n),
 	}
 	for i, f := range faults {
 		af.kinds = append(af.kinds, f.Kind)
-		af.spanUs = append(af.spanUs, offset.serverMicros(start.Add(f.At)))
+		af.spanUs = append(af.spanUs, offset.ServerMicros(start.Add(f.At)))
 		if f.Kind.LosesState() {
 			af.fig.stateLost[i] = &result.StateLoss{}
 		}
@@ -94,7 +93,7 @@ func (a *auditor) watchFaults(faults []profile.Fault, start time.Time, offset cl
 
 // recordOnError keeps the error policy's decision for identity, made for
 // a call sent at atUs (server microseconds).
-func (a *auditor) recordOnError(identity uint64, atUs int64, allowed bool) {
+func (a *Auditor) recordOnError(identity uint64, atUs int64, allowed bool) {
 	if a == nil || a.faults == nil {
 		return
 	}
@@ -112,10 +111,10 @@ func (a *auditor) recordOnError(identity uint64, atUs int64, allowed bool) {
 	mu.Unlock()
 }
 
-// recordUnseen notes that a call of identity sent at sentUs and given up
+// RecordUnseen notes that a call of identity sent at sentUs and given up
 // at doneUs (server microseconds) failed in a way that may have let it
-// run on the server.
-func (a *auditor) recordUnseen(identity uint64, sentUs, doneUs int64) {
+// run on the server. A nil Auditor, or one without a timeline, ignores it.
+func (a *Auditor) RecordUnseen(identity uint64, sentUs, doneUs int64) {
 	if a == nil || a.faults == nil {
 		return
 	}
@@ -129,22 +128,13 @@ func (a *auditor) recordUnseen(identity uint64, sentUs, doneUs int64) {
 	mu.Unlock()
 }
 
-// setStateEvents hands the audit the losses of state the run's faults
+// setStateLosses hands the audit the losses of state the run's faults
 // caused, once the run is over.
-func (a *auditor) setStateEvents(events []stateEvent) {
-	if a == nil || a.faults == nil {
+func (a *Auditor) setStateLosses(losses []event.StateLoss) {
+	if a.faults == nil {
 		return
 	}
-	a.faults.events = slices.SortedFunc(slices.Values(events), func(x, y stateEvent) int { return cmp.Compare(x.resumeUs, y.resumeUs) })
-}
-
-// figures are the audit's figures of the faults; nil when there is no
-// audit.
-func (a *auditor) faultFigures() *auditFaultFigures {
-	if a == nil || a.faults == nil {
-		return nil
-	}
-	return &a.faults.fig
+	a.faults.events = slices.SortedFunc(slices.Values(losses), func(x, y event.StateLoss) int { return cmp.Compare(x.ResumeUs, y.ResumeUs) })
 }
 
 // faultAt is the index of the fault whose span holds server time us, or
@@ -162,7 +152,7 @@ func (af *auditFaults) epochs(decs []auditRecord) [][]auditRecord {
 	var out [][]auditRecord
 	from := 0
 	for _, e := range af.events {
-		i := sort.Search(len(decs), func(i int) bool { return decs[i].at() >= e.resumeUs })
+		i := sort.Search(len(decs), func(i int) bool { return decs[i].at() >= e.ResumeUs })
 		if i > from {
 			out = append(out, decs[from:i])
 			from = i
@@ -177,7 +167,7 @@ func (af *auditFaults) epochs(decs []auditRecord) [][]auditRecord {
 // replay runs one identity's decisions through the model across the
 // run's losses of state, and leaves the decisions of an identity whose
 // state a fault made unknown unjudged (see auditFaults).
-func (af *auditFaults) replay(a *auditor, slot int, decs []auditRecord, res *result.Audit, checks *result.ReplyCheck) {
+func (af *auditFaults) replay(a *Auditor, slot int, decs []auditRecord, res *result.Audit, checks *result.ReplyCheck) {
 	model := a.model.Model()
 	var lineage []int64
 	unseen := af.unseen[slot]
@@ -200,7 +190,7 @@ func (af *auditFaults) replay(a *auditor, slot int, decs []auditRecord, res *res
 	var scratch result.ReplyCheck
 	for _, r := range decs {
 		at := r.at()
-		for ev < len(af.events) && af.events[ev].resumeUs <= at {
+		for ev < len(af.events) && af.events[ev].ResumeUs <= at {
 			e := af.events[ev]
 			ev++
 			closeLoss()
@@ -208,13 +198,13 @@ func (af *auditFaults) replay(a *auditor, slot int, decs []auditRecord, res *res
 			model = a.model.Model()
 			var survived []int64
 			for _, t := range lineage {
-				if t < e.cutUs {
+				if t < e.CutUs {
 					model.Allow(t)
 					survived = append(survived, t)
 				}
 			}
 			lineage = survived
-			for ui < len(unseen) && unseen[ui].sentUs < e.resumeUs {
+			for ui < len(unseen) && unseen[ui].sentUs < e.ResumeUs {
 				pending = append(pending, unseen[ui])
 				ui++
 			}
@@ -223,9 +213,9 @@ func (af *auditFaults) replay(a *auditor, slot int, decs []auditRecord, res *res
 			// there may have run on it (waiting for a connection that
 			// reached the new server), and stays.
 			pending = slices.DeleteFunc(pending, func(u unseenCall) bool {
-				return (e.cutUs == math.MinInt64 || u.sentUs >= e.cutUs) && u.doneUs < e.resumeUs
+				return (e.CutUs == math.MinInt64 || u.sentUs >= e.CutUs) && u.doneUs < e.ResumeUs
 			})
-			loss, first = af.fig.stateLost[e.fault], true
+			loss, first = af.fig.stateLost[e.Fault], true
 		}
 		for ui < len(unseen) && unseen[ui].sentUs <= at {
 			pending = append(pending, unseen[ui])
@@ -271,7 +261,7 @@ func b2i(b bool) int64 {
 // the policy beyond the limiter's own admissions in one window, which of
 // the policy's decisions a working limiter would have decided otherwise,
 // and the busiest window that spans each loss of state.
-func (af *auditFaults) identity(a *auditor, slot int, decs []auditRecord) {
+func (af *auditFaults) identity(a *Auditor, slot int, decs []auditRecord) {
 	if af == nil {
 		return
 	}
@@ -297,8 +287,8 @@ func (af *auditFaults) identity(a *auditor, slot int, decs []auditRecord) {
 		af.counterfactual(a.model.Model(), decs, onErr)
 	}
 	for _, e := range af.events {
-		if l := af.fig.stateLost[e.fault]; l != nil {
-			l.MaxWindowAdmitted = max(l.MaxWindowAdmitted, maxInWindowAt(redis, e.resumeUs, af.policyW))
+		if l := af.fig.stateLost[e.Fault]; l != nil {
+			l.MaxWindowAdmitted = max(l.MaxWindowAdmitted, maxInWindowAt(redis, e.ResumeUs, af.policyW))
 		}
 	}
 }
@@ -392,8 +382,13 @@ func maxInWindowAt(stamps []int64, at, window int64) int64 {
 	return best
 }
 
-// apply writes the audit's figures into the run's faults.
-func (fig *auditFaultFigures) apply(f *result.Faults) {
+// Apply writes the audit's figures into the run's faults; a nil
+// FaultFigures (a run without a timeline, or without an audit) writes
+// nothing.
+func (fig *FaultFigures) Apply(f *result.Faults) {
+	if fig == nil || f == nil {
+		return
+	}
 	var admitted, denied int64
 	for k := range f.Windows {
 		w := &f.Windows[k]

@@ -1,12 +1,13 @@
-package workload
+package audit
 
 import (
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 	"math"
 	"testing"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
-	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -51,24 +52,24 @@ func TestMaxInWindowAt(t *testing.T) {
 
 // faultAuditor is an auditor of a fixed window of 10 per second over two
 // identities, watching the given faults from a run that starts at epoch.
-func faultAuditor(t *testing.T, faults []profile.Fault) (*auditor, time.Time) {
+func faultAuditor(t *testing.T, faults []plan.Fault) (*Auditor, time.Time) {
 	t.Helper()
 	lim := algorithms.NewFixedWindow(nil, algorithms.Policy{Limit: 10, Window: time.Second})
-	a := newAuditor(lim, 2, profile.AuditSpec{Identities: 10}, 1)
+	a := New(Config{Limiter: lim, Identities: 2, Sample: 10, Seed: 1})
 	start := time.UnixMicro(1_700_000_000_000_000)
-	a.watchFaults(faults, start, clockOffset{})
+	a.watchFaults(Timeline{Faults: faults, Start: start})
 	return a, start
 }
 
 // decide records Redis's decision for identity at start+ms.
-func decide(a *auditor, start time.Time, identity uint64, ms float64, allowed bool) {
+func decide(a *Auditor, start time.Time, identity uint64, ms float64, allowed bool) {
 	at := start.Add(time.Duration(ms * float64(time.Millisecond)))
 	d := algorithms.Decision{Allowed: allowed, Remaining: "x", ServerNowMicros: at.UnixMicro()}
 	if !allowed {
 		// Long enough for any window of these tests to have closed.
 		d.RetryAfter = 2 * time.Second
 	}
-	a.record(identity, &outcome{sent: at, done: at, decision: d})
+	record(a, identity, &event.Outcome{Sent: at, Done: at, Decision: d})
 }
 
 // TestAuditAcrossARestart: a restart takes the fixed window's count away;
@@ -78,7 +79,7 @@ func decide(a *auditor, start time.Time, identity uint64, ms float64, allowed bo
 // admissions a limiter that kept its state would have denied, twenty in
 // the one window that spans the restart.
 func TestAuditAcrossARestart(t *testing.T) {
-	a, start := faultAuditor(t, []profile.Fault{{Kind: profile.FaultRestart, At: 400 * time.Millisecond}})
+	a, start := faultAuditor(t, []plan.Fault{{Kind: plan.FaultRestart, At: 400 * time.Millisecond}})
 	for i := range 12 {
 		decide(a, start, 0, float64(10+10*i), i < 10)
 	}
@@ -87,13 +88,13 @@ func TestAuditAcrossARestart(t *testing.T) {
 		decide(a, start, 0, float64(500+10*i), i < 10)
 		decide(a, start, 1, float64(500+10*i), i < 10)
 	}
-	a.setStateEvents([]stateEvent{{fault: 0, cutUs: math.MinInt64, resumeUs: start.Add(450 * time.Millisecond).UnixMicro()}})
+	a.setStateLosses([]event.StateLoss{{Fault: 0, CutUs: math.MinInt64, ResumeUs: start.Add(450 * time.Millisecond).UnixMicro()}})
 	res, _ := a.result()
 	if res.ModelMismatches != 0 || res.Overshoot != 0 || res.MaxWindowAdmitted != 10 {
 		t.Errorf("audit %+v: want no mismatch and no overshoot, 10 at most in a window of one lifetime", res)
 	}
 	f := &result.Faults{Windows: make([]result.FaultWindow, 1)}
-	a.faultFigures().apply(f)
+	a.faults.fig.Apply(f)
 	l := f.Windows[0].StateLost
 	if l == nil || l.Identities != 1 || l.Admitted != 10 || l.MaxWindowAdmitted != 20 {
 		t.Errorf("state lost %+v, want 1 identity, 10 admitted, 20 in the window that spans it", l)
@@ -108,7 +109,7 @@ func TestAuditAcrossARestart(t *testing.T) {
 // clients move (resume). Those are judged on the old primary's state,
 // and the decisions after the move on what the replica had.
 func TestAuditAcrossAFailover(t *testing.T) {
-	a, start := faultAuditor(t, []profile.Fault{{Kind: profile.FaultFailover, At: 300 * time.Millisecond}})
+	a, start := faultAuditor(t, []plan.Fault{{Kind: plan.FaultFailover, At: 300 * time.Millisecond}})
 	for i := range 6 {
 		decide(a, start, 0, float64(10+10*i), true) // 6 before the promotion
 	}
@@ -119,13 +120,13 @@ func TestAuditAcrossAFailover(t *testing.T) {
 	for i := range 6 {
 		decide(a, start, 0, float64(500+10*i), i < 4)
 	}
-	a.setStateEvents([]stateEvent{{fault: 0, cutUs: start.Add(300 * time.Millisecond).UnixMicro(), resumeUs: start.Add(400 * time.Millisecond).UnixMicro()}})
+	a.setStateLosses([]event.StateLoss{{Fault: 0, CutUs: start.Add(300 * time.Millisecond).UnixMicro(), ResumeUs: start.Add(400 * time.Millisecond).UnixMicro()}})
 	res, _ := a.result()
 	if res.ModelMismatches != 0 {
 		t.Errorf("%d mismatches: the model did not follow the failover", res.ModelMismatches)
 	}
 	f := &result.Faults{Windows: make([]result.FaultWindow, 1)}
-	a.faultFigures().apply(f)
+	a.faults.fig.Apply(f)
 	if l := f.Windows[0].StateLost; l == nil || l.Identities != 1 || l.Admitted != 4 {
 		t.Errorf("state lost %+v, want 1 identity and the 4 the lost writes let through", l)
 	}
@@ -136,8 +137,8 @@ func TestAuditAcrossAFailover(t *testing.T) {
 // it. That identity's later disagreements are the fault's, not the
 // limiter's; another identity is judged as strictly as ever.
 func TestAuditLeavesUnseenCallsUnjudged(t *testing.T) {
-	a, start := faultAuditor(t, []profile.Fault{{Kind: profile.FaultStall, At: 100 * time.Millisecond, For: 100 * time.Millisecond}})
-	a.recordUnseen(0, start.Add(150*time.Millisecond).UnixMicro(), start.Add(200*time.Millisecond).UnixMicro())
+	a, start := faultAuditor(t, []plan.Fault{{Kind: plan.FaultStall, At: 100 * time.Millisecond, For: 100 * time.Millisecond}})
+	a.RecordUnseen(0, start.Add(150*time.Millisecond).UnixMicro(), start.Add(200*time.Millisecond).UnixMicro())
 	// Identity 0: the unseen call took the 10th admission.
 	for i := range 10 {
 		decide(a, start, 0, float64(300+10*i), i < 9)
@@ -149,7 +150,7 @@ func TestAuditLeavesUnseenCallsUnjudged(t *testing.T) {
 	}
 	res, _ := a.result()
 	f := &result.Faults{Windows: make([]result.FaultWindow, 1)}
-	a.faultFigures().apply(f)
+	a.faults.fig.Apply(f)
 	if res.ModelMismatches != 1 || f.UnjudgedMismatches != 1 || f.Unjudged != 10 {
 		t.Errorf("mismatches %d (want identity 1's), unjudged %d with %d mismatches (want identity 0's 10 with 1)",
 			res.ModelMismatches, f.Unjudged, f.UnjudgedMismatches)
@@ -161,7 +162,7 @@ func TestAuditLeavesUnseenCallsUnjudged(t *testing.T) {
 // fail-closed denials of requests the limiter would have admitted are
 // traffic lost only to the fault.
 func TestAuditTellsWhatThePolicyDecided(t *testing.T) {
-	a, start := faultAuditor(t, []profile.Fault{{Kind: profile.FaultPause, At: 100 * time.Millisecond, For: 200 * time.Millisecond}})
+	a, start := faultAuditor(t, []plan.Fault{{Kind: plan.FaultPause, At: 100 * time.Millisecond, For: 200 * time.Millisecond}})
 	for i := range 5 {
 		decide(a, start, 0, float64(10+10*i), true)
 		decide(a, start, 1, float64(10+10*i), true)
@@ -176,7 +177,7 @@ func TestAuditTellsWhatThePolicyDecided(t *testing.T) {
 	}
 	a.result()
 	f := &result.Faults{Windows: make([]result.FaultWindow, 1)}
-	a.faultFigures().apply(f)
+	a.faults.fig.Apply(f)
 	if f.PolicyExcess != 3 || f.AdmittedByFault == nil || *f.AdmittedByFault != 3 || *f.DeniedByFault != 3 {
 		t.Errorf("policy excess %d, admitted by the fault %v, denied by it %v; want 3, 3, 3", f.PolicyExcess, *f.AdmittedByFault, *f.DeniedByFault)
 	}
@@ -188,20 +189,20 @@ func TestAuditTellsWhatThePolicyDecided(t *testing.T) {
 // later decisions are left unjudged, not blamed on the limiter. A call
 // given up before the old server went ran nowhere the new state holds.
 func TestAuditUnseenCallsAcrossARestart(t *testing.T) {
-	a, start := faultAuditor(t, []profile.Fault{{Kind: profile.FaultRestart, At: 400 * time.Millisecond}})
+	a, start := faultAuditor(t, []plan.Fault{{Kind: plan.FaultRestart, At: 400 * time.Millisecond}})
 	us := func(ms int) int64 { return start.Add(time.Duration(ms) * time.Millisecond).UnixMicro() }
-	a.recordUnseen(0, us(420), us(520)) // given up after the new server came
-	a.recordUnseen(1, us(380), us(420)) // given up before the old one went
+	a.RecordUnseen(0, us(420), us(520)) // given up after the new server came
+	a.RecordUnseen(1, us(380), us(420)) // given up before the old one went
 	// On the new server, identity 0's unseen call took the 10th admission;
 	// identity 1 is denied its 10th with nothing unseen: a mismatch.
 	for i := range 10 {
 		decide(a, start, 0, float64(600+10*i), i < 9)
 		decide(a, start, 1, float64(600+10*i), i < 9)
 	}
-	a.setStateEvents([]stateEvent{{fault: 0, cutUs: math.MinInt64, resumeUs: us(450)}})
+	a.setStateLosses([]event.StateLoss{{Fault: 0, CutUs: math.MinInt64, ResumeUs: us(450)}})
 	res, _ := a.result()
 	f := &result.Faults{Windows: make([]result.FaultWindow, 1)}
-	a.faultFigures().apply(f)
+	a.faults.fig.Apply(f)
 	if res.ModelMismatches != 1 || f.Unjudged != 10 || f.UnjudgedMismatches != 1 {
 		t.Errorf("mismatches %d (want identity 1's), unjudged %d with %d mismatches (want identity 0's 10 with 1)",
 			res.ModelMismatches, f.Unjudged, f.UnjudgedMismatches)

@@ -1,10 +1,8 @@
-package workload
+package audit
 
 import (
 	"math/bits"
 	"unsafe"
-
-	"github.com/rlbench/rlbench/result"
 )
 
 // Sizes the audit's heap is counted in.
@@ -21,11 +19,7 @@ const (
 // heapBytes is what the audit holds on the heap once the run's decisions
 // are in, its most: every audited decision (counted by the capacity its
 // slice grew to), a slice header per audited identity, and a sample's map.
-// A nil auditor holds nothing.
-func (a *auditor) heapBytes() uint64 {
-	if a == nil {
-		return 0
-	}
+func (a *Auditor) heapBytes() uint64 {
 	total := uint64(len(a.decisions)) * sliceHeaderBytes
 	for i := range a.decisions {
 		mu := &a.locks[i%auditShards]
@@ -38,13 +32,4 @@ func (a *auditor) heapBytes() uint64 {
 		total += slots * sampleSlotBytes
 	}
 	return total
-}
-
-// setAuditCoverage records what share of the run's decisions the audit
-// replayed: all of them, unless it audited a sample of the identities.
-func setAuditCoverage(a *result.Audit, decided int64) {
-	if a == nil || decided <= 0 {
-		return
-	}
-	a.Coverage = min(float64(a.Decisions)/float64(decided), 1)
 }

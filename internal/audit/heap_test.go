@@ -1,12 +1,12 @@
-package workload
+package audit
 
 import (
+	"github.com/rlbench/rlbench/internal/event"
 	"runtime"
 	"testing"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
-	"github.com/rlbench/rlbench/profile"
 )
 
 // TestAuditHeapIsWhatItHolds: the audit's heap, as the result records it,
@@ -26,12 +26,13 @@ func TestAuditHeapIsWhatItHolds(t *testing.T) {
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		a := newAuditor(lim, tc.identities, profile.AuditSpec{Identities: tc.audited}, 1)
-		o := &outcome{decision: algorithms.Decision{Allowed: true, Remaining: "1", ServerNowMicros: 1}}
+		a := New(Config{Limiter: lim, Identities: tc.identities, Sample: tc.audited, Seed: 1})
+		o := &event.Outcome{Decision: algorithms.Decision{Allowed: true, Remaining: "1", ServerNowMicros: 1}}
 		for k := 0; k < tc.decisionsPerIdentity; k++ {
 			for id := 0; id < tc.identities; id++ {
-				o.decision.ServerNowMicros++
-				a.record(uint64(id), o)
+				o.Decision.ServerNowMicros++
+				o.Identity = uint64(id)
+				a.Record(o)
 			}
 		}
 		runtime.GC()

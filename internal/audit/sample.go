@@ -1,4 +1,4 @@
-package workload
+package audit
 
 import "math/rand/v2"
 

@@ -1,4 +1,4 @@
-package workload
+package event
 
 import (
 	"context"
@@ -26,8 +26,8 @@ type ProcessTuner interface {
 	ShareCPUs() (undo func())
 }
 
-// tuneForPacing pins the calling goroutine for pacing when clock can.
-func tuneForPacing(clock Clock) (undo func()) {
+// TuneForPacing pins the calling goroutine for pacing when clock can.
+func TuneForPacing(clock Clock) (undo func()) {
 	if t, ok := clock.(ProcessTuner); ok {
 		return t.PinForPacing()
 	}

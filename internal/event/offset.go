@@ -1,4 +1,4 @@
-package workload
+package event
 
 import (
 	"context"
@@ -9,10 +9,10 @@ import (
 	"github.com/rlbench/rlbench/result"
 )
 
-// clockOffset is how far Redis TIME is ahead of the local clock, as
-// estimated from TIME round trips. A server instant s happens locally at
-// s - Offset, give or take Uncertainty.
-type clockOffset struct {
+// Offset is how far Redis TIME is ahead of the local clock, as estimated
+// from TIME round trips. A server instant s happens locally at s - Offset,
+// give or take Uncertainty. The zero Offset takes the two clocks for one.
+type Offset struct {
 	// Offset is server time minus local time.
 	Offset time.Duration
 	// Uncertainty bounds the estimate's error: the server read its clock
@@ -25,27 +25,27 @@ type clockOffset struct {
 	Samples int
 }
 
-// DefaultClockSamples is how many TIME round trips an estimate makes: the
+// DefaultOffsetSamples is how many TIME round trips an estimate makes: the
 // shortest of a dozen or so is close to the unloaded round trip.
-const DefaultClockSamples = 16
+const DefaultOffsetSamples = 16
 
-// serverClock is what an estimate needs from Redis. *redis.Client has it.
-type serverClock interface {
+// ServerClock is what an estimate needs from Redis. *redis.Client has it.
+type ServerClock interface {
 	Time(ctx context.Context) *redis.TimeCmd
 }
 
-// estimateClockOffset asks the server for TIME samples times and keeps the
+// EstimateOffset asks the server for TIME samples times and keeps the
 // round trip with the smallest duration: the less time the request spent
 // in flight, the less room there is for where in it the server read its
 // clock.
-func estimateClockOffset(ctx context.Context, srv serverClock, clock Clock, samples int) (clockOffset, error) {
-	best := clockOffset{Samples: samples}
+func EstimateOffset(ctx context.Context, srv ServerClock, clock Clock, samples int) (Offset, error) {
+	best := Offset{Samples: samples}
 	for i := 0; i < samples; i++ {
 		before := clock.Now()
 		server, err := srv.Time(ctx).Result()
 		after := clock.Now()
 		if err != nil {
-			return clockOffset{}, fmt.Errorf("reading Redis TIME to align the schedule with server time: %w", err)
+			return Offset{}, fmt.Errorf("reading Redis TIME to align the schedule with server time: %w", err)
 		}
 		rtt := after.Sub(before)
 		if i == 0 || rtt < best.RTT {
@@ -57,18 +57,18 @@ func estimateClockOffset(ctx context.Context, srv serverClock, clock Clock, samp
 	return best, nil
 }
 
-// localTime is when server instant serverMicros happens on the local clock.
-func (c clockOffset) localTime(serverMicros int64) time.Time {
+// LocalTime is when server instant serverMicros happens on the local clock.
+func (c Offset) LocalTime(serverMicros int64) time.Time {
 	return time.UnixMicro(serverMicros).Add(-c.Offset)
 }
 
-// serverMicros is the server instant, in microseconds, of local time t.
-func (c clockOffset) serverMicros(t time.Time) int64 {
+// ServerMicros is the server instant, in microseconds, of local time t.
+func (c Offset) ServerMicros(t time.Time) int64 {
 	return t.Add(c.Offset).UnixMicro()
 }
 
-// contract is the estimate as the result records it.
-func (c clockOffset) contract() *result.ClockOffset {
+// Contract is the estimate as the result records it.
+func (c Offset) Contract() *result.ClockOffset {
 	return &result.ClockOffset{
 		OffsetUs:      c.Offset.Microseconds(),
 		UncertaintyUs: c.Uncertainty.Microseconds(),

@@ -1,11 +1,10 @@
-package workload
+package faults
 
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strconv"
-	"strings"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,34 +13,7 @@ import (
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redisenv"
-	"github.com/rlbench/rlbench/profile"
 )
-
-// OnErrorDecision is the error of a request that got no decision from
-// Redis, however often it was tried: Err is the last call's error, and,
-// when the caller has an error policy (Decided), Allowed is what the
-// policy decided in Redis's place. The request counts among the errors;
-// the policy's decision is counted apart.
-type OnErrorDecision struct {
-	Err      error
-	Attempts int
-	Decided  bool
-	Allowed  bool
-	Policy   profile.ErrorPolicy
-}
-
-func (e *OnErrorDecision) Error() string {
-	if !e.Decided {
-		return e.Err.Error()
-	}
-	verb := "denied"
-	if e.Allowed {
-		verb = "admitted"
-	}
-	return fmt.Sprintf("%s by %s after %d calls: %v", verb, e.Policy, e.Attempts, e.Err)
-}
-
-func (e *OnErrorDecision) Unwrap() error { return e.Err }
 
 // caller is the limiter as the service that calls it uses it: each call
 // bounded by the client's timeout, a failed call tried again after a
@@ -50,21 +22,21 @@ func (e *OnErrorDecision) Unwrap() error { return e.Err }
 // it makes, and tells the audit about failed calls that may have run.
 type caller struct {
 	algorithms.Limiter
-	client *profile.ClientSpec
-	policy profile.ErrorPolicy
-	clock  Clock
-	prefix string
-	rec    *faultRecorder
+	client *plan.Client
+	policy plan.ErrorPolicy
+	clock  event.Clock
+	keys   event.KeyScheme
+	rec    *recorder
 	local  *localLimiter
 }
 
 var _ algorithms.Limiter = (*caller)(nil)
 
-// newCaller wraps lim for a run under prefix; client may be nil (each
-// call made once, an error only counted).
-func newCaller(lim algorithms.Limiter, client *profile.ClientSpec, policy profile.ErrorPolicy, clock Clock, prefix string, rec *faultRecorder) *caller {
-	c := &caller{Limiter: lim, client: client, policy: policy, clock: clock, prefix: prefix, rec: rec}
-	if policy == profile.FailLocal {
+// newCaller wraps lim for a run whose keys keys names; client may be nil
+// (each call made once, an error only counted).
+func newCaller(lim algorithms.Limiter, client *plan.Client, policy plan.ErrorPolicy, clock event.Clock, keys event.KeyScheme, rec *recorder) *caller {
+	c := &caller{Limiter: lim, client: client, policy: policy, clock: clock, keys: keys, rec: rec}
+	if policy == plan.FailLocal {
 		c.local = newLocalLimiter(lim)
 	}
 	return c
@@ -106,30 +78,21 @@ func (c *caller) Allow(ctx context.Context, key string) (algorithms.Decision, er
 		}
 	}
 	c.rec.calls(c.clock.Now(), int64(n))
-	out := &OnErrorDecision{Err: err, Attempts: n, Policy: c.policy}
+	out := &event.PolicyDecision{Err: err, Attempts: n, Policy: c.policy}
 	switch c.policy {
-	case profile.FailOpen:
+	case plan.FailOpen:
 		out.Decided, out.Allowed = true, true
-	case profile.FailClosed:
+	case plan.FailClosed:
 		out.Decided = true
-	case profile.FailLocal:
+	case plan.FailLocal:
 		out.Decided, out.Allowed = true, c.local.allow(key, c.clock.Now())
 	}
 	return algorithms.Decision{}, out
 }
 
-// unwrapCaller is the limiter a caller wraps, or lim itself: what it can
-// say about its windows is the limiter's.
-func unwrapCaller(lim algorithms.Limiter) algorithms.Limiter {
-	if c, ok := lim.(*caller); ok {
-		return c.Limiter
-	}
-	return lim
-}
-
-// identity reads the identity back out of a key the scheduler built.
+// identity reads the identity back out of a key the run built.
 func (c *caller) identity(key string) uint64 {
-	id, _ := strconv.ParseUint(strings.TrimPrefix(key, c.prefix), 10, 64)
+	id, _ := c.keys.Identity(key)
 	return id
 }
 

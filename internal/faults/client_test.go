@@ -1,17 +1,51 @@
-package workload
+package faults
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
-	"github.com/rlbench/rlbench/profile"
 )
+
+// fakeClock is a clock whose time moves only when told to, or when
+// something sleeps on it.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+var _ event.Clock = (*fakeClock)(nil)
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{now: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.advance(d)
+	return ctx.Err()
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
 
 // flakyLimiter fails its first failures calls with err, each taking
 // callTime of fake time (or until its context ends, if sooner), then
@@ -67,32 +101,32 @@ func TestCallerRetriesWithinItsBudget(t *testing.T) {
 		why      string
 		failures int
 		err      error
-		policy   profile.ErrorPolicy
+		policy   plan.ErrorPolicy
 		// calls is how many calls the caller makes; allowed what the
 		// request gets (decided, when Redis did not answer, by the policy).
 		calls   int
 		decided bool
 		allowed bool
 	}{
-		{"a call that works is made once", 0, nil, profile.FailClosed, 1, false, true},
-		{"one failure is retried once", 1, timeout, profile.FailClosed, 2, false, true},
-		{"the budget runs out: fail_closed denies", 5, timeout, profile.FailClosed, 3, true, false},
-		{"the budget runs out: fail_open admits", 5, timeout, profile.FailOpen, 3, true, true},
-		{"the budget runs out: local decides (its first request is admitted)", 5, timeout, profile.FailLocal, 3, true, true},
-		{"a refused connection is retried", 5, fmt.Errorf("dial: %w", syscall.ECONNREFUSED), profile.FailClosed, 3, true, false},
-		{"NOPERM would fail again: not retried", 5, replyError("NOPERM this user has no permissions"), profile.FailClosed, 1, true, false},
-		{"LOADING is the server starting: retried", 5, replyError("LOADING Redis is loading the dataset in memory"), profile.FailOpen, 3, true, true},
+		{"a call that works is made once", 0, nil, plan.FailClosed, 1, false, true},
+		{"one failure is retried once", 1, timeout, plan.FailClosed, 2, false, true},
+		{"the budget runs out: fail_closed denies", 5, timeout, plan.FailClosed, 3, true, false},
+		{"the budget runs out: fail_open admits", 5, timeout, plan.FailOpen, 3, true, true},
+		{"the budget runs out: local decides (its first request is admitted)", 5, timeout, plan.FailLocal, 3, true, true},
+		{"a refused connection is retried", 5, fmt.Errorf("dial: %w", syscall.ECONNREFUSED), plan.FailClosed, 3, true, false},
+		{"NOPERM would fail again: not retried", 5, replyError("NOPERM this user has no permissions"), plan.FailClosed, 1, true, false},
+		{"LOADING is the server starting: retried", 5, replyError("LOADING Redis is loading the dataset in memory"), plan.FailOpen, 3, true, true},
 	} {
 		clock := newFakeClock()
 		lim := &flakyLimiter{clock: clock, callTime: 200 * time.Millisecond, failures: tc.failures, err: tc.err}
-		client := &profile.ClientSpec{Timeout: 50 * time.Millisecond, Retries: 2, Backoff: 10 * time.Millisecond}
-		rec := newFaultRecorder(clock.Now(), time.Minute, nil, nil, clockOffset{})
-		c := newCaller(lim, client, tc.policy, clock, "p:", rec)
+		client := &plan.Client{Timeout: 50 * time.Millisecond, Retries: 2, Backoff: 10 * time.Millisecond}
+		rec := newRecorder(clock.Now(), time.Minute, nil, nil, event.Offset{})
+		c := newCaller(lim, client, tc.policy, clock, event.KeyScheme{Head: "p:"}, rec)
 		d, err := c.Allow(context.Background(), "p:7")
 		if len(lim.calls) != tc.calls {
 			t.Errorf("%s: %d calls, want %d", tc.why, len(lim.calls), tc.calls)
 		}
-		var pd *OnErrorDecision
+		var pd *event.PolicyDecision
 		switch {
 		case tc.err == nil || tc.failures < tc.calls:
 			if err != nil || d.Allowed != tc.allowed {
@@ -131,11 +165,11 @@ func (*net_timeout) Temporary() bool { return true }
 func TestLocalFallbackKeepsItsOwnState(t *testing.T) {
 	clock := newFakeClock()
 	lim := &flakyLimiter{clock: clock, failures: 100, err: &net_timeout{}}
-	c := newCaller(lim, nil, profile.FailLocal, clock, "p:", newFaultRecorder(clock.Now(), time.Minute, nil, nil, clockOffset{}))
+	c := newCaller(lim, nil, plan.FailLocal, clock, event.KeyScheme{Head: "p:"}, newRecorder(clock.Now(), time.Minute, nil, nil, event.Offset{}))
 	var got []bool
 	for _, key := range []string{"p:1", "p:1", "p:1", "p:2"} {
 		_, err := c.Allow(context.Background(), key)
-		var pd *OnErrorDecision
+		var pd *event.PolicyDecision
 		if !errors.As(err, &pd) {
 			t.Fatalf("%v", err)
 		}
@@ -146,3 +180,9 @@ func TestLocalFallbackKeepsItsOwnState(t *testing.T) {
 		t.Errorf("local decisions %v, want [true true false true]", got)
 	}
 }
+
+// replyError is an error reply from Redis, as go-redis types one.
+type replyError string
+
+func (e replyError) Error() string { return string(e) }
+func (replyError) RedisError()     {}

@@ -1,64 +1,65 @@
-package workload
+package faults
 
 import (
 	"context"
 	"fmt"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/plan"
 	"math"
 	"net"
 	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/rlbench/rlbench/profile"
 )
 
 // inject runs the scenario's faults in order, each at its time from the
 // start of the traffic. When ctx ends (the run was interrupted) the fault
 // in progress is undone at once and the rest are skipped.
-func (s *faultSession) inject(ctx context.Context) {
-	for i, f := range s.scenario.Faults {
+func (s *Session) inject(ctx context.Context) {
+	for i, f := range s.run.Faults {
 		if !s.sleepUntil(ctx, f.At) {
 			return
 		}
 		s.active.Store(true)
 		s.runFault(ctx, i, f)
-		s.lastEnd.Store(s.r.Clock.Now().UnixNano())
+		s.lastEnd.Store(s.clock.Now().UnixNano())
 		s.active.Store(false)
 	}
 }
 
 // sleepUntil waits until at after the start of the traffic; false when
 // ctx ended first.
-func (s *faultSession) sleepUntil(ctx context.Context, at time.Duration) bool {
-	wait := s.started.Add(at).Sub(s.r.Clock.Now())
-	return s.r.Clock.Sleep(ctx, wait) == nil
+func (s *Session) sleepUntil(ctx context.Context, at time.Duration) bool {
+	wait := s.started.Add(at).Sub(s.clock.Now())
+	return s.clock.Sleep(ctx, wait) == nil
 }
 
 // detached is a context for undoing a fault: it outlives an interrupted
 // run, within bounds.
-func (s *faultSession) detached(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), s.r.Profile.Timeout+10*time.Second)
+func (s *Session) detached(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), s.timeout+10*time.Second)
 }
 
 // runFault injects fault i, waits out its duration, undoes it, and keeps
 // what it saw, with readings of the server right before and right after.
-func (s *faultSession) runFault(ctx context.Context, i int, f profile.Fault) {
+func (s *Session) runFault(ctx context.Context, i int, f plan.Fault) {
 	o := &s.obs[i]
 	rctx, cancel := s.detached(ctx)
 	defer cancel()
-	o.before = readServer(rctx, s.primary.rdb, s.command, s.r.Clock)
+	o.before = redisenv.ReadServer(rctx, s.primary.rdb, s.command, s.clock.Now())
 	var err error
 	switch f.Kind {
-	case profile.FaultPause:
+	case plan.FaultPause:
 		err = s.pause(ctx, i, f, o)
-	case profile.FaultStall:
+	case plan.FaultStall:
 		err = s.stall(ctx, f, o)
-	case profile.FaultKill, profile.FaultRestart:
+	case plan.FaultKill, plan.FaultRestart:
 		err = s.replace(ctx, i, f, o)
-	case profile.FaultFlushScripts:
+	case plan.FaultFlushScripts:
 		err = s.flushScripts(ctx, o)
-	case profile.FaultFailover:
+	case plan.FaultFailover:
 		err = s.failover(ctx, i, f, o)
 	default:
 		err = s.network(ctx, f, o)
@@ -67,15 +68,15 @@ func (s *faultSession) runFault(ctx context.Context, i int, f profile.Fault) {
 		o.err = err.Error()
 	}
 	if o.removed.IsZero() {
-		o.removed = s.r.Clock.Now()
+		o.removed = s.clock.Now()
 	}
 	// The calls a fault held are answered right after it: the reading
 	// after it waits for them.
-	_ = s.r.Clock.Sleep(ctx, faultSettle)
-	o.after = readServer(rctx, s.primary.rdb, s.command, s.r.Clock)
-	if f.Kind.Network() && o.before.err == nil && o.after.err == nil && len(o.switches) == 0 {
+	_ = s.clock.Sleep(ctx, faultSettle)
+	o.after = redisenv.ReadServer(rctx, s.primary.rdb, s.command, s.clock.Now())
+	if f.Kind.Network() && o.before.Err == nil && o.after.Err == nil && len(o.switches) == 0 {
 		o.server = append(o.server, fmt.Sprintf("the server accepted %d connections during it (the proxy sits between rlbench and Redis: the server itself sees no slowness)",
-			o.after.connections-o.before.connections))
+			o.after.Connections-o.before.Connections))
 	}
 }
 
@@ -85,9 +86,9 @@ const faultSettle = 100 * time.Millisecond
 // pause is CLIENT PAUSE for the fault's duration, in one transaction with
 // TIME so the server says when it began. The server ends the pause
 // itself; an interrupted run waits it out (CLIENT UNPAUSE would wait too).
-func (s *faultSession) pause(ctx context.Context, i int, f profile.Fault, o *faultObservation) error {
+func (s *Session) pause(ctx context.Context, i int, f plan.Fault, o *observation) error {
 	var at *redis.TimeCmd
-	o.injected = s.r.Clock.Now()
+	o.injected = s.clock.Now()
 	_, err := s.primary.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		at = p.Time(ctx)
 		p.Do(ctx, "CLIENT", "PAUSE", f.For.Milliseconds(), "ALL")
@@ -99,11 +100,11 @@ func (s *faultSession) pause(ctx context.Context, i int, f profile.Fault, o *fau
 	o.serverStartUs = at.Val().UnixMicro()
 	// On the local clock, the calls sent from the pause's start on and
 	// given up before its end were held and dropped by the server.
-	s.rec.pauseHeld(i, s.offset.localTime(o.serverStartUs).Add(s.offset.Uncertainty),
-		s.offset.localTime(o.serverStartUs+f.For.Microseconds()).Add(-s.offset.Uncertainty))
+	s.rec.pauseHeld(i, s.offset.LocalTime(o.serverStartUs).Add(s.offset.Uncertainty),
+		s.offset.LocalTime(o.serverStartUs+f.For.Microseconds()).Add(-s.offset.Uncertainty))
 	o.server = append(o.server, fmt.Sprintf("CLIENT PAUSE %d ALL answered OK at server time %s", f.For.Milliseconds(), s.runTime(o.serverStartUs)))
 	s.sleepUntil(ctx, f.End())
-	o.removed = s.r.Clock.Now()
+	o.removed = s.clock.Now()
 	return nil
 }
 
@@ -111,11 +112,11 @@ func (s *faultSession) pause(ctx context.Context, i int, f profile.Fault, o *fau
 // of a private server (the server cannot see them: its TIME right before
 // the SIGSTOP says when it stopped, the probe's first answer after when it
 // woke), DEBUG SLEEP on any other, between two TIMEs.
-func (s *faultSession) stall(ctx context.Context, f profile.Fault, o *faultObservation) error {
+func (s *Session) stall(ctx context.Context, f plan.Fault, o *observation) error {
 	n := s.primary
 	if n.srv == nil {
 		var t1, t2 *redis.TimeCmd
-		o.injected = s.r.Clock.Now()
+		o.injected = s.clock.Now()
 		_, err := n.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 			t1 = p.Time(ctx)
 			p.Do(ctx, "DEBUG", "SLEEP", strconv.FormatFloat(f.For.Seconds(), 'f', 3, 64))
@@ -129,15 +130,15 @@ func (s *faultSession) stall(ctx context.Context, f profile.Fault, o *faultObser
 		o.server = append(o.server, fmt.Sprintf("DEBUG SLEEP ran from server time %s to %s", s.runTime(o.serverStartUs), s.runTime(o.serverEndUs)))
 		return nil
 	}
-	o.injected = s.r.Clock.Now()
+	o.injected = s.clock.Now()
 	o.serverStartUs = s.serverNow(ctx, n.rdb)
 	if err := n.srv.Freeze(); err != nil {
 		return err
 	}
-	o.down = s.r.Clock.Now()
+	o.down = s.clock.Now()
 	s.sleepUntil(ctx, f.End())
 	err := n.srv.Thaw()
-	o.removed = s.r.Clock.Now()
+	o.removed = s.clock.Now()
 	o.server = append(o.server, "SIGSTOP, then SIGCONT after "+o.removed.Sub(o.injected).Round(time.Millisecond).String()+
 		"; the server's TIME right before the SIGSTOP and the probe's first answer after the SIGCONT give its own times")
 	return err
@@ -148,16 +149,16 @@ func (s *faultSession) stall(ctx context.Context, f profile.Fault, o *faultObser
 // limiter's state is lost. SHUTDOWN stops the server at once, where a
 // SIGTERM would let it go on answering until its next cron tick, so the
 // reading right before it counts every call the old server made.
-func (s *faultSession) replace(ctx context.Context, i int, f profile.Fault, o *faultObservation) error {
+func (s *Session) replace(ctx context.Context, i int, f plan.Fault, o *observation) error {
 	n := s.primary
-	o.injected = s.r.Clock.Now()
+	o.injected = s.clock.Now()
 	how := "SHUTDOWN NOSAVE"
 	var err error
 	// The server's TIME right before the signal or the SHUTDOWN says when
 	// it went (a pipeline of both would be sent again, TIME with it, to a
 	// server that is gone).
 	o.serverStartUs = s.serverNow(ctx, n.rdb)
-	if f.Kind == profile.FaultKill {
+	if f.Kind == plan.FaultKill {
 		how = "SIGKILL"
 		err = n.srv.Kill()
 	} else {
@@ -166,11 +167,11 @@ func (s *faultSession) replace(ctx context.Context, i int, f profile.Fault, o *f
 		cancel()
 		err = n.srv.Terminate()
 	}
-	o.down = s.r.Clock.Now()
+	o.down = s.clock.Now()
 	if err != nil {
 		return err
 	}
-	if f.Kind == profile.FaultKill {
+	if f.Kind == plan.FaultKill {
 		s.sleepUntil(ctx, f.End())
 	}
 	sctx, cancel := s.detached(ctx)
@@ -178,30 +179,30 @@ func (s *faultSession) replace(ctx context.Context, i int, f profile.Fault, o *f
 	if err := n.srv.Start(sctx); err != nil {
 		return fmt.Errorf("starting the server again: %w", err)
 	}
-	o.removed = s.r.Clock.Now()
+	o.removed = s.clock.Now()
 	// The control client's connection died with the old server, and its
 	// failed dials would keep it from dialling at once: start afresh.
 	_ = n.rdb.Close()
-	n.rdb = s.r.cloneClient(n.addr, 2, s.controlTimeout)
+	n.rdb = s.cloneClient(n.addr, 2, s.controlTimeout)
 	s.client.renew(s.newLimiterClient())
-	fresh := readServer(sctx, n.rdb, s.command, s.r.Clock)
-	sw := serverSwitch{old: o.before, new: fresh}
+	fresh := redisenv.ReadServer(sctx, n.rdb, s.command, s.clock.Now())
+	sw := redisenv.Switch{Old: o.before, New: fresh}
 	o.switches = append(o.switches, sw)
 	s.mu.Lock()
 	s.switches = append(s.switches, sw)
 	// The old server answered nothing once it was gone, and the new one
 	// nothing before: any instant between tells their decisions apart.
-	s.events = append(s.events, stateEvent{fault: i, cutUs: math.MinInt64, resumeUs: s.offset.serverMicros(o.down)})
+	s.events = append(s.events, event.StateLoss{Fault: i, CutUs: math.MinInt64, ResumeUs: s.offset.ServerMicros(o.down)})
 	s.mu.Unlock()
 	o.server = append(o.server, fmt.Sprintf("%s; gone after %s; run_id %s before, %s after (a new, empty server)",
-		how, o.down.Sub(o.injected).Round(time.Millisecond), short(o.before.state.RunID), short(fresh.state.RunID)))
-	return fresh.err
+		how, o.down.Sub(o.injected).Round(time.Millisecond), short(o.before.State.RunID), short(fresh.State.RunID)))
+	return fresh.Err
 }
 
 // flushScripts is SCRIPT FLUSH, in one transaction with TIME.
-func (s *faultSession) flushScripts(ctx context.Context, o *faultObservation) error {
+func (s *Session) flushScripts(ctx context.Context, o *observation) error {
 	var at *redis.TimeCmd
-	o.injected = s.r.Clock.Now()
+	o.injected = s.clock.Now()
 	_, err := s.primary.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		at = p.Time(ctx)
 		p.ScriptFlush(ctx)
@@ -212,8 +213,8 @@ func (s *faultSession) flushScripts(ctx context.Context, o *faultObservation) er
 	}
 	o.serverStartUs = at.Val().UnixMicro()
 	o.serverEndUs = o.serverStartUs
-	o.removed = s.r.Clock.Now()
-	o.server = append(o.server, fmt.Sprintf("SCRIPT FLUSH at server time %s; %d scripts were cached before", s.runTime(o.serverStartUs), o.before.cachedScripts))
+	o.removed = s.clock.Now()
+	o.server = append(o.server, fmt.Sprintf("SCRIPT FLUSH at server time %s; %d scripts were cached before", s.runTime(o.serverStartUs), o.before.CachedScripts))
 	return nil
 }
 
@@ -224,11 +225,11 @@ func (s *faultSession) flushScripts(ctx context.Context, o *faultObservation) er
 // know yet), writes the new primary never sees; then it is paused again,
 // the proxy moves to the new primary (every connection through it
 // fails), and the old primary becomes its replica.
-func (s *faultSession) failover(ctx context.Context, i int, f profile.Fault, o *faultObservation) error {
+func (s *Session) failover(ctx context.Context, i int, f plan.Fault, o *observation) error {
 	old, nu := s.primary, s.standby
 	ctx, cancel := s.detached(ctx)
 	defer cancel()
-	o.injected = s.r.Clock.Now()
+	o.injected = s.clock.Now()
 	lagged, _ := replOffset(ctx, old.rdb, "master_repl_offset")
 	had, _ := replOffset(ctx, nu.rdb, "slave_repl_offset")
 	ta, err := pauseWrites(ctx, old.rdb)
@@ -249,7 +250,7 @@ func (s *faultSession) failover(ctx context.Context, i int, f profile.Fault, o *
 		_ = old.rdb.Do(ctx, "CLIENT", "UNPAUSE").Err()
 		return fmt.Errorf("promoting the replica: %w", err)
 	}
-	promoted := readServer(ctx, nu.rdb, s.command, s.r.Clock)
+	promoted := redisenv.ReadServer(ctx, nu.rdb, s.command, s.clock.Now())
 	if _, err := old.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		tu = p.Time(ctx)
 		p.Do(ctx, "CLIENT", "UNPAUSE")
@@ -258,29 +259,29 @@ func (s *faultSession) failover(ctx context.Context, i int, f profile.Fault, o *
 		return fmt.Errorf("letting the old primary take writes: %w", err)
 	}
 	if f.For > 0 {
-		_ = s.r.Clock.Sleep(ctx, f.For)
+		_ = s.clock.Sleep(ctx, f.For)
 	}
 	tw, err := pauseWrites(ctx, old.rdb)
 	if err != nil {
 		return err
 	}
-	last := readServer(ctx, old.rdb, s.command, s.r.Clock)
+	last := redisenv.ReadServer(ctx, old.rdb, s.command, s.clock.Now())
 	if err := s.proxy.moveTo(nu.addr); err != nil {
 		return fmt.Errorf("moving the clients to the new primary: %w", err)
 	}
 	s.client.renew(s.newLimiterClient())
-	o.removed = s.r.Clock.Now()
+	o.removed = s.clock.Now()
 	host, port, _ := net.SplitHostPort(nu.addr)
 	if err := old.rdb.ReplicaOf(ctx, host, port).Err(); err != nil {
 		return fmt.Errorf("making the old primary a replica: %w", err)
 	}
 	_ = old.rdb.Do(ctx, "CLIENT", "UNPAUSE").Err()
-	sw := serverSwitch{old: last, new: promoted}
+	sw := redisenv.Switch{Old: last, New: promoted}
 	o.switches = append(o.switches, sw)
 	s.mu.Lock()
 	s.primary, s.standby = nu, old
 	s.switches = append(s.switches, sw)
-	s.events = append(s.events, stateEvent{fault: i, cutUs: ta, resumeUs: tw})
+	s.events = append(s.events, event.StateLoss{Fault: i, CutUs: ta, ResumeUs: tw})
 	s.mu.Unlock()
 	o.server = append(o.server, fmt.Sprintf("writes paused on the primary at server time %s with the replica %d bytes behind; replica promoted at %s (role master)",
 		s.runTime(ta), max(lagged-had, 0), s.runTime(tp.Val().UnixMicro())),
@@ -310,42 +311,42 @@ const maxPause = time.Minute
 // failBack makes the original server the primary again after a failover,
 // once it has caught up with the current one, so that the probes, the
 // cleanup and the next run find the run's keys where they started.
-func (s *faultSession) failBack(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(ctx, syncWait+s.r.Profile.Timeout)
+func (s *Session) failBack(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, syncWait+s.timeout)
 	defer cancel()
 	cur, orig := s.primary, s.original
 	if err := waitSynced(ctx, cur, orig); err != nil {
 		s.failBackErr = err
 	}
-	last := readServer(ctx, cur.rdb, s.command, s.r.Clock)
+	last := redisenv.ReadServer(ctx, cur.rdb, s.command, s.clock.Now())
 	if err := orig.rdb.ReplicaOf(ctx, "NO", "ONE").Err(); err != nil {
 		s.failBackErr = fmt.Errorf("making %s the primary again: %w", orig.addr, err)
 	}
-	first := readServer(ctx, orig.rdb, s.command, s.r.Clock)
+	first := redisenv.ReadServer(ctx, orig.rdb, s.command, s.clock.Now())
 	s.mu.Lock()
-	s.switches = append(s.switches, serverSwitch{old: last, new: first})
+	s.switches = append(s.switches, redisenv.Switch{Old: last, New: first})
 	s.primary, s.standby = orig, cur
 	s.mu.Unlock()
 }
 
 // network adds the fault's toxics to the proxy, waits out its duration
 // and removes them.
-func (s *faultSession) network(ctx context.Context, f profile.Fault, o *faultObservation) error {
-	o.injected = s.r.Clock.Now()
+func (s *Session) network(ctx context.Context, f plan.Fault, o *observation) error {
+	o.injected = s.clock.Now()
 	what, err := s.proxy.add(f)
 	if err != nil {
 		return err
 	}
 	s.sleepUntil(ctx, f.End())
 	s.proxy.remove()
-	o.removed = s.r.Clock.Now()
+	o.removed = s.clock.Now()
 	o.server = append(o.server, what)
 	return nil
 }
 
 // runTime writes a server instant as time from the start of the traffic.
-func (s *faultSession) runTime(serverUs int64) string {
-	return "+" + s.offset.localTime(serverUs).Sub(s.started).Round(time.Millisecond).String()
+func (s *Session) runTime(serverUs int64) string {
+	return "+" + s.offset.LocalTime(serverUs).Sub(s.started).Round(time.Millisecond).String()
 }
 
 // short is the start of a run_id, enough to tell two apart.
@@ -354,7 +355,7 @@ func short(id string) string { return id[:min(len(id), 8)] }
 // serverNow is the server's clock, in microseconds, read right before a
 // fault the server cannot report itself (a signal); 0 when it did not
 // answer, and the probe's last answer before the fault stands in.
-func (s *faultSession) serverNow(ctx context.Context, rdb *redis.Client) int64 {
+func (s *Session) serverNow(ctx context.Context, rdb *redis.Client) int64 {
 	t, err := rdb.Time(ctx).Result()
 	if err != nil {
 		return 0

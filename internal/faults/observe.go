@@ -1,7 +1,8 @@
-package workload
+package faults
 
 import (
 	"context"
+	"github.com/rlbench/rlbench/internal/event"
 	"slices"
 	"sync"
 	"time"
@@ -39,7 +40,7 @@ func (b beat) rtt() time.Duration { return b.recv.Sub(b.sent) }
 type heartbeat struct {
 	rdb       *redis.Client
 	newClient func() *redis.Client
-	clock     Clock
+	clock     event.Clock
 	mu        sync.Mutex
 	beats     []beat
 	stop      chan struct{}
@@ -48,7 +49,7 @@ type heartbeat struct {
 
 // startHeartbeat starts sampling over clients newClient makes (of one
 // connection each).
-func startHeartbeat(newClient func() *redis.Client, clock Clock) *heartbeat {
+func startHeartbeat(newClient func() *redis.Client, clock event.Clock) *heartbeat {
 	h := &heartbeat{rdb: newClient(), newClient: newClient, clock: clock, stop: make(chan struct{}), done: make(chan struct{})}
 	go h.run()
 	return h

@@ -1,17 +1,16 @@
-package workload
+package faults
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/rlbench/rlbench/plan"
 	"strings"
 	"sync"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/rs/zerolog"
 	zerologlog "github.com/rs/zerolog/log"
-
-	"github.com/rlbench/rlbench/profile"
 )
 
 // faultProxy is the TCP proxy a run with network faults (or a failover)
@@ -73,18 +72,18 @@ type toxic struct {
 // toxicsFor are the toxics that make fault f: latency and a bandwidth cap
 // on the replies (downstream), a reset of every connection a request
 // arrives on (upstream), a black hole both ways.
-func toxicsFor(f profile.Fault) []toxic {
+func toxicsFor(f plan.Fault) []toxic {
 	switch f.Kind {
-	case profile.FaultLatency:
+	case plan.FaultLatency:
 		return []toxic{{Name: "latency", Type: "latency", Stream: "downstream", Toxicity: 1,
 			Attributes: map[string]any{"latency": f.Add.Milliseconds(), "jitter": f.Jitter.Milliseconds()}}}
-	case profile.FaultBandwidth:
+	case plan.FaultBandwidth:
 		return []toxic{{Name: "bandwidth", Type: "bandwidth", Stream: "downstream", Toxicity: 1,
 			Attributes: map[string]any{"rate": f.RateKBps}}}
-	case profile.FaultReset:
+	case plan.FaultReset:
 		return []toxic{{Name: "reset", Type: "reset_peer", Stream: "upstream", Toxicity: 1,
 			Attributes: map[string]any{"timeout": 0}}}
-	case profile.FaultTimeout:
+	case plan.FaultTimeout:
 		return []toxic{
 			{Name: "blackhole_up", Type: "timeout", Stream: "upstream", Toxicity: 1, Attributes: map[string]any{"timeout": 0}},
 			{Name: "blackhole_down", Type: "timeout", Stream: "downstream", Toxicity: 1, Attributes: map[string]any{"timeout": 0}},
@@ -94,7 +93,7 @@ func toxicsFor(f profile.Fault) []toxic {
 }
 
 // add adds the toxics of f and says what they are.
-func (p *faultProxy) add(f profile.Fault) (string, error) {
+func (p *faultProxy) add(f plan.Fault) (string, error) {
 	var names []string
 	for _, t := range toxicsFor(f) {
 		body, err := json.Marshal(t)

@@ -1,7 +1,9 @@
-package workload
+package faults
 
 import (
 	"errors"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,7 +13,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/rlbench/rlbench/internal/redisenv"
-	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -23,6 +24,8 @@ const (
 	faultFineWidth   = 10 * time.Millisecond
 	faultShowFactor  = 10
 	faultMaxFineBins = 1 << 15
+	// showDigits keeps each shown bin's histogram small: p99 to within 10%.
+	showDigits = 1
 )
 
 // faultCounts are one fine bin's counts, kept with atomics: every worker
@@ -49,54 +52,43 @@ type faultSpan struct {
 	hist     *hdrhistogram.Histogram
 }
 
-// faultRecorder counts a run with faults in time: every outcome by when it
-// was decided (as the run's series are), split by who decided it (Redis
-// or the error policy), and every call the caller made to Redis. It also
-// hands the error policy's decisions and the calls that may have run
-// unseen to the audit.
-type faultRecorder struct {
+// recorder counts a run with faults in time: every outcome by when it was
+// decided (as the run's series are), split by who decided it (Redis or the
+// error policy), and every call the caller made to Redis. It also tells
+// the audit of the calls that may have run unseen.
+type recorder struct {
 	start     time.Time
 	fineWidth time.Duration
 	fine      []faultCounts
 	show      []faultShowBin
 	spans     []faultSpan
-	faults    []profile.Fault
+	faults    []plan.Fault
 
 	maxAttempts atomic.Int64
 	// unseenCalls counts the calls that failed but may have run.
 	unseenCalls atomic.Int64
-	// audit receives the error policy's decisions and the failed calls
-	// that may have run; nil when the run is not audited.
-	audit *auditor
+	// unseen is told of the failed calls that may have run.
+	unseen UnseenRecorder
 	// offset turns the client's clock into the server's, for the audit.
-	offset clockOffset
+	offset event.Offset
 	// held is, per fault, the local span (unix nanos) in which a paused
 	// server surely held every command; zero while unknown.
 	held []heldSpan
 	// quiet says since when calls without an answer are not explained by
-	// a fault (unix nanos); see faultSession.quietSince.
+	// a fault (unix nanos); see Session.QuietSince.
 	quiet func() int64
 }
 
-// quietSince is the run's abort watch's view of the faults: since when
-// calls without an answer are not explained by one. Zero without faults.
-func (f *faultRecorder) quietSince() int64 {
-	if f == nil || f.quiet == nil {
-		return 0
-	}
-	return f.quiet()
-}
-
-// newFaultRecorder prepares the bins of a run that starts at start and
-// lasts about length, with faults on its schedule.
-func newFaultRecorder(start time.Time, length time.Duration, faults []profile.Fault, audit *auditor, offset clockOffset) *faultRecorder {
+// newRecorder prepares the bins of a run that starts at start and lasts
+// about length, with faults on its schedule.
+func newRecorder(start time.Time, length time.Duration, faults []plan.Fault, unseen UnseenRecorder, offset event.Offset) *recorder {
 	width := faultFineWidth
 	for length/width >= faultMaxFineBins {
 		width *= 2
 	}
 	n := int(length/width) + 1
-	f := &faultRecorder{
-		start: start, fineWidth: width, faults: faults, audit: audit, offset: offset,
+	f := &recorder{
+		start: start, fineWidth: width, faults: faults, unseen: unseen, offset: offset,
 		fine: make([]faultCounts, n),
 		show: make([]faultShowBin, n/faultShowFactor+1),
 	}
@@ -113,14 +105,14 @@ func newFaultRecorder(start time.Time, length time.Duration, faults []profile.Fa
 }
 
 // fineIndex is the fine bin of local time t, clamped to the bins there are.
-func (f *faultRecorder) fineIndex(t time.Time) int {
+func (f *recorder) fineIndex(t time.Time) int {
 	i := int(max(t.Sub(f.start), 0) / f.fineWidth)
 	return min(i, len(f.fine)-1)
 }
 
 // spanAt is the index of the fault whose span holds t, or -1 before the
 // first fault.
-func (f *faultRecorder) spanAt(t time.Time) int {
+func (f *recorder) spanAt(t time.Time) int {
 	for i := len(f.spans) - 1; i >= 0; i-- {
 		if !t.Before(f.spans[i].from) {
 			return i
@@ -130,50 +122,47 @@ func (f *faultRecorder) spanAt(t time.Time) int {
 }
 
 // record counts one outcome; corrected is its latency from the due time.
-// A nil recorder counts nothing.
-func (f *faultRecorder) record(o *outcome, corrected int64) {
-	if f == nil {
-		return
-	}
-	i := f.fineIndex(o.done)
+// Record implements event.Sink: it counts one outcome in the bins of the
+// time it was decided, by who decided it.
+func (f *recorder) Record(o *event.Outcome) {
+	i := f.fineIndex(o.Done)
 	c := &f.fine[i]
-	var pd *OnErrorDecision
+	var pd *event.PolicyDecision
 	switch {
-	case o.err == nil && o.decision.Allowed:
+	case o.Err == nil && o.Decision.Allowed:
 		c.allowed.Add(1)
-	case o.err == nil:
+	case o.Err == nil:
 		c.denied.Add(1)
 	default:
 		c.errors.Add(1)
-		if errors.As(o.err, &pd) && pd.Decided {
+		if errors.As(o.Err, &pd) && pd.Decided {
 			if pd.Allowed {
 				c.allowedOnError.Add(1)
 			} else {
 				c.deniedOnError.Add(1)
 			}
-			f.audit.recordOnError(o.identity, f.offset.serverMicros(o.sent), pd.Allowed)
 		}
-		if k := f.spanAt(o.done); k >= 0 {
+		if k := f.spanAt(o.Done); k >= 0 {
 			s := &f.spans[k]
 			s.mu.Lock()
 			if s.hist == nil {
 				s.hist = result.NewHistogram()
 			}
-			_ = s.hist.RecordValue(clampMicros(o.done.Sub(o.sent)))
+			_ = s.hist.RecordValue(result.HistMicros(o.Done.Sub(o.Sent)))
 			s.mu.Unlock()
 		}
 	}
 	b := &f.show[i/faultShowFactor]
 	b.mu.Lock()
 	if b.hist == nil {
-		b.hist = hdrhistogram.New(result.HistLowestMicros, result.HistHighestMicros, timelineDigits)
+		b.hist = result.NewCoarseHistogram(showDigits)
 	}
-	_ = b.hist.RecordValue(corrected)
+	_ = b.hist.RecordValue(result.HistMicros(o.Done.Sub(o.Due)))
 	b.mu.Unlock()
 }
 
 // calls counts the calls one request made to Redis, ending at done.
-func (f *faultRecorder) calls(done time.Time, n int64) {
+func (f *recorder) calls(done time.Time, n int64) {
 	c := &f.fine[f.fineIndex(done)]
 	c.attempts.Add(n)
 	c.retries.Add(n - 1)
@@ -190,7 +179,7 @@ func (f *faultRecorder) calls(done time.Time, n int64) {
 // changed the limiter's state) after its caller gave up: a call that timed
 // out may have run, and a retry then charges the caller twice. The model
 // cannot know it ran.
-func (f *faultRecorder) failedCall(identity uint64, sent, done time.Time, err error) {
+func (f *recorder) failedCall(identity uint64, sent, done time.Time, err error) {
 	if !mayRunUnseen(err) {
 		return
 	}
@@ -204,7 +193,10 @@ func (f *faultRecorder) failedCall(identity uint64, sent, done time.Time, err er
 		}
 	}
 	f.unseenCalls.Add(1)
-	f.audit.recordUnseen(identity, f.offset.serverMicros(sent), f.offset.serverMicros(done))
+	if f.unseen == nil {
+		return
+	}
+	f.unseen.RecordUnseen(identity, f.offset.ServerMicros(sent), f.offset.ServerMicros(done))
 }
 
 // mayRunUnseen reports whether a call that failed with err may have run
@@ -221,7 +213,7 @@ func mayRunUnseen(err error) bool {
 
 // span sums the fine bins from the one holding a up to the one holding b
 // (local times), that one left out: spans that meet share no bin.
-func (f *faultRecorder) span(a, b time.Time) result.FaultFigures {
+func (f *recorder) span(a, b time.Time) result.FaultFigures {
 	out := result.FaultFigures{StartMs: a.Sub(f.start).Milliseconds(), EndMs: b.Sub(f.start).Milliseconds()}
 	last := f.fineIndex(b)
 	if !b.Before(f.start.Add(time.Duration(len(f.fine)) * f.fineWidth)) {
@@ -241,7 +233,7 @@ func (f *faultRecorder) span(a, b time.Time) result.FaultFigures {
 }
 
 // totals sums every bin: the run's counts by who decided, and its calls.
-func (f *faultRecorder) totals() (allowedOnError, deniedOnError, attempts, retries int64) {
+func (f *recorder) totals() (allowedOnError, deniedOnError, attempts, retries int64) {
 	for i := range f.fine {
 		c := &f.fine[i]
 		allowedOnError += c.allowedOnError.Load()
@@ -253,7 +245,7 @@ func (f *faultRecorder) totals() (allowedOnError, deniedOnError, attempts, retri
 }
 
 // timeline is the shown bins, up to the end of the run's traffic.
-func (f *faultRecorder) timeline(elapsed time.Duration) *result.FaultTimeline {
+func (f *recorder) timeline(elapsed time.Duration) *result.FaultTimeline {
 	width := f.fineWidth * faultShowFactor
 	n := min(len(f.show), int((elapsed+width-1)/width))
 	tl := &result.FaultTimeline{BinMs: width.Milliseconds(), Bins: make([]result.FaultBin, n)}
@@ -273,12 +265,12 @@ func (f *faultRecorder) timeline(elapsed time.Duration) *result.FaultTimeline {
 // baselineP99 is the p99 of the decisions before the first fault, from
 // the shown bins that lie wholly before it; ok is false when there were
 // too few to tell.
-func (f *faultRecorder) baselineP99() (p99 int64, ok bool) {
+func (f *recorder) baselineP99() (p99 int64, ok bool) {
 	if len(f.faults) == 0 {
 		return 0, false
 	}
 	width := f.fineWidth * faultShowFactor
-	h := hdrhistogram.New(result.HistLowestMicros, result.HistHighestMicros, timelineDigits)
+	h := result.NewCoarseHistogram(showDigits)
 	for j := range f.show {
 		if time.Duration(j+1)*width > f.faults[0].At {
 			break
@@ -304,7 +296,7 @@ func normalP99(base int64) int64 { return max(2*base, base+2000) }
 // recovered finds, from local time from on and before limit, the start of
 // the first shown bin whose decisions are normal again: some decisions,
 // no call without one, and (when the run had a baseline) a p99 near it.
-func (f *faultRecorder) recovered(from, limit time.Time) (time.Time, bool) {
+func (f *recorder) recovered(from, limit time.Time) (time.Time, bool) {
 	width := f.fineWidth * faultShowFactor
 	base, haveBase := f.baselineP99()
 	j := int((max(from.Sub(f.start), 0) + width - 1) / width)
@@ -327,7 +319,7 @@ func (f *faultRecorder) recovered(from, limit time.Time) (time.Time, bool) {
 
 // errorLatency digests how long the callers of fault k's failed calls
 // waited before the error policy decided.
-func (f *faultRecorder) errorLatency(k int) result.Latency {
+func (f *recorder) errorLatency(k int) result.Latency {
 	s := &f.spans[k]
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -339,7 +331,7 @@ type heldSpan struct{ from, to atomic.Int64 }
 
 // pauseHeld records that pause fault k held every command sent from from
 // on until to. A nil recorder (no faults) ignores it.
-func (f *faultRecorder) pauseHeld(k int, from, to time.Time) {
+func (f *recorder) pauseHeld(k int, from, to time.Time) {
 	if f == nil || k >= len(f.held) || !to.After(from) {
 		return
 	}

@@ -1,23 +1,22 @@
-package workload
+package faults
 
 import (
 	"context"
 	"errors"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 	"testing"
 	"time"
-
-	"github.com/rlbench/rlbench/internal/redisenv"
-	"github.com/rlbench/rlbench/profile"
 )
 
-// outcomeAt is an outcome decided ms after start: allowed, denied, or
-// (with policy set) an error the policy decided.
-func outcomeAt(start time.Time, ms int, allowed bool, failed bool) *outcome {
+// outcomeAt is an outcome decided ms after start, latencyUs after it was
+// due: allowed, denied, or (with failed set) an error the policy decided.
+func outcomeAt(start time.Time, ms int, allowed bool, failed bool, latencyUs int64) *event.Outcome {
 	at := start.Add(time.Duration(ms) * time.Millisecond)
-	o := &outcome{due: at, sent: at, done: at}
-	o.decision.Allowed = allowed
+	o := &event.Outcome{Due: at.Add(-time.Duration(latencyUs) * time.Microsecond), Sent: at, Done: at}
+	o.Decision.Allowed = allowed
 	if failed {
-		o.err = &OnErrorDecision{Err: errors.New("i/o timeout"), Attempts: 2, Decided: true, Allowed: allowed, Policy: profile.FailOpen}
+		o.Err = &event.PolicyDecision{Err: errors.New("i/o timeout"), Attempts: 2, Decided: true, Allowed: allowed, Policy: plan.FailOpen}
 	}
 	return o
 }
@@ -27,9 +26,9 @@ func outcomeAt(start time.Time, ms int, allowed bool, failed bool) *outcome {
 // never add up to more than the run had.
 func TestFaultSpansMeetWithoutOverlap(t *testing.T) {
 	start := time.Unix(1_700_000_000, 0)
-	f := newFaultRecorder(start, 10*time.Second, nil, nil, clockOffset{})
+	f := newRecorder(start, 10*time.Second, nil, nil, event.Offset{})
 	for ms := 0; ms < 1000; ms += 5 {
-		f.record(outcomeAt(start, ms, true, ms >= 300 && ms < 700), 500)
+		f.Record(outcomeAt(start, ms, true, ms >= 300 && ms < 700, 500))
 	}
 	at := func(ms int) time.Time { return start.Add(time.Duration(ms) * time.Millisecond) }
 	// Boundaries inside a bin (10ms wide): 452 and 688.
@@ -48,8 +47,8 @@ func TestFaultSpansMeetWithoutOverlap(t *testing.T) {
 // decisions, no error, and a p99 near the one before the first fault.
 func TestRecovery(t *testing.T) {
 	start := time.Unix(1_700_000_000, 0)
-	faults := []profile.Fault{{Kind: profile.FaultPause, At: time.Second, For: 500 * time.Millisecond}}
-	f := newFaultRecorder(start, 10*time.Second, faults, nil, clockOffset{})
+	faults := []plan.Fault{{Kind: plan.FaultPause, At: time.Second, For: 500 * time.Millisecond}}
+	f := newRecorder(start, 10*time.Second, faults, nil, event.Offset{})
 	for ms := 0; ms < 3000; ms += 2 {
 		lat := int64(400)
 		switch {
@@ -61,7 +60,7 @@ func TestRecovery(t *testing.T) {
 		case ms < 1900:
 			lat = 1500 // 400us + 1.1ms: still within 2ms of the baseline
 		}
-		f.record(outcomeAt(start, ms, true, ms >= 1500 && ms < 1600), lat)
+		f.Record(outcomeAt(start, ms, true, ms >= 1500 && ms < 1600, lat))
 	}
 	at := func(ms int) time.Time { return start.Add(time.Duration(ms) * time.Millisecond) }
 	end, ok := f.recovered(at(1500), at(3000))
@@ -74,26 +73,6 @@ func TestRecovery(t *testing.T) {
 	tl := f.timeline(3 * time.Second)
 	if len(tl.Bins) != 30 || tl.BinMs != 100 || tl.Bins[15].Errors != 50 || tl.Bins[15].AllowedOnError != 50 || tl.Bins[12].Allowed != 0 {
 		t.Errorf("timeline: %d bins of %dms, bin 1.5s %+v, bin 1.2s %+v", len(tl.Bins), tl.BinMs, tl.Bins[15], tl.Bins[12])
-	}
-}
-
-// TestAcrossSwitches: a counter is added up on either side of each server
-// switch, and not at all when a server nobody scheduled took over.
-func TestAcrossSwitches(t *testing.T) {
-	r := func(id string, calls int64) serverReading {
-		return serverReading{state: redisenv.ServerState{RunID: id}, stat: redisenv.CommandStats{{Calls: calls}}}
-	}
-	calls := func(s serverReading) int64 { return s.stat.PerDecision().Calls }
-	// 100 before, 150 when the old server went, the new one from 0 to 40.
-	sw := []serverSwitch{{old: r("a", 150), new: r("b", 0)}}
-	if n, ok := acrossSwitches(r("a", 100), r("b", 40), sw, calls); !ok || n != 90 {
-		t.Errorf("across a restart: %d, %v; want 50 + 40", n, ok)
-	}
-	if _, ok := acrossSwitches(r("a", 100), r("c", 40), sw, calls); ok {
-		t.Error("a third server nobody scheduled was added up")
-	}
-	if got := statAcross(redisenv.CommandStats{{Calls: 100}}, redisenv.CommandStats{{Calls: 40}}, sw); got.PerDecision().Calls != 90 {
-		t.Errorf("commandstats across a restart: %d calls, want 90", got.PerDecision().Calls)
 	}
 }
 
@@ -132,8 +111,8 @@ func TestAffectedProbes(t *testing.T) {
 func TestPauseHeldCallsFromTheServersClock(t *testing.T) {
 	start := time.Unix(1_700_000_000, 0)
 	at := func(ms int) time.Time { return start.Add(time.Duration(ms) * time.Millisecond) }
-	pause := []profile.Fault{{Kind: profile.FaultPause, At: time.Second, For: 500 * time.Millisecond}}
-	f := newFaultRecorder(start, 3*time.Second, pause, nil, clockOffset{})
+	pause := []plan.Fault{{Kind: plan.FaultPause, At: time.Second, For: 500 * time.Millisecond}}
+	f := newRecorder(start, 3*time.Second, pause, nil, event.Offset{})
 	timeout := context.DeadlineExceeded
 	// Before the pause was answered nothing is known to be held.
 	f.failedCall(1, at(1050), at(1100), timeout)

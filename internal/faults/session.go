@@ -1,9 +1,11 @@
-package workload
+package faults
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 	"net"
 	"slices"
 	"strconv"
@@ -16,20 +18,36 @@ import (
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redisenv"
-	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/result"
 )
 
-// faultSession is what one run needs for its faults and its caller's
-// policy: the client the limiter uses (through the proxy when network
-// faults or a failover need one), a private replica for a failover, a
-// control connection to the server for injecting faults and reading it,
-// the probe that watches the faults from the server's side, and the
-// injector that runs the schedule.
-type faultSession struct {
-	r        *Runner
-	scenario profile.Scenario
-	command  string
+// Config is what one run's faults and caller need.
+type Config struct {
+	// Run is the run: its faults, its caller and error policy, its
+	// concurrency.
+	Run plan.Run
+	// Env is the Redis the run uses: a single server (the profile refuses
+	// faults and a caller on a cluster), and its process when rlbench
+	// started it.
+	Env *redisenv.Env
+	// Timeout bounds a call of the probes and of the set-up.
+	Timeout time.Duration
+	Clock   event.Clock
+}
+
+// Session is what one run needs for its faults and its caller's policy:
+// the client the limiter uses (through the proxy when network faults or a
+// failover need one), a private replica for a failover, a control
+// connection to the server for injecting faults and reading it, the probe
+// that watches the faults from the server's side, and the injector that
+// runs the schedule.
+type Session struct {
+	run     plan.Run
+	env     *redisenv.Env
+	single  *redis.Client
+	clock   event.Clock
+	timeout time.Duration
+	command string
 
 	// client is the limiter's; proxy sits in front of the server when the
 	// scenario needs one.
@@ -43,18 +61,18 @@ type faultSession struct {
 	primary, standby *node
 	original         *node
 
-	offset clockOffset
+	offset event.Offset
 	// controlTimeout bounds a call on a control connection: longer than
 	// the longest fault, which a DEBUG SLEEP lasts.
 	controlTimeout time.Duration
-	rec            *faultRecorder
+	rec            *recorder
 	heart          *heartbeat
 	started        time.Time
 
 	mu       sync.Mutex
-	obs      []faultObservation
-	events   []stateEvent
-	switches []serverSwitch
+	obs      []observation
+	events   []event.StateLoss
+	switches []redisenv.Switch
 
 	// active is set while a fault is being injected, and lastEnd holds when
 	// the last one was over (unix nanos): a Redis that answers nothing
@@ -79,8 +97,8 @@ type node struct {
 	rdb *redis.Client
 }
 
-// faultObservation is what the injector did and saw for one fault.
-type faultObservation struct {
+// observation is what the injector did and saw for one fault.
+type observation struct {
 	// injected and removed are when the injector began the fault and when
 	// it was over from the injector's side.
 	injected, removed time.Time
@@ -92,126 +110,101 @@ type faultObservation struct {
 	down   time.Time
 	server []string
 	err    string
-	before serverReading
-	after  serverReading
+	before redisenv.Reading
+	after  redisenv.Reading
 	// switches are the server switches the fault made.
-	switches []serverSwitch
+	switches []redisenv.Switch
 }
 
-// stateEvent is a fault taking limiter state away, in server
-// microseconds: from resumeUs on, decisions are made by a server whose
-// state is what the decisions before cutUs left (math.MinInt64: none).
-type stateEvent struct {
-	fault           int
-	cutUs, resumeUs int64
-}
-
-// openFaults prepares the faults and caller of one run; nil when the
-// scenario schedules no fault and the profile has no client section.
-func (r *Runner) openFaults(ctx context.Context, spec profile.RunSpec) (s *faultSession, err error) {
-	sc := spec.Scenario
-	if !sc.HasFaults() && r.Profile.Client == nil {
+// Open prepares the faults and caller of one run; nil when the run
+// schedules no fault and has no caller.
+func Open(ctx context.Context, c Config) (s *Session, err error) {
+	run := c.Run
+	if !run.Faults.Any() && run.Client == nil {
 		return nil, nil
 	}
-	if err := r.checkFaultTarget(sc); err != nil {
-		return nil, err
+	for _, f := range run.Faults {
+		if c.Env.Mode == redisenv.Embedded && !f.Kind.Network() {
+			return nil, fmt.Errorf("scenario %s: a %s fault needs a real redis-server, and this run has the embedded stand-in (install redis-server)", run.Scenario, f.Kind)
+		}
 	}
-	if _, single := r.Env.Client.(*redis.Client); !single {
-		return nil, errors.New("faults and the caller's policy run on a single redis-server, not on a Redis Cluster")
+	single, ok := c.Env.Client.(*redis.Client)
+	if !ok {
+		return nil, fmt.Errorf("scenario %s: faults and a caller need a single redis-server's client", run.Scenario)
 	}
-	s = &faultSession{r: r, scenario: sc, command: "evalsha", done: make(chan struct{})}
+	s = &Session{run: run, env: c.Env, single: single, clock: c.Clock, timeout: c.Timeout, command: "evalsha", done: make(chan struct{})}
 	defer func() {
 		if err != nil {
-			s.close()
+			s.Close()
 		}
 	}()
-	longest := r.Profile.Timeout
-	for _, f := range sc.Faults {
-		longest = max(longest, f.For+r.Profile.Timeout)
+	longest := c.Timeout
+	for _, f := range run.Faults {
+		longest = max(longest, f.For+c.Timeout)
 	}
 	s.controlTimeout = longest + time.Second
-	addr := r.Env.Addr
+	addr := c.Env.Addr
 	if addr == "" {
-		addr = r.singleClient().Options().Addr
+		addr = single.Options().Addr
 	}
-	s.primary = &node{addr: addr, srv: r.Env.Server, rdb: r.cloneClient(addr, 2, s.controlTimeout)}
+	s.primary = &node{addr: addr, srv: c.Env.Server, rdb: s.cloneClient(addr, 2, s.controlTimeout)}
 	s.original = s.primary
-	if sc.HasFaultKind(profile.FaultFailover) {
-		if s.standby, err = r.startStandby(ctx, s.primary, longest); err != nil {
+	if run.Faults.Has(plan.FaultFailover) {
+		if s.standby, err = s.startStandby(ctx, s.primary, longest); err != nil {
 			return s, err
 		}
 	}
-	if err := r.checkFaultRights(ctx, sc, s.primary); err != nil {
+	if err := s.checkRights(ctx); err != nil {
 		return s, err
 	}
-	if sc.NeedsProxy() {
+	if run.Faults.NeedsProxy() {
 		if s.proxy, err = startProxy(s.primary.addr); err != nil {
 			return s, err
 		}
 		addr = s.proxy.Addr()
 	}
-	timeout := r.Profile.Timeout
-	if c := r.Profile.Client; c != nil {
-		timeout = max(timeout, c.Timeout)
+	timeout := c.Timeout
+	if run.Client != nil {
+		timeout = max(timeout, run.Client.Timeout)
 	}
 	s.limiterAddr, s.limiterTimeout = addr, timeout
 	s.client = newRedial(s.newLimiterClient())
-	octx, cancel := context.WithTimeout(ctx, r.Profile.Timeout+time.Second)
+	octx, cancel := context.WithTimeout(ctx, c.Timeout+time.Second)
 	defer cancel()
-	if s.offset, err = estimateClockOffset(octx, s.primary.rdb, r.Clock, 8); err != nil {
+	if s.offset, err = event.EstimateOffset(octx, s.primary.rdb, c.Clock, 8); err != nil {
 		return s, err
 	}
 	return s, nil
 }
 
-// checkFaultTarget refuses faults the server cannot take: those that need
-// control of the process on a server rlbench did not start, and
-// server-side faults on the embedded stand-in.
-func (r *Runner) checkFaultTarget(sc profile.Scenario) error {
-	for _, f := range sc.Faults {
-		info := f.Kind.Info()
-		switch {
-		case r.Env.Mode == redisenv.Embedded && !info.Network:
-			return fmt.Errorf("scenario %s: a %s fault needs a real redis-server, and this run has the embedded stand-in (install redis-server)", sc.Name, f.Kind)
-		case info.PrivateOnly && r.Env.Server == nil:
-			return fmt.Errorf("scenario %s: a %s fault runs only on a private redis-server: %s", sc.Name, f.Kind, info.Target)
-		}
-	}
-	return nil
-}
-
-// checkFaultRights makes sure, before the run, that a server rlbench did
-// not start lets its user inject the scenario's server-side faults, with
-// calls that change nothing: a pause of 0ms, a sleep of 0s.
-func (r *Runner) checkFaultRights(ctx context.Context, sc profile.Scenario, n *node) error {
-	if n.srv != nil {
+// checkRights makes sure, before the run, that a server rlbench did not
+// start lets its user inject the run's server-side faults, with calls
+// that change nothing: a pause of 0ms, a sleep of 0s.
+func (s *Session) checkRights(ctx context.Context) error {
+	if s.primary.srv != nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, r.Profile.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	for _, k := range []profile.FaultKind{profile.FaultPause, profile.FaultStall} {
-		if !sc.HasFaultKind(k) {
+	for _, k := range []plan.FaultKind{plan.FaultPause, plan.FaultStall} {
+		if !s.run.Faults.Has(k) {
 			continue
 		}
 		args := []any{"CLIENT", "PAUSE", 0, "WRITE"}
-		if k == profile.FaultStall {
+		if k == plan.FaultStall {
 			args = []any{"DEBUG", "SLEEP", 0}
 		}
-		if err := n.rdb.Do(ctx, args...).Err(); err != nil {
-			return fmt.Errorf("scenario %s schedules a %s, but redis at %s refused %s: %w (%s)", sc.Name, k, r.Env.Addr, args[0], err, k.Info().Target)
+		if err := s.primary.rdb.Do(ctx, args...).Err(); err != nil {
+			return fmt.Errorf("scenario %s schedules a %s, but redis at %s refused %s: %w (%s)", s.run.Scenario, k, s.env.Addr, args[0], err, k.Info().Target)
 		}
 	}
 	return nil
 }
 
-// singleClient is the run's client to its single server; openFaults has
-// refused a cluster's.
-func (r *Runner) singleClient() *redis.Client { return r.Env.Client.(*redis.Client) }
-
 // cloneClient is a client like the run's, to addr, with pool connections
 // and calls bounded by timeout.
-func (r *Runner) cloneClient(addr string, pool int, timeout time.Duration) *redis.Client {
-	o := *r.singleClient().Options()
+func (s *Session) cloneClient(addr string, pool int, timeout time.Duration) *redis.Client {
+	o := *s.single.Options()
 	o.Addr = addr
 	o.PoolSize, o.MinIdleConns, o.MaxIdleConns = pool, 0, pool
 	o.ReadTimeout, o.WriteTimeout = timeout, timeout
@@ -220,12 +213,12 @@ func (r *Runner) cloneClient(addr string, pool int, timeout time.Duration) *redi
 
 // startStandby starts a private replica of primary and waits until it has
 // synchronised.
-func (r *Runner) startStandby(ctx context.Context, primary *node, timeout time.Duration) (*node, error) {
+func (s *Session) startStandby(ctx context.Context, primary *node, timeout time.Duration) (*node, error) {
 	srv, err := primary.srv.StartSibling(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("starting a replica for the failover: %w", err)
 	}
-	n := &node{addr: srv.Addr, srv: srv, rdb: r.cloneClient(srv.Addr, 2, timeout)}
+	n := &node{addr: srv.Addr, srv: srv, rdb: s.cloneClient(srv.Addr, 2, timeout)}
 	// Both are rlbench's own servers: a replica is fed at once, not after
 	// the 5s Redis waits for others to join a diskless transfer.
 	for _, m := range []*node{primary, n} {
@@ -300,26 +293,32 @@ func (n *node) close() {
 	}
 }
 
-// begin starts the session with the run's traffic, which started at
-// rec.start and lasts about length: the fault recorder, the probe and the
-// injector. It returns the limiter as the run's caller uses it.
-func (s *faultSession) begin(ctx context.Context, rec *recorder, lim algorithms.Limiter, prefix string, length time.Duration) algorithms.Limiter {
+// UnseenRecorder is told of calls that failed in a way that may have let
+// them run on the server all the same: the audit then knows that
+// identity's state is no longer what the replies say.
+type UnseenRecorder interface {
+	RecordUnseen(identity uint64, sentUs, doneUs int64)
+}
+
+// Begin starts the session with the run's traffic, which starts at start
+// and lasts about length: the recorder, the probe and the injector. It
+// returns the limiter lim as the run's caller uses it, which tells unseen
+// of the calls that may have run unseen. keys names the run's keys.
+func (s *Session) Begin(ctx context.Context, start time.Time, lim algorithms.Limiter, keys event.KeyScheme, length time.Duration, unseen UnseenRecorder) algorithms.Limiter {
 	if s == nil {
 		return lim
 	}
-	sc := s.scenario
-	s.started = rec.start
-	s.rec = newFaultRecorder(rec.start, length, sc.Faults, rec.audit, s.offset)
-	rec.faults = s.rec
-	s.rec.quiet = s.quietSince
-	rec.audit.watchFaults(sc.Faults, rec.start, s.offset)
-	caller := newCaller(lim, s.r.Profile.Client, sc.OnError, s.r.Clock, prefix, s.rec)
-	if !sc.HasFaults() {
+	s.command = algorithms.CommandOf(lim)
+	s.started = start
+	s.rec = newRecorder(start, length, s.run.Faults, unseen, s.offset)
+	s.rec.quiet = s.QuietSince
+	caller := newCaller(lim, s.run.Client, s.run.OnError, s.clock, keys, s.rec)
+	if !s.run.Faults.Any() {
 		close(s.done)
 		return caller
 	}
-	s.obs = make([]faultObservation, len(sc.Faults))
-	s.heart = startHeartbeat(func() *redis.Client { return s.r.cloneClient(s.limiterAddr, 1, s.controlTimeout) }, s.r.Clock)
+	s.obs = make([]observation, len(s.run.Faults))
+	s.heart = startHeartbeat(func() *redis.Client { return s.cloneClient(s.limiterAddr, 1, s.controlTimeout) }, s.clock)
 	ictx, cancel := context.WithCancel(ctx)
 	s.cancel = cancel
 	go func() {
@@ -329,24 +328,33 @@ func (s *faultSession) begin(ctx context.Context, rec *recorder, lim algorithms.
 	return caller
 }
 
-// quietSince is, for the run's abort watch, when the stretch of calls
+// Sink is what takes the run's outcomes, by the time they were decided
+// and who decided them; nil for a nil Session.
+func (s *Session) Sink() event.Sink {
+	if s == nil || s.rec == nil {
+		return nil
+	}
+	return s.rec
+}
+
+// QuietSince is, for the run's abort watch, when the stretch of calls
 // without an answer that no fault explains began: now while a fault is
 // being injected, else when the last one was over.
-func (s *faultSession) quietSince() int64 {
+func (s *Session) QuietSince() int64 {
 	if s == nil {
 		return 0
 	}
 	if s.active.Load() {
-		return s.r.Clock.Now().UnixNano()
+		return s.clock.Now().UnixNano()
 	}
 	return s.lastEnd.Load()
 }
 
-// end waits for the injector (stopping it when the traffic was
+// End waits for the injector (stopping it when the traffic was
 // interrupted: every fault is then undone at once), stops the probe, fails
 // back to the original server after a failover, and clears the dead
 // connections a replaced server left in the run's client.
-func (s *faultSession) end(ctx context.Context, interrupted bool) {
+func (s *Session) End(ctx context.Context, interrupted bool) {
 	if s == nil {
 		return
 	}
@@ -368,7 +376,7 @@ func (s *faultSession) end(ctx context.Context, interrupted bool) {
 		s.failBack(context.WithoutCancel(ctx))
 	}
 	if len(s.switches) > 0 {
-		purgePool(context.WithoutCancel(ctx), s.r.singleClient(), s.r.Profile.Timeout)
+		purgePool(context.WithoutCancel(ctx), s.single, s.timeout)
 	}
 }
 
@@ -376,9 +384,9 @@ func (s *faultSession) end(ctx context.Context, interrupted bool) {
 // finish its last fault.
 const endWait = 30 * time.Second
 
-// close releases what the session holds: its clients, the proxy and the
+// Close releases what the session holds: its clients, the proxy and the
 // replica.
-func (s *faultSession) close() {
+func (s *Session) Close() {
 	if s == nil {
 		return
 	}
@@ -430,22 +438,25 @@ func latest(ts ...time.Time) time.Time {
 	return out
 }
 
-// fill records the session in run: the caller's parameters, the counts
-// by who decided, the faults' timeline and their figures (with the
-// audit's, faults, when the run was audited).
-func (s *faultSession) fill(run *result.Run, elapsed time.Duration, audited *auditFaultFigures) {
+// Report is what the session measured of a run.
+type Report struct {
+	// Faults is the run's faults section (the audit adds its own figures
+	// to it).
+	Faults *result.Faults
+	// AllowedOnError and DeniedOnError count the requests the error
+	// policy decided; FaultErrors the calls without a decision inside the
+	// faults' windows.
+	AllowedOnError, DeniedOnError, FaultErrors int64
+}
+
+// Finish reports what the session measured of a run whose traffic lasted
+// elapsed: the counts by who decided, the faults' timeline and their
+// figures. A nil Session reports nothing.
+func (s *Session) Finish(elapsed time.Duration) Report {
 	if s == nil {
-		return
+		return Report{}
 	}
-	if c := s.r.Profile.Client; c != nil {
-		run.Params.OnError = string(s.scenario.OnError)
-		run.Params.Client = &result.ClientParams{
-			TimeoutMs: float64(c.Timeout.Microseconds()) / 1000, Retries: c.Retries, BackoffMs: float64(c.Backoff.Microseconds()) / 1000,
-		}
-	}
-	run.PolicyGroup = s.scenario.PolicyGroup
 	aoe, doe, attempts, retries := s.rec.totals()
-	run.Requests.AllowedOnError, run.Requests.DeniedOnError = aoe, doe
 	f := &result.Faults{
 		Windows: []result.FaultWindow{}, AllowedOnError: aoe, DeniedOnError: doe,
 		Attempts: attempts, Retries: retries, MaxAttempts: s.rec.maxAttempts.Load(), CallsMaybeRun: s.rec.unseenCalls.Load(),
@@ -456,34 +467,30 @@ func (s *faultSession) fill(run *result.Run, elapsed time.Duration, audited *aud
 		beats = s.heart.samples()
 	}
 	end := s.started.Add(elapsed)
-	for i, flt := range s.scenario.Faults {
+	for i, flt := range s.run.Faults {
 		limit := end
-		if i+1 < len(s.scenario.Faults) {
-			limit = s.started.Add(s.scenario.Faults[i+1].At)
+		if i+1 < len(s.run.Faults) {
+			limit = s.started.Add(s.run.Faults[i+1].At)
 		}
 		w := s.window(i, flt, beats, limit)
 		f.Windows = append(f.Windows, w)
 		f.Errors += w.Window.Errors + w.Recovery.Errors
 		f.MaxRecoveryMs = max(f.MaxRecoveryMs, w.RecoveryMs)
 	}
-	run.Requests.FaultErrors = f.Errors
-	if audited != nil {
-		audited.apply(f)
-	}
 	if len(s.switches) > 0 {
-		f.Notes = append(f.Notes, switchNote(len(s.switches)))
+		f.Notes = append(f.Notes, redisenv.SwitchNote(len(s.switches)))
 	}
 	if s.failBackErr != nil {
 		f.Notes = append(f.Notes, "after the failover the original server could not be made the primary again: "+s.failBackErr.Error())
 	}
-	run.Faults = f
+	return Report{Faults: f, AllowedOnError: aoe, DeniedOnError: doe, FaultErrors: f.Errors}
 }
 
 // window builds fault i's entry: when it was scheduled, when it was seen
 // (from the server's own clock where the server said, else from the
 // probe), what the server reported, and the figures of its window and of
 // the recovery up to limit.
-func (s *faultSession) window(i int, flt profile.Fault, beats []beat, limit time.Time) result.FaultWindow {
+func (s *Session) window(i int, flt plan.Fault, beats []beat, limit time.Time) result.FaultWindow {
 	o := s.obs[i]
 	ms := func(t time.Time) int64 { return t.Sub(s.started).Milliseconds() }
 	w := result.FaultWindow{
@@ -505,13 +512,13 @@ func (s *faultSession) window(i int, flt profile.Fault, beats []beat, limit time
 	w.RecoveryMs = max(recEnd.Sub(winEnd).Milliseconds(), 0)
 	w.Recovery = s.rec.span(winEnd, recEnd)
 	w.ErrorLatencyUs = s.rec.errorLatency(i)
-	if !o.before.at.IsZero() && !o.after.at.IsZero() {
-		calls := s.rec.span(o.before.at, o.after.at)
+	if !o.before.At.IsZero() && !o.after.At.IsZero() {
+		calls := s.rec.span(o.before.At, o.after.At)
 		w.ClientCalls = calls.Attempts
-		if n, ok := acrossSwitches(o.before, o.after, o.switches, func(r serverReading) int64 { return r.stat.PerDecision().Calls }); ok {
+		if n, ok := redisenv.AcrossSwitches(o.before, o.after, o.switches, func(r redisenv.Reading) int64 { return r.Stat.PerDecision().Calls }); ok {
 			w.ServerCalls = n
 		} else {
-			w.ServerCallsUnavailable = "INFO commandstats could not be read around the fault: " + firstError(o.before.err, o.after.err, errors.New("a server nobody scheduled took over")).Error()
+			w.ServerCallsUnavailable = "INFO commandstats could not be read around the fault: " + errors.Join(o.before.Err, o.after.Err, errors.New("a server nobody scheduled took over")).Error()
 		}
 		if calls.Decisions > 0 {
 			w.ServerCallsPerDecision = float64(w.ServerCalls) / float64(calls.Decisions)
@@ -526,43 +533,43 @@ func (s *faultSession) window(i int, flt profile.Fault, beats []beat, limit time
 // or flushed; the first answer of a server that came back, woke up, or
 // took over), the probe's samples for the network faults, and the
 // injector's own times where nothing better was seen.
-func (s *faultSession) observed(flt profile.Fault, o faultObservation, beats []beat) (start, end time.Time) {
+func (s *Session) observed(flt plan.Fault, o observation, beats []beat) (start, end time.Time) {
 	start, end = o.injected, o.removed
 	if o.serverStartUs > 0 {
-		start = s.offset.localTime(o.serverStartUs)
+		start = s.offset.LocalTime(o.serverStartUs)
 	}
 	if o.serverEndUs > 0 {
-		end = s.offset.localTime(o.serverEndUs)
+		end = s.offset.LocalTime(o.serverEndUs)
 	}
 	switch flt.Kind {
-	case profile.FaultPause:
+	case plan.FaultPause:
 		// A probe sent once the pause has surely begun is held until it
 		// ends, and answered with the server's time then.
 		if b, ok := firstAnsweredAfter(beats, start.Add(time.Millisecond)); ok {
-			end = s.offset.localTime(b.serverUs)
+			end = s.offset.LocalTime(b.serverUs)
 		}
-	case profile.FaultStall, profile.FaultKill, profile.FaultRestart:
+	case plan.FaultStall, plan.FaultKill, plan.FaultRestart:
 		// The server's TIME right before the signal or with the SHUTDOWN
 		// is its start; without it, the probe's last answer before. A
 		// probe sent once the server was frozen or gone is answered by the
 		// server back.
 		if b, ok := lastAnsweredBefore(beats, o.injected); ok && o.serverStartUs == 0 {
-			start = s.offset.localTime(b.serverUs)
+			start = s.offset.LocalTime(b.serverUs)
 		}
 		from := o.injected
 		if !o.down.IsZero() {
 			from = o.down
 		}
 		if b, ok := firstAnsweredAfter(beats, from); ok && o.serverEndUs == 0 {
-			end = s.offset.localTime(b.serverUs)
+			end = s.offset.LocalTime(b.serverUs)
 		}
-	case profile.FaultFailover:
+	case plan.FaultFailover:
 		if b, ok := firstAnsweredAfter(beats, o.removed); ok {
-			end = s.offset.localTime(b.serverUs)
+			end = s.offset.LocalTime(b.serverUs)
 		}
 	default:
 		if flt.Kind.Network() {
-			normal := normalRTT(beats, s.started.Add(s.scenario.Faults[0].At))
+			normal := normalRTT(beats, s.started.Add(s.run.Faults[0].At))
 			if a, b, ok := affected(beats, o.injected, o.removed, normal); ok {
 				start, end = a, b
 			}
@@ -578,37 +585,38 @@ func (s *faultSession) observed(flt profile.Fault, o faultObservation, beats []b
 // reach: calls in flight at the end, and a schedule that ran late.
 const faultsGrace = 10 * time.Second
 
-// redis is the client the run's limiter uses: the session's, or nil for
-// the runner's without a session.
-func (s *faultSession) redis() algorithms.Redis {
+// Redis is the client the run's limiter uses: the session's, or nil for
+// a nil Session (the run's own client then).
+func (s *Session) Redis() algorithms.Redis {
 	if s == nil {
 		return nil
 	}
 	return s.client
 }
 
+// Offset is the estimate of the server's clock the session places faults
+// and the error policy's decisions on.
+func (s *Session) Offset() event.Offset {
+	if s == nil {
+		return event.Offset{}
+	}
+	return s.offset
+}
+
 // newLimiterClient is a fresh client for the limiter's calls.
-func (s *faultSession) newLimiterClient() *redis.Client {
-	return s.r.cloneClient(s.limiterAddr, s.r.Profile.RunConcurrency(s.scenario)+2, s.limiterTimeout)
+func (s *Session) newLimiterClient() *redis.Client {
+	return s.cloneClient(s.limiterAddr, s.run.Concurrency+2, s.limiterTimeout)
 }
 
-// useLimiter tells the session which command the limiter's decisions are
-// counted under in INFO commandstats.
-func (s *faultSession) useLimiter(lim algorithms.Limiter) {
+// Warm opens the limiter's connections before the run is timed.
+func (s *Session) Warm(ctx context.Context, n int) {
 	if s != nil {
-		s.command = serverCommand(lim)
+		redisenv.WarmPool(ctx, s.client.client(), n)
 	}
 }
 
-// warm opens the limiter's connections before the run is timed.
-func (s *faultSession) warm(ctx context.Context, n int) {
-	if s != nil {
-		s.r.warmPool(ctx, s.client.client(), n)
-	}
-}
-
-// stateEvents are the losses of state the faults caused.
-func (s *faultSession) stateEvents() []stateEvent {
+// StateLosses are the losses of state the faults caused.
+func (s *Session) StateLosses() []event.StateLoss {
 	if s == nil {
 		return nil
 	}
@@ -617,8 +625,8 @@ func (s *faultSession) stateEvents() []stateEvent {
 	return slices.Clone(s.events)
 }
 
-// serverSwitches are the times the faults replaced the server.
-func (s *faultSession) serverSwitches() []serverSwitch {
+// Switches are the times the faults replaced the server.
+func (s *Session) Switches() []redisenv.Switch {
 	if s == nil {
 		return nil
 	}

@@ -1,7 +1,8 @@
-package workload
+package probe
 
 import (
 	"context"
+	"github.com/rlbench/rlbench/internal/event"
 	"strconv"
 
 	"github.com/rlbench/rlbench/algorithms"
@@ -29,16 +30,16 @@ const maxIdentityBits = 1 << 26
 // templates, several per identity perhaps, so its identities are read back
 // through them and counted once each (a bit per identity of the run; past
 // maxBits identities, by the keys of its first template only).
-func identityCounter(lim algorithms.Limiter, keys keyScheme, identities, maxBits int, n *int64) func(key string) {
+func identityCounter(lim algorithms.Limiter, keys event.KeyScheme, identities, maxBits int, n *int64) func(key string) {
 	owner, ok := lim.(keyOwner)
 	if !ok {
 		return func(key string) {
-			if _, ok := keys.identity(key); ok {
+			if _, ok := keys.Identity(key); ok {
 				*n++
 			}
 		}
 	}
-	prefix := keys.head
+	prefix := keys.Head
 	var seen []uint64
 	if identities <= maxBits {
 		seen = make([]uint64, (identities+63)/64)
@@ -67,15 +68,15 @@ func identityCounter(lim algorithms.Limiter, keys keyScheme, identities, maxBits
 // say: there every key is rlbench's, and the stray ones are removed so the
 // next run is not blamed for them. On any other server the result says it
 // was not checked.
-func (p *probe) sweepOutside(ctx context.Context, m *result.Memory) {
+func (p *Probe) sweepOutside(ctx context.Context, m *result.Memory) {
 	if _, declared := p.limiter.(keyOwner); !declared {
 		return
 	}
-	if p.r.Env.Mode != redisenv.Private {
+	if p.t.Env.Mode != redisenv.Private {
 		m.Notes = append(m.Notes, "keys a declared limiter's script writes outside its run prefix are looked for only on a server rlbench started")
 		return
 	}
-	out, err := redisenv.SweepOutside(ctx, p.r.Env.Client, p.r.Env.Mode, p.r.RunPrefix(), outsideExamples)
+	out, err := redisenv.SweepOutside(ctx, p.t.Env.Client, p.t.Env.Mode, p.t.RunPrefix, outsideExamples)
 	if err != nil {
 		m.Notes = append(m.Notes, "looking for keys outside the run prefix failed: "+err.Error())
 		return

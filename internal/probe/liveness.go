@@ -1,4 +1,4 @@
-package workload
+package probe
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/rlbench/rlbench/internal/redisenv"
-	"github.com/rlbench/rlbench/result"
 )
 
 // ServerGoneError ends a run whose server stopped answering before the
@@ -40,13 +39,13 @@ const (
 	livenessPause    = 200 * time.Millisecond
 )
 
-// checkServer asks, after a run some of whose calls failed, whether the
-// server is still there. Any reply, even an error reply (a user without
-// the right to PING), is a live server; only a connection that cannot be
-// made or answered is a server gone. A run without errors was answered to
-// its end and needs no check.
-func (r *Runner) checkServer(ctx context.Context, run *result.Run) error {
-	if run.Requests.Errors == 0 {
+// CheckServer asks, after a run (algorithm/scenario) errs of whose sent
+// calls failed, whether the server is still there. Any reply, even an
+// error reply (a user without the right to PING), is a live server; only a
+// connection that cannot be made or answered is a server gone. A run
+// without errors was answered to its end and needs no check.
+func CheckServer(ctx context.Context, t Target, run string, errs, sent int64) error {
+	if errs == 0 {
 		return nil
 	}
 	ctx = context.WithoutCancel(ctx)
@@ -55,8 +54,8 @@ func (r *Runner) checkServer(ctx context.Context, run *result.Run) error {
 		if i > 0 {
 			time.Sleep(livenessPause)
 		}
-		pctx, cancel := context.WithTimeout(ctx, r.Profile.Timeout)
-		err := redisenv.Ping(pctx, r.Env.Client)
+		pctx, cancel := context.WithTimeout(ctx, t.Timeout)
+		err := redisenv.Ping(pctx, t.Env.Client)
 		cancel()
 		var reply redis.Error
 		if err == nil || errors.As(err, &reply) {
@@ -64,9 +63,9 @@ func (r *Runner) checkServer(ctx context.Context, run *result.Run) error {
 		}
 		last = err
 	}
-	addr := r.Env.Addr
-	if c, ok := r.Env.Client.(*redis.Client); ok && addr == "" {
+	addr := t.Env.Addr
+	if c, ok := t.Env.Client.(*redis.Client); ok && addr == "" {
 		addr = c.Options().Addr
 	}
-	return &ServerGoneError{Addr: addr, Run: run.Key(), Errors: run.Requests.Errors, Sent: run.Requests.Sent, Err: last}
+	return &ServerGoneError{Addr: addr, Run: run, Errors: errs, Sent: sent, Err: last}
 }

@@ -1,4 +1,4 @@
-package workload
+package probe
 
 import (
 	"context"
@@ -23,12 +23,12 @@ type servers struct {
 }
 
 // openServers finds the servers the run's keys live on.
-func (r *Runner) openServers(ctx context.Context) (*servers, error) {
-	nodes, err := redisenv.Masters(ctx, r.Env.Client)
+func (t Target) openServers(ctx context.Context) (*servers, error) {
+	nodes, err := redisenv.Masters(ctx, t.Env.Client)
 	if err != nil {
 		return nil, fmt.Errorf("listing the cluster's masters: %w", err)
 	}
-	s := &servers{cluster: r.Env.Cluster != nil}
+	s := &servers{cluster: t.Env.Cluster != nil}
 	for _, n := range nodes {
 		s.addrs = append(s.addrs, n.Addr)
 		s.clients = append(s.clients, redisenv.NewProbeClient(n.Client))
@@ -93,12 +93,12 @@ func readNodes(ctx context.Context, srv *servers, db int) nodeReading {
 // readings before and after the run, and the redirections its calls met.
 // It returns nil on a single server, and figures without per-master parts
 // (with a note why) when the masters changed during the run.
-func (p *probe) clusterFigures(after nodeReading, memAfter []redisenv.MemoryReading, statsAfter []redisenv.CommandStats, redirects redisenv.RedirectCounts) *result.Cluster {
-	if p.r.Env.Cluster == nil {
+func (p *Probe) clusterFigures(after nodeReading, memAfter []redisenv.MemoryReading, statsAfter []redisenv.CommandStats, redirects redisenv.RedirectCounts) *result.Cluster {
+	if p.t.Env.Cluster == nil {
 		return nil
 	}
 	d := redirects.Sub(p.redirects)
-	c := &result.Cluster{HashTag: string(p.keys.tag), Redirections: result.Redirections{Moved: d.Moved, Ask: d.Ask}}
+	c := &result.Cluster{HashTag: string(p.keys.Tag), Redirections: result.Redirections{Moved: d.Moved, Ask: d.Ask}}
 	switch {
 	case !slices.Equal(p.nodes.addrs, after.addrs):
 		c.Note = fmt.Sprintf("the masters changed during the run (%v before, %v after): no figures per master", p.nodes.addrs, after.addrs)

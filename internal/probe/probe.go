@@ -1,9 +1,10 @@
-package workload
+package probe
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/rlbench/rlbench/internal/event"
 	"slices"
 	"time"
 
@@ -34,13 +35,33 @@ const (
 	embeddedNote    = "the embedded server has no used_memory, MEMORY USAGE or commandstats: only keys and TTLs are Redis-like figures"
 )
 
-// probe measures one run: rlbench's own memory throughout, and the
+// Target is the Redis a run's probes read, and how: its environment, the
+// bound on each call, and the prefix of every key of the invocation.
+type Target struct {
+	Env       *redisenv.Env
+	Timeout   time.Duration
+	RunPrefix string
+}
+
+// Config is the run a Probe measures.
+type Config struct {
+	// Limiter is the run's limiter; Keys names its keys, and Identities
+	// is how many callers the run has.
+	Limiter    algorithms.Limiter
+	Keys       event.KeyScheme
+	Identities int
+	// Seed draws the keys MEMORY USAGE is asked about.
+	Seed int64
+}
+
+// Probe measures one run: rlbench's own memory throughout, and the
 // server's memory and command statistics before and after the traffic
 // (on a cluster, every master's, added up and kept per master).
-type probe struct {
-	r        *Runner
+type Probe struct {
+	t        Target
+	c        Config
 	limiter  algorithms.Limiter
-	keys     keyScheme
+	keys     event.KeyScheme
 	command  string
 	self     *selfSampler
 	before   []redisenv.MemoryReading
@@ -52,31 +73,40 @@ type probe struct {
 	// switches are the times a scheduled fault replaced the server: the
 	// command statistics are added up on either side of each, and memory
 	// is not compared across them.
-	switches []serverSwitch
+	switches []redisenv.Switch
 	// nodes is the masters' key counts before the run (a cluster's), and
 	// redirects the redirections counted by then.
 	nodes     nodeReading
 	redirects redisenv.RedirectCounts
 }
 
-// startProbe takes the readings a run of lim over identities callers,
-// whose keys keys names, is measured against. It runs after the warm-up
-// and after earlier runs' keys are gone, right before the traffic.
-func (r *Runner) startProbe(ctx context.Context, lim algorithms.Limiter, identities int, keys keyScheme) *probe {
-	p := &probe{r: r, limiter: lim, keys: keys, command: serverCommand(lim), self: startSelfSampler()}
-	if r.Env.Mode == redisenv.Embedded {
+// Report is what a Probe measured of a run: its sections of the result
+// (nil where nothing could be read).
+type Report struct {
+	Memory  *result.Memory
+	Server  *result.Server
+	Cluster *result.Cluster
+}
+
+// Start takes the readings a run is measured against. It runs after the
+// warm-up and after earlier runs' keys are gone, right before the
+// traffic.
+func Start(ctx context.Context, t Target, c Config) *Probe {
+	lim, identities := c.Limiter, c.Identities
+	p := &Probe{t: t, c: c, limiter: lim, keys: c.Keys, command: algorithms.CommandOf(lim), self: startSelfSampler()}
+	if t.Env.Mode == redisenv.Embedded {
 		return p
 	}
-	ctx, cancel := context.WithTimeout(ctx, r.Profile.Timeout+settleTimeout+5*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, t.Timeout+settleTimeout+5*time.Second)
 	defer cancel()
-	p.redirects = r.Env.Redirections()
-	srv, err := r.openServers(ctx)
+	p.redirects = t.Env.Redirections()
+	srv, err := t.openServers(ctx)
 	if err != nil {
 		p.memErr, p.statsErr, p.nodes.err = err, err, err
 		return p
 	}
 	defer srv.close()
-	mode := r.Env.Mode
+	mode := t.Env.Mode
 	if mode == redisenv.Private {
 		if err := srv.each(ctx, func(_ int, c redis.Cmdable) error { return redisenv.StopLatencyTracking(ctx, c, mode) }); err != nil {
 			p.notes = append(p.notes, err.Error())
@@ -113,32 +143,38 @@ func (r *Runner) startProbe(ctx context.Context, lim algorithms.Limiter, identit
 	return p
 }
 
-// finish reads the server after the traffic, with the run's keys still
-// alive, and records the figures in run. After a failed run it only stops
-// its sampler: the server may be gone, and half a run's keys say little.
-func (p *probe) finish(ctx context.Context, prefix string, run *result.Run, runErr error, switches []serverSwitch) {
+// Stop ends a run's probe that will not be finished (the run never
+// began).
+func (p *Probe) Stop() { p.self.stop() }
+
+// Finish reads the server after the traffic of a run whose keys lie under
+// prefix, with its keys still alive, and reports the figures. After a
+// failed run it only stops its sampler: the server may be gone, and half
+// a run's keys say little. switches are the times a scheduled fault
+// replaced the server.
+func (p *Probe) Finish(ctx context.Context, prefix string, runErr error, switches []redisenv.Switch) (rep Report) {
 	p.switches = switches
 	heap, rss := p.self.stop()
 	// Read before the probes' own calls, which a migration could redirect.
-	redirects := p.r.Env.Redirections()
+	redirects := p.t.Env.Redirections()
 	if runErr != nil {
 		// The redirections the calls met are the client's own count.
-		run.Cluster = p.clusterFigures(nodeReading{err: errRunStopped}, nil, nil, redirects)
-		return
+		rep.Cluster = p.clusterFigures(nodeReading{err: errRunStopped}, nil, nil, redirects)
+		return rep
 	}
 	ctx, cancel := context.WithTimeout(ctx, censusTimeout)
 	defer cancel()
-	rdb := redisenv.NewProbeClient(p.r.Env.Client)
+	rdb := redisenv.NewProbeClient(p.t.Env.Client)
 	defer rdb.Close()
 	m := &result.Memory{RlbenchPeakHeapBytes: heap, RlbenchPeakRSSBytes: rss, Notes: p.notes}
-	run.Memory = m
-	embedded := p.r.Env.Mode == redisenv.Embedded
+	rep.Memory = m
+	embedded := p.t.Env.Mode == redisenv.Embedded
 
 	var census redisenv.Census
 	censusErr := rdb.Do(ctx, func(c redis.Cmdable) (err error) {
 		m.Identities = 0
-		census, err = redisenv.TakeCensus(ctx, c, prefix, memorySampleKeys, uint64(p.r.Profile.Seed),
-			identityCounter(p.limiter, p.keys, run.Identities, maxIdentityBits, &m.Identities))
+		census, err = redisenv.TakeCensus(ctx, c, prefix, memorySampleKeys, uint64(p.c.Seed),
+			identityCounter(p.limiter, p.keys, p.c.Identities, maxIdentityBits, &m.Identities))
 		return err
 	})
 	var sample redisenv.MemorySample
@@ -158,12 +194,12 @@ func (p *probe) finish(ctx context.Context, prefix string, run *result.Run, runE
 	if embedded {
 		m.Notes = append(m.Notes, embeddedNote)
 	} else {
-		haveUsedMemory = p.readServer(ctx, run, redirects)
+		haveUsedMemory = p.readServer(ctx, &rep, redirects)
 	}
 	if censusErr != nil {
 		m.Identities, m.CensusFailed = 0, true
 		m.Skipped = append(m.Skipped, "keys without a TTL were not checked: the key census failed: "+censusErr.Error())
-		return
+		return rep
 	}
 	m.Keys, m.KeysWithoutTTL = census.Keys, census.WithoutTTL
 	p.sweepOutside(ctx, m)
@@ -176,20 +212,21 @@ func (p *probe) finish(ctx context.Context, prefix string, run *result.Run, runE
 	case !embedded:
 		m.SampledKeys, m.MemoryUsageSampledBytes, m.Encodings = sample.Keys, sample.MeanBytes, sample.Encodings
 	}
+	return rep
 }
 
 // readServer takes the after-readings of INFO memory and commandstats
 // (every master's, on a cluster) and the cluster's figures per master. It
 // reports whether the server gave used_memory both before and after.
-func (p *probe) readServer(ctx context.Context, run *result.Run, redirects redisenv.RedirectCounts) (haveUsedMemory bool) {
-	m := run.Memory
-	mode := p.r.Env.Mode
+func (p *Probe) readServer(ctx context.Context, rep *Report, redirects redisenv.RedirectCounts) (haveUsedMemory bool) {
+	m := rep.Memory
+	mode := p.t.Env.Mode
 	shared := mode != redisenv.Private
-	srv, err := p.r.openServers(ctx)
+	srv, err := p.t.openServers(ctx)
 	if err != nil {
 		m.Notes = append(m.Notes, "no used_memory or commandstats: "+err.Error())
 		if c := p.clusterFigures(nodeReading{err: err}, nil, nil, redirects); c != nil {
-			run.Cluster = c
+			rep.Cluster = c
 		}
 		return false
 	}
@@ -212,7 +249,7 @@ func (p *probe) readServer(ctx context.Context, run *result.Run, redirects redis
 	switch {
 	case len(p.switches) > 0:
 		after = nil
-		m.Notes = append(m.Notes, "no used_memory delta: "+switchNote(len(p.switches))+", and a new server's memory says nothing of the keys' cost")
+		m.Notes = append(m.Notes, "no used_memory delta: "+redisenv.SwitchNote(len(p.switches))+", and a new server's memory says nothing of the keys' cost")
 	case p.memErr == nil && err == nil && len(after) == len(p.before):
 		haveUsedMemory = true
 		a, b := sumMemory(after), sumMemory(p.before)
@@ -225,22 +262,22 @@ func (p *probe) readServer(ctx context.Context, run *result.Run, redirects redis
 		after = nil
 		m.Notes = append(m.Notes, "no used_memory: "+firstError(p.memErr, err, errMastersChanged).Error())
 	}
-	run.Cluster = p.clusterFigures(readNodes(ctx, srv, 0), after, stats, redirects)
+	rep.Cluster = p.clusterFigures(readNodes(ctx, srv, 0), after, stats, redirects)
 	if p.statsErr != nil || stats == nil {
 		m.Notes = append(m.Notes, "no commandstats: "+firstError(p.statsErr, statsErr, errMastersChanged).Error())
 		return haveUsedMemory
 	}
 	// Across a fault that replaced the (single) server, the statistics add
 	// up on either side of each switch.
-	diff := statAcross(sumStats(p.stats), sumStats(stats), p.switches)
+	diff := redisenv.StatsAcross(sumStats(p.stats), sumStats(stats), p.switches)
 	if diff.WentBackwards() {
 		m.Notes = append(m.Notes, "no commandstats: INFO commandstats went backwards during the run (another client reset the statistics?)")
 		return haveUsedMemory
 	}
 	d := diff.PerDecision()
-	run.Server = &result.Server{Command: p.command, UsecPerCall: d.UsecPerCall(), Calls: d.Calls, Usec: d.Usec, FailedCalls: d.FailedCalls, StatsReset: p.reset}
+	rep.Server = &result.Server{Command: p.command, UsecPerCall: d.UsecPerCall(), Calls: d.Calls, Usec: d.Usec, FailedCalls: d.FailedCalls, StatsReset: p.reset}
 	if shared {
-		run.Server.Note = sharedStatsNote
+		rep.Server.Note = sharedStatsNote
 	}
 	return haveUsedMemory
 }

@@ -1,4 +1,4 @@
-package workload
+package probe
 
 import (
 	"context"
@@ -44,9 +44,9 @@ local t = redis.call('TIME')
 return {1, '0', 0, tonumber(t[1]) * 1000000 + tonumber(t[2])}
 `)
 
-// referenceSampler measures the reference of one run.
-type referenceSampler struct {
-	r        *Runner
+// Reference measures the reference of one run.
+type Reference struct {
+	t        Target
 	stop     chan struct{}
 	done     chan struct{}
 	stopOnce sync.Once
@@ -61,29 +61,29 @@ type referenceSampler struct {
 	throughput []float64
 }
 
-// startReference loads the trivial script and starts sampling it and PING
+// StartReference loads the trivial script and starts sampling it and PING
 // while the run's traffic goes on; before a closed-loop run of concurrency
 // goroutines, it first measures how fast they get through the trivial
 // script in closed loop. It returns nil, and the run gets no reference, on
 // the embedded server (its figures are not Redis figures) or when the
 // script cannot be loaded.
-func (r *Runner) startReference(ctx context.Context, closedLoop bool, concurrency int) *referenceSampler {
-	if r.Env.Mode == redisenv.Embedded {
+func StartReference(ctx context.Context, t Target, closedLoop bool, concurrency int) *Reference {
+	if t.Env.Mode == redisenv.Embedded {
 		return nil
 	}
-	lctx, cancel := context.WithTimeout(ctx, r.Profile.Timeout)
+	lctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
-	if err := referenceScript.Load(lctx, r.Env.Client); err != nil {
+	if err := referenceScript.Load(lctx, t.Env.Client); err != nil {
 		return nil
 	}
-	s := &referenceSampler{
-		r:    r,
+	s := &Reference{
+		t:    t,
 		stop: make(chan struct{}), done: make(chan struct{}),
 		ping: result.NewHistogram(), script: result.NewHistogram(),
 	}
 	if closedLoop {
 		s.closedLoop = concurrency
-		s.throughput = append(s.throughput, r.referenceThroughput(ctx, concurrency))
+		s.throughput = append(s.throughput, t.referenceThroughput(ctx, concurrency))
 	}
 	go s.sample(context.WithoutCancel(ctx))
 	return s
@@ -91,7 +91,7 @@ func (r *Runner) startReference(ctx context.Context, closedLoop bool, concurrenc
 
 // referenceThroughput is how many trivial scripts a second concurrency
 // goroutines get through in closed loop for referenceBurst.
-func (r *Runner) referenceThroughput(ctx context.Context, concurrency int) float64 {
+func (t Target) referenceThroughput(ctx context.Context, concurrency int) float64 {
 	var wg sync.WaitGroup
 	var done atomic.Int64
 	start := time.Now()
@@ -101,8 +101,8 @@ func (r *Runner) referenceThroughput(ctx context.Context, concurrency int) float
 		go func() {
 			defer wg.Done()
 			for ctx.Err() == nil && time.Now().Before(deadline) {
-				cctx, cancel := context.WithTimeout(ctx, r.Profile.Timeout)
-				if r.Env.Client.EvalShaRO(cctx, referenceScript.SHA1(), nil).Err() == nil {
+				cctx, cancel := context.WithTimeout(ctx, t.Timeout)
+				if t.Env.Client.EvalShaRO(cctx, referenceScript.SHA1(), nil).Err() == nil {
 					done.Add(1)
 				}
 				cancel()
@@ -117,9 +117,9 @@ func (r *Runner) referenceThroughput(ctx context.Context, concurrency int) float
 // send, like the run's uncorrected latency, on a plain ticker (which skips
 // the ticks it could not keep), so the sampler never holds a CPU the run's
 // workers need.
-func (s *referenceSampler) sample(ctx context.Context) {
+func (s *Reference) sample(ctx context.Context) {
 	defer close(s.done)
-	rdb := s.r.Env.Client
+	rdb := s.t.Env.Client
 	tick := time.NewTicker(referenceInterval)
 	defer tick.Stop()
 	for n := 0; ; n++ {
@@ -128,7 +128,7 @@ func (s *referenceSampler) sample(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
-		cctx, cancel := context.WithTimeout(ctx, s.r.Profile.Timeout)
+		cctx, cancel := context.WithTimeout(ctx, s.t.Timeout)
 		sent := time.Now()
 		var err error
 		hist := s.ping
@@ -142,16 +142,16 @@ func (s *referenceSampler) sample(ctx context.Context) {
 		cancel()
 		if err == nil {
 			s.calls++
-			_ = hist.RecordValue(clampMicros(took))
+			_ = hist.RecordValue(result.HistMicros(took))
 		}
 	}
 }
 
-// halt stops sampling, as the run's traffic ends, and waits for the
+// Halt stops sampling, as the run's traffic ends, and waits for the
 // sampling goroutine; after a closed-loop run it measures the closed-loop
 // reference again. Calling it again does nothing. A nil sampler has
 // nothing to stop.
-func (s *referenceSampler) halt(ctx context.Context) {
+func (s *Reference) Halt(ctx context.Context) {
 	if s == nil {
 		return
 	}
@@ -159,24 +159,25 @@ func (s *referenceSampler) halt(ctx context.Context) {
 		close(s.stop)
 		<-s.done
 		if s.closedLoop > 0 {
-			s.throughput = append(s.throughput, s.r.referenceThroughput(context.WithoutCancel(ctx), s.closedLoop))
+			s.throughput = append(s.throughput, s.t.referenceThroughput(context.WithoutCancel(ctx), s.closedLoop))
 		}
 	})
 }
 
-// finish measures the server cost of lim's decisions against the trivial
-// script, unless the run failed, and records the reference in run with the
-// run's figures relative to it. It runs after the probes, so that its own
-// calls are in none of the run's figures, and uses keys of its own beside
-// the run's (prefix~cost:N), which it removes. A nil sampler records
-// nothing.
-func (s *referenceSampler) finish(ctx context.Context, run *result.Run, lim algorithms.Limiter, prefix string, runErr error) {
+// Finish measures the server cost of lim's decisions against the trivial
+// script, unless the run failed, and reports the reference, and the
+// ratio of the limiter's server cost to the trivial script's (0 when it
+// was not measured), for result.NewRelative. It runs after the probes, so
+// that its own calls are in none of the run's figures, and uses keys of
+// its own beside the run's (prefix~cost:N), which it removes. A nil
+// Reference reports nothing.
+func (s *Reference) Finish(ctx context.Context, lim algorithms.Limiter, prefix string, runErr error) (*result.Reference, float64) {
 	if s == nil {
-		return
+		return nil, 0
 	}
-	s.halt(ctx)
+	s.Halt(ctx)
 	if s.ping.TotalCount() == 0 {
-		return
+		return nil, 0
 	}
 	ref := &result.Reference{
 		PingUs:         result.Digest(s.ping),
@@ -187,12 +188,11 @@ func (s *referenceSampler) finish(ctx context.Context, run *result.Run, lim algo
 	var cost float64
 	if runErr == nil {
 		costPrefix := strings.TrimSuffix(prefix, ":") + "~cost:"
-		ref.LimiterUsecPerCall, ref.UsecPerCall, cost = s.r.serverCost(ctx, lim, costPrefix)
-		s.r.cleanup(costPrefix)
-		s.r.sweepAfterCost(ctx, lim)
+		ref.LimiterUsecPerCall, ref.UsecPerCall, cost = s.t.serverCost(ctx, lim, costPrefix)
+		_ = s.t.Env.RemoveKeys(costPrefix)
+		s.t.sweepAfterCost(ctx, lim)
 	}
-	run.Reference = ref
-	run.Relative = result.NewRelative(run, cost)
+	return ref, cost
 }
 
 // serverCost interleaves, costRounds times, costCalls decisions of lim
@@ -205,14 +205,14 @@ func (s *referenceSampler) finish(ctx context.Context, run *result.Run, lim algo
 // limiter does not say which commands its decisions run (the naive
 // counter), or when a call failed. A decision of several commands (the
 // fixed window without Lua) costs their times per call together.
-func (r *Runner) serverCost(ctx context.Context, lim algorithms.Limiter, prefix string) (limUsec, refUsec, ratio float64) {
-	command := serverCommand(lim)
+func (t Target) serverCost(ctx context.Context, lim algorithms.Limiter, prefix string) (limUsec, refUsec, ratio float64) {
+	command := algorithms.CommandOf(lim)
 	if command == "evalsha_ro" {
 		return 0, 0, 0
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.Profile.Timeout+5*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.Timeout+5*time.Second)
 	defer cancel()
-	rdb := r.Env.Client
+	rdb := t.Env.Client
 	// A decision of several commands ("multi+exec") costs their times
 	// per call together (CommandStats.PerDecision).
 	names := append(strings.Split(command, "+"), "evalsha_ro")
@@ -249,11 +249,11 @@ func (r *Runner) serverCost(ctx context.Context, lim algorithms.Limiter, prefix 
 // limiter's script wrote outside its prefix while its server cost was
 // measured: the run's own were counted and removed already, and these are
 // none of the next run's doing.
-func (r *Runner) sweepAfterCost(ctx context.Context, lim algorithms.Limiter) {
-	if _, declared := lim.(keyOwner); !declared || r.Env.Mode != redisenv.Private {
+func (t Target) sweepAfterCost(ctx context.Context, lim algorithms.Limiter) {
+	if _, declared := lim.(keyOwner); !declared || t.Env.Mode != redisenv.Private {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.Profile.Timeout+5*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.Timeout+5*time.Second)
 	defer cancel()
-	_, _ = redisenv.SweepOutside(ctx, r.Env.Client, r.Env.Mode, r.RunPrefix(), 0)
+	_, _ = redisenv.SweepOutside(ctx, t.Env.Client, t.Env.Mode, t.RunPrefix, 0)
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package workload
+package probe
 
 // residentBytes is 0 where the resident set is not read: the result then
 // shows no figure rather than a wrong one.

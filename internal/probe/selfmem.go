@@ -1,4 +1,4 @@
-package workload
+package probe
 
 import (
 	"runtime/metrics"

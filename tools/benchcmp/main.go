@@ -19,6 +19,7 @@ import (
 	"encoding/csv"
 	"flag"
 	"fmt"
+	"github.com/rlbench/rlbench/plan"
 	"os"
 	"os/exec"
 	"runtime"
@@ -180,11 +181,11 @@ func rlbenchClosedLoop(ctx context.Context, env *redisenv.Env, p algorithms.Poli
 		Policy:      p,
 		Algorithms:  []string{algorithms.FixedWindowName},
 		Concurrency: clients,
-		Pipeline:    profile.Pipeline{Depth: depth},
+		Pipeline:    plan.Pipeline{Depth: depth},
 		Seed:        1,
 		Timeout:     2 * time.Second,
 		Scenarios: []profile.Scenario{{
-			Name: "closed", Shape: profile.ShapeSteady, Rate: profile.Rate{Max: true},
+			Name: "closed", Shape: plan.ShapeSteady, Rate: profile.Rate{Max: true},
 			Identities: identities, Duration: span,
 		}},
 	}
@@ -193,7 +194,7 @@ func rlbenchClosedLoop(ctx context.Context, env *redisenv.Env, p algorithms.Poli
 			defer pprof.StopCPUProfile()
 		}
 	}
-	res, err := (&workload.Runner{Profile: prof, Env: env, KeepKeys: true, ShareCPUs: true, Observer: obs}).Run(ctx)
+	res, err := (&workload.Runner{Plan: prof.Plan(1), Env: env, KeepKeys: true, ShareCPUs: true, Observer: obs}).Run(ctx)
 	if err != nil {
 		return 0, 0, err
 	}

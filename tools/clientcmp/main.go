@@ -22,6 +22,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/rlbench/rlbench/plan"
 	"os"
 	"os/exec"
 	"runtime"
@@ -108,17 +109,19 @@ func measure(ctx context.Context, env *redisenv.Env, span time.Duration, conns, 
 		Policy:      algorithms.Policy{Limit: 1_000_000, Window: time.Minute},
 		Algorithms:  []string{algorithms.FixedWindowName},
 		Concurrency: conns,
-		Pipeline:    profile.Pipeline{Depth: depth},
+		Pipeline:    plan.Pipeline{Depth: depth},
 		Seed:        1,
 		Timeout:     2 * time.Second,
 		Audit:       profile.AuditSpec{Identities: profile.DefaultAuditIdentities},
 		Scenarios: []profile.Scenario{{
-			Name: "closed", Shape: profile.ShapeSteady, Rate: profile.Rate{Max: true}, Identities: 1000, Duration: span,
+			Name: "closed", Shape: plan.ShapeSteady, Rate: profile.Rate{Max: true}, Identities: 1000, Duration: span,
 		}},
 	}
-	runner := &workload.Runner{Profile: p, Env: env, ShareCPUs: true}
 	if clients != nil {
-		p.Concurrency, p.Pipeline = conns*depth, profile.Pipeline{}
+		p.Concurrency, p.Pipeline = conns*depth, plan.Pipeline{}
+	}
+	runner := &workload.Runner{Plan: p.Plan(1), Env: env, ShareCPUs: true}
+	if clients != nil {
 		runner.NewLimiter = func(name string, rdb algorithms.Redis, pol algorithms.Policy) (algorithms.Limiter, error) {
 			return newRueidisWindow(algorithms.NewFixedWindow(rdb, pol), clients), nil
 		}

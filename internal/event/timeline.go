@@ -1,0 +1,42 @@
+package event
+
+import (
+	"fmt"
+
+	"github.com/rlbench/rlbench/plan"
+)
+
+// StateLoss is a fault taking limiter state away, in server microseconds:
+// from ResumeUs on, decisions are made by a server whose state is what the
+// decisions before CutUs left (math.MinInt64: none). Fault is the index of
+// the fault in the run's schedule.
+type StateLoss struct {
+	Fault           int
+	CutUs, ResumeUs int64
+}
+
+// PolicyDecision is the error of a request that got no decision from
+// Redis, however often it was tried: Err is the last call's error, and,
+// when the caller has an error policy (Decided), Allowed is what the
+// policy decided in Redis's place. The request counts among the errors;
+// the policy's decision is counted apart.
+type PolicyDecision struct {
+	Err      error
+	Attempts int
+	Decided  bool
+	Allowed  bool
+	Policy   plan.ErrorPolicy
+}
+
+func (e *PolicyDecision) Error() string {
+	if !e.Decided {
+		return e.Err.Error()
+	}
+	verb := "denied"
+	if e.Allowed {
+		verb = "admitted"
+	}
+	return fmt.Sprintf("%s by %s after %d calls: %v", verb, e.Policy, e.Attempts, e.Err)
+}
+
+func (e *PolicyDecision) Unwrap() error { return e.Err }

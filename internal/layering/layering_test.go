@@ -1,0 +1,136 @@
+// Package layering holds the test that keeps rlbench's imports one way, as
+// docs/architecture.md draws them.
+package layering
+
+import (
+	"go/build"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/rlbench/rlbench/"
+
+// allowed lists, for each package, the only packages of this module its
+// non-test files may import. A package not listed may import any (the
+// commands and tools at the top). Each row says why it is so narrow.
+var allowed = map[string][]string{
+	// The domain: limiters, the contract, the plan; each stands alone.
+	"algorithms": {},
+	"result":     {"internal/input", "internal/suggest"},
+	"plan":       {"algorithms", "result"},
+	// The verdict is decided from a result alone.
+	"verdict": {"result"},
+	// The vocabulary the engine shares with the packages beside it.
+	"internal/event": {"algorithms", "plan", "result"},
+	// The audit, the faults and the probes: none imports the engine, the
+	// profile language or another of the three.
+	"internal/audit":  {"algorithms", "plan", "result", "internal/event"},
+	"internal/faults": {"algorithms", "plan", "result", "internal/event", "internal/redisenv"},
+	"internal/probe":  {"algorithms", "result", "internal/event", "internal/redisenv"},
+	// The engine runs a resolved plan: it never reads a profile, judges or
+	// renders.
+	"workload": {"algorithms", "plan", "result", "internal/event", "internal/audit", "internal/faults",
+		"internal/probe", "internal/redisenv", "internal/schedstat"},
+	// The profile language produces plans; it runs nothing.
+	"profile": {"algorithms", "plan", "result", "internal/input", "internal/redisconf", "internal/suggest"},
+	// Presentation reads results and the verdict, nothing that runs.
+	"report":      {"result", "verdict"},
+	"report/html": {"report", "result", "verdict"},
+	// Getting a Redis.
+	"internal/redisenv":  {"internal/redisconf", "internal/input"},
+	"internal/redisconf": {"internal/input"},
+}
+
+// TestImportsRunOneWay reads every package's imports and holds each to its
+// row of allowed; a package that imports the command is refused too.
+func TestImportsRunOneWay(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	imports := packageImports(t, root)
+	for _, pkg := range []string{"workload", "internal/audit", "internal/faults", "internal/probe", "plan", "report"} {
+		if _, ok := imports[pkg]; !ok {
+			t.Fatalf("package %s not found under %s: the test reads the wrong tree", pkg, root)
+		}
+	}
+	for _, v := range violations(imports) {
+		t.Error(v)
+	}
+}
+
+// violations says which of imports break the rules.
+func violations(imports map[string][]string) []string {
+	var out []string
+	for pkg, deps := range imports {
+		for _, dep := range deps {
+			if strings.HasPrefix(dep, "cmd/") {
+				out = append(out, pkg+" imports the command "+dep)
+			}
+			if ok, listed := allowed[pkg]; listed && !slices.Contains(ok, dep) {
+				out = append(out, pkg+" imports "+dep+"; it may import only "+strings.Join(ok, ", "))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// packageImports maps each package of the module under root (but the
+// tools, modules of their own, and testdata) to the module packages its
+// non-test files import.
+func packageImports(t *testing.T, root string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "tools" || name == "results") {
+			return filepath.SkipDir
+		}
+		p, err := build.ImportDir(path, 0)
+		if err != nil {
+			return nil // no Go files
+		}
+		rel, _ := filepath.Rel(root, path)
+		var deps []string
+		for _, imp := range p.Imports {
+			if dep, ok := strings.CutPrefix(imp, module); ok {
+				deps = append(deps, dep)
+			}
+		}
+		sort.Strings(deps)
+		out[filepath.ToSlash(rel)] = deps
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestViolationsAreCaught: the engine reading a profile, the audit
+// reaching into the faults, and anything importing the command are each
+// caught; a tree that keeps the rules has none.
+func TestViolationsAreCaught(t *testing.T) {
+	bad := map[string][]string{
+		"workload":       {"plan", "profile"},
+		"internal/audit": {"internal/event", "internal/faults"},
+		"report":         {"cmd/rlbench"},
+	}
+	if got := violations(bad); len(got) != 4 {
+		t.Errorf("caught %d of 4 broken rules: %q", len(got), got)
+	}
+	if got := violations(map[string][]string{"workload": {"plan", "internal/audit"}, "cmd/rlbench": {"workload"}}); len(got) != 0 {
+		t.Errorf("rules kept, yet: %q", got)
+	}
+}
