@@ -171,9 +171,9 @@ func (d *Declaration) Bind(rdb Redis, p Policy, scenario string) (Limiter, error
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", d.Name, err)
 		}
-		l.fn = fn
+		l.fn, l.callee = fn, fn
 	} else {
-		l.script = NewScript(d.Name, d.Script)
+		l.callee = NewScript(d.Name, d.Script)
 	}
 	if d.Exact() {
 		return &declaredExact{l}, nil
@@ -191,8 +191,10 @@ type Declared struct {
 	usesRequestID bool
 	usesNow       bool
 	requestIDs    atomic.Uint64
-	script        *Script
-	fn            *Function
+	// callee is what a decision calls: the script, or the function fn
+	// (nil for a script).
+	callee callee
+	fn     *Function
 
 	matchOnce sync.Once
 	matchers  []*regexp.Regexp
@@ -205,6 +207,21 @@ var (
 	_ ServerCommander = (*Declared)(nil)
 	_ WindowProber    = (*Declared)(nil)
 	_ Auditable       = (*declaredExact)(nil)
+)
+
+// callee is what a declared limiter calls on the server: a *Script or a
+// *Function, each loaded again (counted) when the server lost it.
+type callee interface {
+	lossy
+	Run(ctx context.Context, rdb Redis, keys []string, args ...any) (any, error)
+	Reload(ctx context.Context, rdb Redis) error
+	Reloads() int64
+	AppendCommand(dst []any, keys []string, args ...any) []any
+}
+
+var (
+	_ callee = (*Script)(nil)
+	_ callee = (*Function)(nil)
 )
 
 // declaredExact is a declared limiter whose decisions the audit replays
@@ -224,12 +241,7 @@ func (l *Declared) Name() string { return l.decl.Name }
 func (l *Declared) Policy() Policy { return l.policy }
 
 // Load implements Limiter: SCRIPT LOAD, or FUNCTION LOAD.
-func (l *Declared) Load(ctx context.Context) error {
-	if l.fn != nil {
-		return l.fn.Load(ctx, l.rdb)
-	}
-	return l.script.Load(ctx, l.rdb)
-}
+func (l *Declared) Load(ctx context.Context) error { return l.callee.Load(ctx, l.rdb) }
 
 // Unload removes what Load put on the server and would otherwise outlive
 // the run: a Functions library Load created (scripts live in the script
@@ -243,12 +255,7 @@ func (l *Declared) Unload(ctx context.Context) error {
 
 // NoScriptReloads implements Limiter: reloads after NOSCRIPT, or after the
 // server lost the function.
-func (l *Declared) NoScriptReloads() int64 {
-	if l.fn != nil {
-		return l.fn.Reloads()
-	}
-	return l.script.Reloads()
-}
+func (l *Declared) NoScriptReloads() int64 { return l.callee.Reloads() }
 
 // ServerCommand implements ServerCommander.
 func (l *Declared) ServerCommand() string {
@@ -308,10 +315,7 @@ func (l *Declared) expandKeys(namespace string, v *requestVars) []string {
 // the key rlbench:r1:co:steady:checkout:{42}.
 func (l *Declared) Allow(ctx context.Context, key string) (Decision, error) {
 	keys, args := l.call(key)
-	if l.fn != nil {
-		return l.Decide(l.fn.Run(ctx, l.rdb, keys, args...))
-	}
-	return l.Decide(l.script.Run(ctx, l.rdb, keys, args...))
+	return l.Decide(l.callee.Run(ctx, l.rdb, keys, args...))
 }
 
 // call is the keys and arguments of the call deciding the identity key:

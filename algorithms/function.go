@@ -17,7 +17,7 @@ type Function struct {
 	name    string
 	library string
 	src     string
-	reloads atomic.Int64
+	reloads reloads
 	// created says the library was loaded by this Function, so Unload may
 	// delete it: a library someone else loaded stays.
 	created atomic.Bool
@@ -65,7 +65,7 @@ func (f *Function) Source() string { return f.src }
 
 // Reloads counts the times Run found the function missing and loaded the
 // library again.
-func (f *Function) Reloads() int64 { return f.reloads.Load() }
+func (f *Function) Reloads() int64 { return f.reloads.count() }
 
 // Load sends the library with FUNCTION LOAD and checks it registers the
 // function; on a cluster, to every master. A library of the same name
@@ -130,14 +130,9 @@ func (f *Function) find(ctx context.Context, rdb Redis, withCode bool) (redis.Li
 // (after FUNCTION FLUSH, a restart or a failover) is not fatal: the library
 // is loaded again, the reload counted, and the call retried once.
 func (f *Function) Run(ctx context.Context, rdb Redis, keys []string, args ...any) (any, error) {
-	v, err := rdb.FCall(ctx, f.name, keys, args...).Result()
-	if !f.Lost(err) {
-		return v, err
-	}
-	if err := f.Reload(ctx, lostOn(ctx, rdb, keys)); err != nil {
-		return nil, err
-	}
-	return rdb.FCall(ctx, f.name, keys, args...).Result()
+	return f.reloads.run(ctx, f, rdb, keys, func() (any, error) {
+		return rdb.FCall(ctx, f.name, keys, args...).Result()
+	})
 }
 
 // Lost reports whether err says the server no longer has the function
@@ -148,10 +143,7 @@ func (f *Function) Lost(err error) bool {
 
 // Reload loads the library again after the server lost it, and counts the
 // reload.
-func (f *Function) Reload(ctx context.Context, rdb Redis) error {
-	f.reloads.Add(1)
-	return f.Load(ctx, rdb)
-}
+func (f *Function) Reload(ctx context.Context, rdb Redis) error { return f.reloads.reload(ctx, f, rdb) }
 
 // AppendCommand appends to dst the FCALL of the function on keys with
 // args, as go-redis sends it: to queue in a pipeline.

@@ -73,10 +73,7 @@ func (s *scripted) Reload(ctx context.Context) error { return s.script.Reload(ct
 // the function, with the keys and arguments the templates make for key.
 func (l *Declared) AppendCommand(dst []any, key string) []any {
 	keys, args := l.call(key)
-	if l.fn != nil {
-		return l.fn.AppendCommand(dst, keys, args...)
-	}
-	return l.script.AppendCommand(dst, keys, args...)
+	return l.callee.AppendCommand(dst, keys, args...)
 }
 
 // Decide implements Pipelined: the reply read by the declared layout. A
@@ -97,20 +94,10 @@ func (l *Declared) Decide(reply any, err error) (Decision, error) {
 }
 
 // Lost implements Pipelined: NOSCRIPT, or a function the server lost.
-func (l *Declared) Lost(err error) bool {
-	if l.fn != nil {
-		return l.fn.Lost(err)
-	}
-	return l.script.Lost(err)
-}
+func (l *Declared) Lost(err error) bool { return l.callee.Lost(err) }
 
 // Reload implements Pipelined.
-func (l *Declared) Reload(ctx context.Context) error {
-	if l.fn != nil {
-		return l.fn.Reload(ctx, l.rdb)
-	}
-	return l.script.Reload(ctx, l.rdb)
-}
+func (l *Declared) Reload(ctx context.Context) error { return l.callee.Reload(ctx, l.rdb) }
 
 // CanPipeline reports whether the registered limiter name decides in one
 // command, so that a profile's pipeline sends its requests in batches.

@@ -6,7 +6,6 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
-	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -51,7 +50,7 @@ type Script struct {
 	// shaArg is sha as a command argument, boxed once, so that queueing a
 	// call allocates nothing for it.
 	shaArg  any
-	reloads atomic.Int64
+	reloads reloads
 }
 
 // NewScript wraps Lua source that keeps the limiter reply contract, to be
@@ -71,7 +70,7 @@ func (s *Script) Source() string { return s.src }
 func (s *Script) SHA1() string { return s.sha }
 
 // Reloads counts the NOSCRIPT replies that made Run load the script again.
-func (s *Script) Reloads() int64 { return s.reloads.Load() }
+func (s *Script) Reloads() int64 { return s.reloads.count() }
 
 // Load sends the script with SCRIPT LOAD, so the timed part of a run only
 // ever calls EVALSHA. go-redis's cluster client sends it to every node.
@@ -90,14 +89,9 @@ func (s *Script) Load(ctx context.Context, rdb Redis) error {
 // script is loaded again on the server that lost it, the reload counted,
 // and the call retried once.
 func (s *Script) Run(ctx context.Context, rdb Redis, keys []string, args ...any) (any, error) {
-	v, err := rdb.EvalSha(ctx, s.sha, keys, args...).Result()
-	if !s.Lost(err) {
-		return v, err
-	}
-	if err := s.Reload(ctx, lostOn(ctx, rdb, keys)); err != nil {
-		return nil, err
-	}
-	return rdb.EvalSha(ctx, s.sha, keys, args...).Result()
+	return s.reloads.run(ctx, s, rdb, keys, func() (any, error) {
+		return rdb.EvalSha(ctx, s.sha, keys, args...).Result()
+	})
 }
 
 // Lost reports whether err is the server's NOSCRIPT: it no longer has the
@@ -109,10 +103,7 @@ func (s *Script) Lost(err error) bool {
 
 // Reload loads the script again after the server lost it, and counts the
 // reload.
-func (s *Script) Reload(ctx context.Context, rdb Redis) error {
-	s.reloads.Add(1)
-	return s.Load(ctx, rdb)
-}
+func (s *Script) Reload(ctx context.Context, rdb Redis) error { return s.reloads.reload(ctx, s, rdb) }
 
 // AppendCommand appends to dst the EVALSHA call of the script on keys with
 // args, as go-redis sends it: to queue in a pipeline.

@@ -91,13 +91,9 @@ func clusterOptions(o Options) (*redis.ClusterOptions, error) {
 	}
 	if useTLS {
 		// No server name: each node's is its own host (see tlsDialer).
-		copts.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: o.TLSInsecure} //nolint:gosec // opt-in for test servers
-		if o.TLSCAFile != "" {
-			pool, err := redisconf.LoadCA(o.TLSCAFile)
-			if err != nil {
-				return nil, fmt.Errorf("redis TLS CA file %w", err)
-			}
-			copts.TLSConfig.RootCAs = pool
+		copts.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+		if err := o.trust(copts.TLSConfig); err != nil {
+			return nil, err
 		}
 	}
 	return copts, nil
@@ -109,26 +105,11 @@ func clusterOptions(o Options) (*redis.ClusterOptions, error) {
 // within a few seconds, naming the addresses, when the cluster cannot be
 // reached, and refuses a node older than MinVersion.
 func (e *Env) connectCluster(ctx context.Context, copts *redis.ClusterOptions, o Options) error {
-	copts.DialTimeout = o.timeout()
-	copts.ReadTimeout = o.timeout()
-	copts.WriteTimeout = o.timeout()
-	copts.ContextTimeoutEnabled = true
-	copts.MaxRetries = -1
-	copts.DialerRetries = 1
-	copts.DisableIdentity = true
-	copts.Protocol = 2
+	newClientSettings(o, copts.TLSConfig).setOnCluster(copts)
 	copts.MaxRedirects = clusterMaxRedirects
 	// Keys go to their slot's master and keyless commands to any master;
 	// what must reach every node, rlbench sends to every node itself.
 	copts.DisableRoutingPolicies = true
-	if o.PoolSize > 0 {
-		copts.PoolSize = o.PoolSize
-	}
-	if copts.TLSConfig == nil {
-		copts.Dialer = plainDialer(copts.DialTimeout)
-	} else {
-		copts.Dialer = tlsDialer(copts.DialTimeout, copts.TLSConfig)
-	}
 	e.redirects = &Redirections{}
 	hook := clusterHook{counts: e.redirects}
 	copts.NewClient = func(opt *redis.Options) *redis.Client {

@@ -13,29 +13,11 @@ import (
 // result needs to know about the server. It fails within a few seconds, naming
 // the address, when the server cannot be reached.
 func (e *Env) connect(ctx context.Context, ropts *redis.Options, o Options) error {
-	ropts.DialTimeout = o.timeout()
-	ropts.ReadTimeout = o.timeout()
-	ropts.WriteTimeout = o.timeout()
-	ropts.ContextTimeoutEnabled = true
-	// A retry would hide a failure and fold two calls into one latency; a
-	// dial retried five times would make an unreachable server take five
-	// dial timeouts to report.
-	ropts.MaxRetries = -1
-	ropts.DialerRetries = 1
-	ropts.DisableIdentity = true
-	ropts.Protocol = 2
-	if o.PoolSize > 0 {
-		ropts.PoolSize = o.PoolSize
-	}
+	newClientSettings(o, ropts.TLSConfig).setOn(ropts)
 	// Pipelines share the one pool, which a run opens before it is timed:
 	// a pool of their own would dial inside the measurement, and hold
 	// connections beyond the profile's concurrency.
 	ropts.PipelinePoolSize = -1
-	if ropts.TLSConfig == nil {
-		ropts.Dialer = plainDialer(ropts.DialTimeout)
-	} else {
-		ropts.Dialer = tlsDialer(ropts.DialTimeout, ropts.TLSConfig)
-	}
 	e.Client = redis.NewClient(ropts)
 
 	pctx, cancel := context.WithTimeout(ctx, o.timeout()+time.Second)

@@ -96,13 +96,8 @@ func clientOptions(o Options) (*redis.Options, string, error) {
 		ropts.TLSConfig = &tls.Config{ServerName: host, MinVersion: tls.VersionTLS12}
 	}
 	if ropts.TLSConfig != nil {
-		ropts.TLSConfig.InsecureSkipVerify = o.TLSInsecure //nolint:gosec // opt-in for test servers
-		if o.TLSCAFile != "" {
-			pool, err := redisconf.LoadCA(o.TLSCAFile)
-			if err != nil {
-				return nil, "", fmt.Errorf("redis TLS CA file %w", err)
-			}
-			ropts.TLSConfig.RootCAs = pool
+		if err := o.trust(ropts.TLSConfig); err != nil {
+			return nil, "", err
 		}
 	}
 	return ropts, ropts.Addr, nil

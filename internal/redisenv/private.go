@@ -264,7 +264,7 @@ func (p process) end(grace time.Duration) error {
 func waitGroupGone(pgid int, timeout time.Duration) bool {
 	deadline := time.Now().Add(timeout)
 	for {
-		if !groupRunning(pgid) {
+		if !GroupRunning(pgid) {
 			return true
 		}
 		if time.Now().After(deadline) {

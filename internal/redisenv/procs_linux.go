@@ -56,8 +56,15 @@ func processes() []int {
 	return pids
 }
 
-// groupRunning reports whether any process of group pgid still runs.
-func groupRunning(pgid int) bool {
+// ProcessRunning reports whether pid is a running process: one that
+// exists and has not ended (see procStat.running).
+func ProcessRunning(pid int) bool {
+	st, ok := readProcStat(pid)
+	return ok && st.running()
+}
+
+// GroupRunning reports whether any process of group pgid still runs.
+func GroupRunning(pgid int) bool {
 	for _, pid := range processes() {
 		if st, ok := readProcStat(pid); ok && st.pgrp == pgid && st.running() {
 			return true
@@ -76,17 +83,14 @@ func processIdentity(pid int) string {
 	return strconv.FormatUint(st.startTime, 10)
 }
 
-// processesIn lists the running processes whose working directory is dir:
+// ProcessesIn lists the running processes whose working directory is dir:
 // redis-server changes into the directory its --dir names, so these are
 // servers started there.
-func processesIn(dir string) []int {
+func ProcessesIn(dir string) []int {
 	var out []int
 	for _, pid := range processes() {
 		cwd, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "cwd"))
-		if err != nil || cwd != dir {
-			continue
-		}
-		if st, ok := readProcStat(pid); ok && st.running() {
+		if err == nil && cwd == dir && ProcessRunning(pid) {
 			out = append(out, pid)
 		}
 	}

@@ -7,8 +7,12 @@ import (
 	"syscall"
 )
 
-// groupRunning reports whether any process of group pgid still exists.
-func groupRunning(pgid int) bool { return syscall.Kill(-pgid, 0) == nil }
+// ProcessRunning reports whether pid exists (without /proc, a process
+// that ended but was not reaped cannot be told from one that runs).
+func ProcessRunning(pid int) bool { return syscall.Kill(pid, 0) != syscall.ESRCH }
+
+// GroupRunning reports whether any process of group pgid still exists.
+func GroupRunning(pgid int) bool { return syscall.Kill(-pgid, 0) == nil }
 
 // processIdentity is the pid itself when the process exists (without
 // /proc, a later process with the same pid cannot be told apart), and ""
@@ -29,6 +33,6 @@ func processGroup(pid int) int {
 	return pgid
 }
 
-// processesIn cannot tell which processes work in a directory without
+// ProcessesIn cannot tell which processes work in a directory without
 // /proc: it finds none.
-func processesIn(string) []int { return nil }
+func ProcessesIn(string) []int { return nil }

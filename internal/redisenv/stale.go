@@ -84,7 +84,7 @@ func RemoveStaleDirs(tmp string) []string {
 // groupWorksIn reports whether a running process of group pgid has dir as
 // its working directory.
 func groupWorksIn(pgid int, dir string) bool {
-	for _, pid := range processesIn(dir) {
+	for _, pid := range ProcessesIn(dir) {
 		if processGroup(pid) == pgid {
 			return true
 		}
