@@ -477,3 +477,182 @@ func mergeReference(out *Run, parts []*Run) (*Eviction, *Reference, *Relative) {
 	out.Reference = &ref
 	return ev, &ref, NewRelative(out, first.Relative.ServerCost)
 }
+
+// mergeRunsByRules merges one algorithm/scenario's runs of the segments by
+// the rules.
+func mergeRunsByRules(parts []*Run, segments int) (Run, error) {
+	m := newMerging(parts[0], parts)
+	m.segments = segments
+	if err := m.run(func(r rule) combiner { return r.segments }); err != nil {
+		return Run{}, err
+	}
+	return *m.out, nil
+}
+
+// histogram merges the segments' HDR histograms at path exactly, and puts
+// the merged histogram's digest at digest.
+func histogram(digest string) combiner {
+	return combiner{name: "histograms merged", apply: func(m *merging, path string) error {
+		merged := NewHistogram()
+		for _, p := range m.parts {
+			v, _ := locate(p, path)
+			if v.String() == "" {
+				continue
+			}
+			d, err := hdrhistogram.Decode([]byte(v.String()))
+			if err != nil {
+				return &HistogramError{Run: p.Key(), Field: path, Err: err}
+			}
+			merged.Merge(d)
+		}
+		enc, err := EncodeHistogram(merged)
+		if err != nil {
+			return err
+		}
+		h, _ := locate(m.out, path)
+		h.SetString(enc)
+		d, _ := locate(m.out, digest)
+		d.Set(reflect.ValueOf(Digest(merged)))
+		return nil
+	}}
+}
+
+// Combiners of segments for one section each.
+var (
+	// digested is the digest the section's histogram row writes.
+	digested = combiner{name: "the merged histogram's digest", whole: true}
+	// highestDigest combines digests that have no histogram: counts add
+	// up, the mean is weighted by them, each percentile is the highest of
+	// any segment's.
+	highestDigest = combiner{name: "the highest percentiles", whole: true, apply: func(m *merging, path string) error {
+		v, _ := locate(m.out, path)
+		v.Set(reflect.ValueOf(highestLatency(m.parts, func(r *Run) Latency {
+			l, _ := locate(r, path)
+			return l.Interface().(Latency)
+		})))
+		if len(m.parts) > 1 {
+			m.notes = append(m.notes, mergedLatencyNote)
+		}
+		return nil
+	}}
+	addSeconds = combiner{name: "seconds added", whole: true, apply: func(m *merging, _ string) error {
+		m.out.Series = mergeSeries(m.parts)
+		return nil
+	}}
+	addBins = combiner{name: "bins added", whole: true, apply: func(m *merging, _ string) error {
+		m.out.Timeline = mergeTimelines(m.parts)
+		return nil
+	}}
+	edgeCurves = combiner{name: "edge curves combined", whole: true, apply: func(m *merging, _ string) error {
+		m.out.Edge = mergeEdges(m.parts)
+		return nil
+	}}
+	errorsByKind = combiner{name: "added by kind", whole: true, apply: func(m *merging, _ string) error {
+		m.out.Errors = mergeErrors(m.parts)
+		return nil
+	}}
+	clusterOfFirst = combiner{name: "the first's, redirections added", whole: true, apply: func(m *merging, _ string) error {
+		m.out.Cluster = mergeClusters(m.parts)
+		return nil
+	}}
+	// generatorWaitedLongest keeps the figures of the segment whose process
+	// waited longest for a CPU.
+	generatorWaitedLongest = combiner{name: "the segment that waited longest", whole: true, apply: func(m *merging, _ string) error {
+		m.out.Generator = nil
+		for _, p := range m.parts {
+			if p.Generator != nil && (m.out.Generator == nil || p.Generator.CPUWaitShare > m.out.Generator.CPUWaitShare) {
+				m.out.Generator = clonePointer(p.Generator)
+			}
+		}
+		return nil
+	}}
+	// auditCoverage is the share of the merged run's decisions the merged
+	// audit replayed.
+	auditCoverage = combiner{name: "audited decisions over decisions", apply: func(m *merging, _ string) error {
+		if a := m.out.Audit; a != nil {
+			a.Coverage = 0
+			if d := m.out.Requests.Decisions(); d > 0 {
+				a.Coverage = min(float64(a.Decisions)/float64(d), 1)
+			}
+		}
+		return nil
+	}}
+	// meanBatch is every pipelined segment's requests over their batches.
+	meanBatch = combiner{name: "requests over batches", apply: func(m *merging, _ string) error {
+		out := m.out.Pipeline
+		if out == nil || out.Batches <= 0 {
+			return nil
+		}
+		var sent int64
+		for _, p := range m.parts {
+			if p.Pipeline != nil {
+				sent += p.Requests.Sent
+			}
+		}
+		out.MeanBatch = float64(sent) / float64(out.Batches)
+		return nil
+	}}
+	// bytesPerIdentity divides the one reading of used_memory by every
+	// segment's identities, with a note.
+	bytesPerIdentity = combiner{name: "used memory over every identity", apply: func(m *merging, _ string) error {
+		if out := m.out.Memory; out != nil && out.Identities > 0 && out.UsedMemoryDeltaBytes != 0 {
+			out.BytesPerIdentity = float64(out.UsedMemoryDeltaBytes-out.ClientBuffersDeltaBytes) / float64(out.Identities)
+			out.Notes = append(slices.Clone(out.Notes), mergedMemoryNote)
+		}
+		return nil
+	}}
+	// serverNoted keeps the first segment's server figures, with a note.
+	serverNoted = combiner{name: "the first's, noted", whole: true, apply: func(m *merging, _ string) error {
+		if s := m.out.Server; s != nil {
+			s.Note = strings.TrimPrefix(strings.Join([]string{s.Note, mergedServerNote}, "; "), "; ")
+		}
+		return nil
+	}}
+	// referenceOfFirst keeps the first segment's reference, when it has
+	// figures relative to it.
+	referenceOfFirst = combiner{name: "the first's", whole: true, apply: func(m *merging, _ string) error {
+		if first := m.parts[0]; first.Reference == nil || first.Relative == nil {
+			m.out.Reference = nil
+		}
+		return nil
+	}}
+	// relativeToReference divides the merged figures by the merged
+	// reference, with the first segment's server cost ratio.
+	relativeToReference = combiner{name: "over the merged reference", whole: true, apply: func(m *merging, _ string) error {
+		m.out.Relative = nil
+		if m.out.Reference != nil && m.parts[0].Relative != nil {
+			m.out.Relative = NewRelative(m.out, m.parts[0].Relative.ServerCost)
+		}
+		return nil
+	}}
+	// segmentNotes are the first segment's note, then each other
+	// segment's and what merging could not do exactly, each once.
+	segmentNotes = combiner{name: "every segment's, each once", apply: func(m *merging, _ string) error {
+		var notes []string
+		if len(m.parts) < m.segments {
+			notes = append(notes, fmt.Sprintf("only %d of %d segments have this run", len(m.parts), m.segments))
+		}
+		for _, p := range m.parts {
+			if p.Note != "" && p != m.parts[0] {
+				notes = append(notes, p.Note)
+			}
+			if p.Repeats != nil {
+				notes = append(notes, "repetitions are not merged across segments: each segment's figures are its median repetition")
+			}
+		}
+		var kept []string
+		for _, n := range append(append([]string{m.parts[0].Note}, notes...), m.notes...) {
+			if n != "" && !slices.Contains(kept, n) {
+				kept = append(kept, n)
+			}
+		}
+		m.out.Note = strings.Join(kept, "; ")
+		return nil
+	}}
+	// dropped leaves the section out of a merged run.
+	dropped = combiner{name: "dropped", whole: true, apply: func(m *merging, path string) error {
+		v, _ := locate(m.out, path)
+		v.SetZero()
+		return nil
+	}}
+)

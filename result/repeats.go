@@ -152,3 +152,29 @@ func Median(vs []float64) float64 {
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
+
+// mergeRepeatsByRules folds the repetitions by the rules.
+func mergeRepeatsByRules(reps []Run) Run {
+	if len(reps) == 1 {
+		return reps[0]
+	}
+	parts := make([]*Run, len(reps))
+	for i := range reps {
+		parts[i] = &reps[i]
+	}
+	byP99 := slices.Clone(parts)
+	slices.SortStableFunc(byP99, func(a, b *Run) int { return int(a.LatencyUs.P99 - b.LatencyUs.P99) })
+	m := newMerging(byP99[len(byP99)/2], parts)
+	if err := m.run(func(r rule) combiner { return r.repeats }); err != nil {
+		// Only combiners of segments read what can fail to decode.
+		panic(err)
+	}
+	return *m.out
+}
+
+// repetitionValues keeps every repetition's value of the fields that take
+// their median or their worst.
+var repetitionValues = combiner{name: "every repetition's values", whole: true, apply: func(m *merging, _ string) error {
+	m.out.Repeats = &Repeats{Count: len(m.parts), Values: m.values}
+	return nil
+}}
