@@ -61,97 +61,108 @@ func (m *merging) run(which func(rule) combiner) error {
 	return nil
 }
 
-// rules is how each field of a run combines. The merged run keeps the
-// base's value (the median repetition's, the first segment's) of every
-// field whose rule says kept.
+// rules is how each field of a run combines across repetitions and across
+// segments, one row per field or per section that combines as a unit. The
+// merged run starts as a copy of its base (the median repetition by p99, or
+// the first segment), so a field whose rule is keep is the base's: within
+// a section firstPresent copied, the first segment's that has one.
 //
-// Rows run in order, so a figure derived from others (coverage, the mean
-// batch, bytes per identity, the relative figures, the note) comes after
-// the rows of what it is derived from. A row on a section (a struct) whose
-// combiner is whole covers every field under it but those with a row of
-// their own; inSection defers to it. Every field has a rule, both ways:
-// TestEveryFieldHasARule checks it.
+// Rows run in order: a figure derived from others (the audit's coverage,
+// the mean batch, bytes per identity, the relative figures, the note) comes
+// after the rows of what it is derived from. A section's row whose combiner
+// is whole speaks for every field under it but those with a row of their
+// own (inSection defers to it); byField and firstPresent are not whole, so
+// each field of such a section has its row, both ways. TestEveryFieldHasARule checks that every
+// field has a rule both ways.
 var rules = []rule{
-	// What ran: every repetition and segment ran this algorithm in this
-	// scenario.
-	{"algorithm", keep, keep},
-	{"scenario", keep, keep},                                               // the same scenario, by the run's key
-	{"shape", keep, keep},                                                  // one scenario has one shape
-	{"scenario_group", keep, keep},                                         // the scenario's name as written, shared
-	{"policy_group", keep, keep},                                           // likewise
-	{"params", keep, keep},                                                 // one profile, one scenario: the same parameters
-	{"params.concurrency", keep, sum},                                      // each segment ran its own workers side by side
-	{"identities", keep, keep},                                             // the scenario's identities, which every segment names alike
-	{"requests", sum, sum},                                                 // every repetition's and segment's requests were made: counts add up
-	{"rate.target_per_s", keep, sum},                                       // a repetition offered the same rate; segments offered theirs side by side
-	{"rate.achieved_per_s", median, sum},                                   // machine noise across repetitions; segments sent side by side
-	{"elapsed_s", keep, highest},                                           // segments ran together: the longest issuing window spans them all
-	{"max_lag_us", keep, highest},                                          // the furthest behind any segment fell
-	{"generator", keep, generatorWaitedLongest},                            // the process starved of CPU the most speaks for the load
-	{"incomplete", anyOf, anyOf},                                           // one repetition or segment cut short leaves the merged run short
-	{"latency_hdr", keep, histogram("latency_us")},                         // HDR histograms merge exactly, and are digested again
+	// What ran: every part ran this algorithm in this scenario of one
+	// profile.
+	{"algorithm", keep, keep},         // the run's key, the same in every part
+	{"scenario", keep, keep},          // likewise
+	{"shape", keep, keep},             // one scenario has one shape
+	{"scenario_group", keep, keep},    // the scenario's name as written, one for every part
+	{"policy_group", keep, keep},      // likewise
+	{"params", keep, keep},            // one profile, so the same parameters
+	{"params.concurrency", keep, sum}, // each segment's process ran its own workers beside the others'
+	{"identities", keep, keep},        // the scenario's identities, which every segment states alike
+
+	// Traffic. Every repetition's and every segment's requests were made,
+	// so counts add up; segments ran side by side, so rates add up too,
+	// where a repetition's rate is one draw of the same figure.
+	{"requests", sum, sum},                      // counts, each field of them
+	{"rate.target_per_s", keep, sum},            // repetitions offered one rate; segments theirs side by side
+	{"rate.achieved_per_s", median, sum},        // machine noise across repetitions
+	{"elapsed_s", keep, highest},                // segments ran together: the longest window spans them all
+	{"max_lag_us", keep, highest},               // the furthest behind any segment fell
+	{"generator", keep, generatorWaitedLongest}, // the process starved of CPU the most speaks for the load
+	{"incomplete", anyOf, anyOf},                // one part cut short leaves the merged run short
+
+	// Latency. HDR histograms of segments merge exactly and are digested
+	// again; a repetition's histogram goes with its count. Percentiles
+	// move with machine noise, so repetitions report their median.
+	{"latency_hdr", keep, histogram("latency_us")},                         // merged exactly; writes latency_us
 	{"latency_uncorrected_hdr", keep, histogram("latency_uncorrected_us")}, // likewise, from each call's send
-	// The digests: percentiles move with machine noise, so repetitions
-	// report the median (the count is the median repetition's, with its
-	// histogram); segments digest the merged histogram.
-	{"latency_us", keep, digested},
-	{"latency_us.p50", median, inSection},  // noise: the median repetition's figure would be one draw
-	{"latency_us.p90", median, inSection},  // likewise
-	{"latency_us.p99", median, inSection},  // likewise; the base is already the median by it
-	{"latency_us.p999", median, inSection}, // likewise
-	{"latency_us.max", median, inSection},  // likewise
-	{"latency_us.mean", median, inSection}, // likewise
-	{"latency_uncorrected_us", keep, digested},
-	{"latency_uncorrected_us.p50", median, inSection},  // noise, as latency_us
-	{"latency_uncorrected_us.p90", median, inSection},  // likewise
-	{"latency_uncorrected_us.p99", median, inSection},  // likewise
-	{"latency_uncorrected_us.p999", median, inSection}, // likewise
-	{"latency_uncorrected_us.max", median, inSection},  // likewise
-	{"latency_uncorrected_us.mean", median, inSection}, // likewise
-	{"latency_allowed_us", keep, highestDigest},        // no histogram to merge: the highest percentiles, with a note
-	{"latency_denied_us", keep, highestDigest},         // likewise
-	{"series", keep, addSeconds},                       // one repetition's seconds are a curve; segments started together, so their seconds add
-	{"timeline", keep, addBins},                        // likewise, bin by bin at the widest bin
-	{"edge", keep, edgeCurves},                         // one repetition's curve; segments' identities are disjoint: the most of any, the mean by identities
-	{"errors", keep, errorsByKind},                     // one repetition's errors go with its requests; segments' add up by kind
+	{"latency_us", keep, digested},                                         // the digest of latency_hdr
+	{"latency_us.p50", median, inSection},                                  // noise
+	{"latency_us.p90", median, inSection},                                  // noise
+	{"latency_us.p99", median, inSection},                                  // noise (the base is the median by it)
+	{"latency_us.p999", median, inSection},                                 // noise
+	{"latency_us.max", median, inSection},                                  // noise
+	{"latency_us.mean", median, inSection},                                 // noise
+	{"latency_uncorrected_us", keep, digested},                             // the digest of latency_uncorrected_hdr
+	{"latency_uncorrected_us.p50", median, inSection},                      // noise
+	{"latency_uncorrected_us.p90", median, inSection},                      // noise
+	{"latency_uncorrected_us.p99", median, inSection},                      // noise
+	{"latency_uncorrected_us.p999", median, inSection},                     // noise
+	{"latency_uncorrected_us.max", median, inSection},                      // noise
+	{"latency_uncorrected_us.mean", median, inSection},                     // noise
+	{"latency_allowed_us", keep, highestDigest},                            // no histogram to merge: the highest percentiles, noted
+	{"latency_denied_us", keep, highestDigest},                             // likewise
 
-	// The audit. Repetitions: a correctness finding in any repetition is
-	// real, not noise, so those figures are the worst; the rest go with
+	// Curves. A repetition's curves go with its counts; segments started
+	// together on disjoint identities, so theirs add up.
+	{"series", keep, addSeconds},   // second by second
+	{"timeline", keep, addBins},    // bin by bin, at the widest bin
+	{"edge", keep, edgeCurves},     // the most of any, the mean by identities
+	{"errors", keep, errorsByKind}, // by kind, most frequent first
+
+	// The audit. A correctness finding in any repetition is real, not
+	// noise, so repetitions report the worst; the other figures go with
 	// the median repetition. Segments audited disjoint identities: counts
-	// add up, the busiest window is the busiest of any.
-	{"audit", keep, firstPresent},
-	{"audit.identities", keep, sum},               // disjoint identities
-	{"audit.sampled", keep, anyOf},                // one sampled segment makes the audit a sample
-	{"audit.decisions", keep, sum},                // disjoint identities' decisions
-	{"audit.allowed", keep, sum},                  // likewise
-	{"audit.expected_allowed", keep, sum},         // likewise
-	{"audit.model_mismatches", worst, sum},        // a correctness finding; each segment's are its own
-	{"audit.overshoot", worst, sum},               // a correctness finding, summed over identities
-	{"audit.policy_excess", worst, highest},       // the largest excess of any one window
-	{"audit.max_window_admitted", worst, highest}, // the busiest window of any
-	{"audit.bound_window", keep, highest},         // one promise; the highest if segments read it otherwise
-	{"audit.violations", worst, sum},              // identities over the bound, disjoint across segments
-	{"audit.coverage", keep, auditCoverage},       // the merged decisions over the merged requests'
-	{"audit.basis", keep, keep},                   // one limiter, judged one way
-	{"audit.window_ms", keep, keep},               // one declared interval
-	{"audit.timing", keep, firstPresent},
-	{"audit.timing.uncertainty_p50_us", keep, highest},           // the segments' medians are no median of all: the larger to stand behind
+	// add up, a window's figures are the busiest of any.
+	{"audit", byField, firstPresent},                             // a segment without an audit adds nothing to it
+	{"audit.identities", keep, sum},                              // disjoint identities
+	{"audit.sampled", keep, anyOf},                               // one sample makes the whole a sample
+	{"audit.decisions", keep, sum},                               // the disjoint identities' decisions
+	{"audit.allowed", keep, sum},                                 // likewise
+	{"audit.expected_allowed", keep, sum},                        // likewise
+	{"audit.model_mismatches", worst, sum},                       // a finding; each segment found its own
+	{"audit.overshoot", worst, sum},                              // a finding, summed over identities
+	{"audit.policy_excess", worst, highest},                      // a finding of one window: the busiest
+	{"audit.max_window_admitted", worst, highest},                // a finding of one window: the busiest
+	{"audit.bound_window", keep, highest},                        // one promise; the highest should segments state it otherwise
+	{"audit.violations", worst, sum},                             // a finding, counted in identities
+	{"audit.coverage", keep, auditCoverage},                      // the merged audit's decisions over the merged run's
+	{"audit.basis", keep, keep},                                  // one limiter, judged one way
+	{"audit.window_ms", keep, keep},                              // one declared interval
+	{"audit.timing", byField, firstPresent},                      // present when any segment judged on client times
+	{"audit.timing.uncertainty_p50_us", keep, highest},           // medians of parts are no median of all: the larger to stand behind
 	{"audit.timing.uncertainty_max_us", keep, highest},           // the largest of any
-	{"audit.timing.max_window_admitted_possible", keep, highest}, // the busiest possible window of any
-	{"audit.reply", keep, firstPresent},
-	{"audit.reply.remaining_checked", keep, sum},      // checked replies of disjoint identities
-	{"audit.reply.remaining_wrong", worst, sum},       // a correctness finding
-	{"audit.reply.retry_after_checked", keep, sum},    // as remaining_checked
-	{"audit.reply.retry_after_too_early", worst, sum}, // a correctness finding
-	{"audit.vs_exact", keep, firstPresent},
-	{"audit.vs_exact.algorithm", keep, keep},      // one exact algorithm compared with
-	{"audit.vs_exact.decisions", keep, sum},       // disjoint identities' decisions
-	{"audit.vs_exact.differ", keep, sum},          // likewise
-	{"audit.vs_exact.admitted_beyond", keep, sum}, // likewise
-	{"audit.vs_exact.denied_within", keep, sum},   // likewise
+	{"audit.timing.max_window_admitted_possible", keep, highest}, // the busiest window of any
+	{"audit.reply", byField, firstPresent},                       // present when any segment checked replies
+	{"audit.reply.remaining_checked", keep, sum},                 // replies of disjoint identities
+	{"audit.reply.remaining_wrong", worst, sum},                  // a finding
+	{"audit.reply.retry_after_checked", keep, sum},               // replies of disjoint identities
+	{"audit.reply.retry_after_too_early", worst, sum},            // a finding
+	{"audit.vs_exact", byField, firstPresent},                    // present when any segment compared
+	{"audit.vs_exact.algorithm", keep, keep},                     // one exact algorithm to compare with
+	{"audit.vs_exact.decisions", keep, sum},                      // the disjoint identities' decisions
+	{"audit.vs_exact.differ", keep, sum},                         // likewise
+	{"audit.vs_exact.admitted_beyond", keep, sum},                // likewise
+	{"audit.vs_exact.denied_within", keep, sum},                  // likewise
 
-	// How the requests went out: each segment's batches are its own.
-	{"pipeline", keep, firstPresent},
+	// The pipeline: each segment wrote its own batches.
+	{"pipeline", byField, firstPresent},       // a segment that sent nothing has none
 	{"pipeline.depth", keep, keep},            // one profile, one depth
 	{"pipeline.auto", keep, keep},             // likewise
 	{"pipeline.batches", keep, sum},           // every segment's writes
@@ -160,44 +171,46 @@ var rules = []rule{
 	{"pipeline.resent", keep, sum},            // every segment's
 	{"pipeline.note", keep, keep},             // said of the one profile
 
-	// Memory. Keys and identities of segments are disjoint and add up; the
-	// server's used_memory is one reading over the same window, shared.
-	{"memory", keep, firstPresent},
+	// Memory. Segments' keys and identities are disjoint and add up; the
+	// server's used_memory is one reading of the window they shared.
+	{"memory", byField, firstPresent},                                                // a segment whose probes failed has none
 	{"memory.identities", keep, sum},                                                 // disjoint identities
 	{"memory.keys", keep, sum},                                                       // disjoint keys
-	{"memory.used_memory_delta_bytes", keep, keep},                                   // one server, one window: every segment read the same
-	{"memory.bytes_per_identity", median, bytesPerIdentity},                          // noise across repetitions; over every segment's identities, noted as approximate
-	{"memory.memory_usage_sampled_bytes", median, weightedBy("memory.sampled_keys")}, // noise; segments' samples weigh by their size
+	{"memory.used_memory_delta_bytes", keep, keep},                                   // one server, one window
+	{"memory.bytes_per_identity", median, bytesPerIdentity},                          // noise; over every segment's identities, noted as approximate
+	{"memory.memory_usage_sampled_bytes", median, weightedBy("memory.sampled_keys")}, // noise; each sample weighs by its size
 	{"memory.keys_without_ttl", worst, sum},                                          // a leak is a finding; disjoint keys
 	{"memory.keys_outside_prefix", worst, sum},                                       // likewise
-	{"memory.outside_prefix_examples", keep, keep},                                   // a few examples are enough
+	{"memory.outside_prefix_examples", keep, keep},                                   // a few examples say enough
 	{"memory.client_buffers_delta_bytes", keep, keep},                                // one server's reading, as used_memory
 	{"memory.sampled_keys", keep, sum},                                               // every segment's sample
 	{"memory.encodings", keep, sumPerKey},                                            // every segment's sample
-	{"memory.rlbench_peak_heap_bytes", keep, highest},                                // each segment is its own process: the largest
+	{"memory.rlbench_peak_heap_bytes", keep, highest},                                // each segment is a process of its own: the largest
 	{"memory.rlbench_peak_rss_bytes", keep, highest},                                 // likewise
 	{"memory.audit_heap_bytes", keep, highest},                                       // likewise
 	{"memory.notes", keep, keep},                                                     // bytes_per_identity adds its own
-	{"memory.census_failed", keep, keep},                                             // the first reading's census
+	{"memory.census_failed", keep, keep},                                             // said of the reading kept
 	{"memory.skipped", keep, keep},                                                   // likewise
 
-	// The server's figures: segments share the server, so each reading
-	// covers all of them; one is kept, with a note.
-	{"server", keep, serverNoted},
-	{"server.usec_per_call", median, inSection}, // noise across repetitions
+	// The server's figures. Segments share the server, so each reading
+	// covers all of them: one is kept, with a note.
+	{"server", keep, serverNoted},               // the first segment's reading, noted
+	{"server.usec_per_call", median, inSection}, // noise
 
-	{"eviction", keep, firstPresent},
+	// Evictions: segments read the same server's counters.
+	{"eviction", byField, firstPresent},       // a segment that could not read INFO has none
 	{"eviction.policy_before", keep, keep},    // one server
 	{"eviction.policy_after", keep, keep},     // likewise
-	{"eviction.evicted_keys", worst, highest}, // a reset limiter is a finding; segments read the same server's counter
+	{"eviction.evicted_keys", worst, highest}, // a reset limiter is a finding; the most any segment saw
 	{"eviction.expired_keys", worst, highest}, // likewise
-	{"eviction.restarted", anyOf, anyOf},      // a restart any of them saw
-	{"eviction.server_switches", keep, keep},  // the faults one profile scheduled
+	{"eviction.restarted", anyOf, anyOf},      // a restart any part saw
+	{"eviction.server_switches", keep, keep},  // the faults of one profile
 
-	// The reference: noise across repetitions. Each segment measured its
-	// own beside its share of the load; the first's is kept, its
-	// closed-loop throughput added up as the runs' rates are.
-	{"reference", keep, referenceOfFirst},
+	// The reference, and the figures over it: noise across repetitions.
+	// Each segment measured its own beside its share of the load; the
+	// first's is kept, its closed-loop throughput added up as the rates
+	// are, and the merged figures are divided by it again.
+	{"reference", keep, referenceOfFirst},                  // the first segment's, when it has figures over it
 	{"reference.ping_us.p50", median, inSection},           // noise
 	{"reference.ping_us.p99", median, inSection},           // noise
 	{"reference.script_us.p50", median, inSection},         // noise
@@ -211,23 +224,24 @@ var rules = []rule{
 	{"relative.server_cost", median, inSection},            // noise
 	{"relative.throughput", median, inSection},             // noise
 
-	// Faults: one schedule on one server; the first segment's reading.
-	{"faults", keep, keep},
+	// Faults, the cluster and the clock: what one profile did to one
+	// server, or one cluster, which every segment read alike.
+	{"faults", keep, keep},                           // a segmented run refuses faults: one process injects them for the whole load
 	{"faults.policy_excess", worst, inSection},       // a finding of the error policy
 	{"faults.state_lost_admitted", worst, inSection}, // a finding
 	{"faults.max_attempts", worst, inSection},        // a retry storm is a finding
-	{"faults.max_recovery_ms", worst, inSection},     // the slowest recovery
+	{"faults.max_recovery_ms", worst, inSection},     // the slowest recovery is the finding
 	{"faults.unjudged_mismatches", worst, inSection}, // a finding
-	{"cluster", keep, clusterOfFirst},                // one cluster's masters, read alike by every segment; redirections add up
+	{"cluster", keep, clusterOfFirst},                // the first's masters; every segment's redirections
 	{"cluster.busiest_node_share", worst, inSection}, // a hot node is a finding
 	{"clock_offset", keep, keep},                     // one server's clock
 
-	// Repeats is what merging repetitions keeps of them; a segment's
-	// figures are its median repetition's (the note says so).
-	{"repeats", repetitionValues, dropped},
-	// The note, last, so that it can say what the rows above could not
-	// merge exactly.
-	{"note", keep, segmentNotes},
+	// What merging keeps of repetitions; a segment's figures are its
+	// median repetition's, and the note says so.
+	{"repeats", repetitionValues, dropped}, // each repetition's values; not merged across segments
+	// Last, so that it can say what the rows above could not merge
+	// exactly.
+	{"note", keep, segmentNotes}, // the median repetition's; every segment's, each once
 }
 
 // Combiners that apply to any field.
@@ -235,6 +249,9 @@ var (
 	// keep leaves the base's value: the median repetition's, the first
 	// segment's.
 	keep = combiner{name: "kept", whole: true}
+	// byField leaves the base's section, each field of it to its own
+	// rule.
+	byField = combiner{name: "field by field"}
 	// inSection defers to the combiner of the field's section.
 	inSection = combiner{name: "as its section"}
 	// median is the median over the repetitions; Repeats keeps every
@@ -474,6 +491,20 @@ func addNumbers(dst, src reflect.Value) {
 	case dst.CanFloat():
 		dst.SetFloat(dst.Float() + src.Float())
 	}
+}
+
+// addCounts adds every number of src to dst, a struct of counts.
+func addCounts[T any](dst, src *T) {
+	addNumbers(reflect.ValueOf(dst).Elem(), reflect.ValueOf(src).Elem())
+}
+
+// clonePointer copies what p points to.
+func clonePointer[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	return &c
 }
 
 // cloneRun copies run and every struct it points to, so that merging

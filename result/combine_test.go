@@ -44,32 +44,31 @@ func runPaths() map[string]reflect.Type {
 	return out
 }
 
-// ruleFor is the combiner the field at path takes: its own rule's, unless
-// that defers to its section, else that of the nearest section whose
-// combiner is whole.
-func ruleFor(path string, which func(rule) combiner) (combiner, string, bool) {
-	for p := path; p != ""; {
+// hasRule reports whether the field at path has a combiner: its own
+// rule's, unless that defers to its section, or that of the nearest
+// section whose combiner is whole.
+func hasRule(path string, which func(rule) combiner) bool {
+	for p := path; ; {
 		i := slices.IndexFunc(rules, func(r rule) bool { return r.path == p })
 		if i >= 0 {
 			c := which(rules[i])
 			if p == path && c.name != inSection.name || p != path && c.whole {
-				return c, p, true
+				return true
 			}
 		}
 		cut := strings.LastIndex(p, ".")
 		if cut < 0 {
-			break
+			return false
 		}
 		p = p[:cut]
 	}
-	return combiner{}, "", false
 }
 
 // covered reports whether the field at path has a rule, or is a plain
 // struct (not behind a pointer, so present whenever the run is) whose
 // every field has one.
 func covered(path string, t reflect.Type, paths map[string]reflect.Type, which func(rule) combiner) bool {
-	if _, _, ok := ruleFor(path, which); ok {
+	if hasRule(path, which) {
 		return true
 	}
 	if t.Kind() != reflect.Struct {
@@ -89,19 +88,20 @@ func covered(path string, t reflect.Type, paths map[string]reflect.Type, which f
 // cannot be left out of either.
 func TestEveryFieldHasARule(t *testing.T) {
 	paths := runPaths()
-	var check []string
+	numeric := NumericFields()
+	var top, rest []string
 	for p := range paths {
-		if !strings.Contains(p, ".") {
-			check = append(check, p)
+		switch {
+		case slices.Contains(numeric, p):
+		case !strings.Contains(p, "."):
+			top = append(top, p)
+		default:
+			rest = append(rest, p)
 		}
 	}
-	slices.Sort(check)
-	check = append(check, NumericFields()...)
-	for p := range paths {
-		if !slices.Contains(check, p) {
-			check = append(check, p)
-		}
-	}
+	slices.Sort(top)
+	slices.Sort(rest)
+	check := append(append(top, numeric...), rest...)
 	for _, p := range check {
 		for _, d := range dimensions {
 			if !covered(p, paths[p], paths, d.which) {
@@ -112,8 +112,9 @@ func TestEveryFieldHasARule(t *testing.T) {
 }
 
 // TestRulesNameFields: each rule names a field of a run once, and its
-// combiners fit the field: a median or a worst a number, an any a flag, a
-// copy of the first that has one a section behind a pointer.
+// combiners fit the field: a median, a worst or a highest a number, an any
+// a flag, field by field or a copy of the first that has one a section
+// behind a pointer.
 func TestRulesNameFields(t *testing.T) {
 	paths := runPaths()
 	numeric := NumericFields()
@@ -141,9 +142,9 @@ func TestRulesNameFields(t *testing.T) {
 				if ft.Kind() != reflect.Bool {
 					t.Errorf("rule %q takes any of %s, and is not a flag", r.path, d.name)
 				}
-			case firstPresent.name:
+			case byField.name, firstPresent.name:
 				if ft.Kind() != reflect.Pointer || ft.Elem().Kind() != reflect.Struct {
-					t.Errorf("rule %q copies the first of %s that has one, and is not a section behind a pointer", r.path, d.name)
+					t.Errorf("rule %q merges %s %s, and is not a section behind a pointer", r.path, d.name, c.name)
 				}
 			}
 		}
@@ -162,8 +163,8 @@ func TestMergingLeavesThePartsAlone(t *testing.T) {
 			randomFill(rng, reflect.ValueOf(&runs[i]).Elem(), "", hdrs)
 		}
 		before := jsonOf(t, runs)
-		_ = mergeRepeatsByRules(runs)
-		if _, err := mergeRunsByRules(ptrs(runs), len(runs)); err != nil {
+		_ = MergeRepeats(runs)
+		if _, err := mergeRuns(ptrs(runs), len(runs)); err != nil {
 			t.Fatal(err)
 		}
 		if jsonOf(t, runs) != before {

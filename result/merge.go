@@ -23,10 +23,11 @@ const (
 // timelines are summed, latency histograms merged exactly, audit figures
 // combined (each segment audited its own identities), and the server's
 // memory and command figures taken from one segment with a note, since all
-// segments share the server. Results that do not belong together — another
-// profile, seed, segment count or start, a missing or a duplicate segment —
-// are an error that says which. Thresholds and the verdict are left for
-// the caller to evaluate on the merged result.
+// segments share the server; each field of a run combines by its rule in
+// the table MergeRepeats follows too. Results that do not belong together
+// — another profile, seed, segment count or start, a missing or a
+// duplicate segment — are an error that says which. Thresholds and the
+// verdict are left for the caller to evaluate on the merged result.
 func MergeSegments(results []*Result) (*Result, error) {
 	if len(results) == 0 {
 		return nil, errors.New("no results to merge")
@@ -120,367 +121,9 @@ func checkSegments(results []*Result) ([]*Result, error) {
 	return bySegment, nil
 }
 
-// mergeRuns merges one algorithm/scenario's runs of the segments.
+// mergeRuns merges one algorithm/scenario's runs of the segments, each field
+// by its rule.
 func mergeRuns(parts []*Run, segments int) (Run, error) {
-	out := *parts[0]
-	out.Repeats = nil
-	var notes []string
-	if len(parts) < segments {
-		notes = append(notes, fmt.Sprintf("only %d of %d segments have this run", len(parts), segments))
-	}
-	out.Requests = Requests{}
-	out.Rate = RateFigures{}
-	out.Params.Concurrency = 0
-	out.Errors = nil
-	out.Incomplete = false
-	for _, p := range parts {
-		out.Requests.Add(p.Requests)
-		out.Rate.TargetPerS += p.Rate.TargetPerS
-		out.Rate.AchievedPerS += p.Rate.AchievedPerS
-		out.Params.Concurrency += p.Params.Concurrency
-		out.ElapsedS = max(out.ElapsedS, p.ElapsedS)
-		out.MaxLagUs = max(out.MaxLagUs, p.MaxLagUs)
-		// The segment whose process waited longest for a CPU speaks for
-		// the merged run.
-		if p.Generator != nil && (out.Generator == nil || p.Generator.CPUWaitShare > out.Generator.CPUWaitShare) {
-			out.Generator = p.Generator
-		}
-		out.Incomplete = out.Incomplete || p.Incomplete
-		if p.Note != "" && p != parts[0] {
-			notes = append(notes, p.Note)
-		}
-		if p.Repeats != nil {
-			notes = append(notes, "repetitions are not merged across segments: each segment's figures are its median repetition")
-		}
-	}
-	out.Errors = mergeErrors(parts)
-	if err := mergeLatency(&out, parts); err != nil {
-		return Run{}, err
-	}
-	if len(parts) > 1 {
-		notes = append(notes, mergedLatencyNote)
-	}
-	out.Series = mergeSeries(parts)
-	out.Timeline = mergeTimelines(parts)
-	out.Audit = mergeAudits(parts)
-	if out.Audit != nil && out.Requests.Decisions() > 0 {
-		out.Audit.Coverage = min(float64(out.Audit.Decisions)/float64(out.Requests.Decisions()), 1)
-	}
-	out.Pipeline = mergePipelines(parts)
-	out.Edge = mergeEdges(parts)
-	out.Memory, notes = mergeMemory(parts, notes)
-	if out.Server != nil {
-		s := *out.Server
-		s.Note = strings.TrimPrefix(strings.Join([]string{s.Note, mergedServerNote}, "; "), "; ")
-		out.Server = &s
-	}
-	out.Eviction, out.Reference, out.Relative = mergeReference(&out, parts)
-	out.Cluster = mergeClusters(parts)
-	var kept []string
-	for _, n := range append([]string{parts[0].Note}, notes...) {
-		if n != "" && !slices.Contains(kept, n) {
-			kept = append(kept, n)
-		}
-	}
-	out.Note = strings.Join(kept, "; ")
-	return out, nil
-}
-
-// mergeLatency merges the histograms exactly and digests them again; the
-// allowed and denied digests, which have no histogram, take the highest of
-// the segments' figures.
-func mergeLatency(out *Run, parts []*Run) error {
-	for _, h := range []struct {
-		field  string
-		src    func(*Run) string
-		dst    *string
-		digest *Latency
-	}{
-		{"latency_hdr", func(r *Run) string { return r.LatencyHDR }, &out.LatencyHDR, &out.LatencyUs},
-		{"latency_uncorrected_hdr", func(r *Run) string { return r.LatencyUncorrectedHDR }, &out.LatencyUncorrectedHDR, &out.LatencyUncorrectedUs},
-	} {
-		merged := NewHistogram()
-		for _, p := range parts {
-			s := h.src(p)
-			if s == "" {
-				continue
-			}
-			d, err := hdrhistogram.Decode([]byte(s))
-			if err != nil {
-				return &HistogramError{Run: p.Key(), Field: h.field, Err: err}
-			}
-			merged.Merge(d)
-		}
-		enc, err := EncodeHistogram(merged)
-		if err != nil {
-			return err
-		}
-		*h.dst, *h.digest = enc, Digest(merged)
-	}
-	out.LatencyAllowedUs = highestLatency(parts, func(r *Run) Latency { return r.LatencyAllowedUs })
-	out.LatencyDeniedUs = highestLatency(parts, func(r *Run) Latency { return r.LatencyDeniedUs })
-	return nil
-}
-
-func highestLatency(parts []*Run, of func(*Run) Latency) Latency {
-	var out Latency
-	var sum float64
-	for _, p := range parts {
-		l := of(p)
-		out.Count += l.Count
-		sum += l.Mean * float64(l.Count)
-		out.P50, out.P90, out.P99 = max(out.P50, l.P50), max(out.P90, l.P90), max(out.P99, l.P99)
-		out.P999, out.Max = max(out.P999, l.P999), max(out.Max, l.Max)
-	}
-	if out.Count > 0 {
-		out.Mean = sum / float64(out.Count)
-	}
-	return out
-}
-
-func mergeErrors(parts []*Run) []ErrorCount {
-	var out []ErrorCount
-	for _, p := range parts {
-		for _, e := range p.Errors {
-			// Errors are grouped by kind (one example message each); a
-			// result from before kinds groups them by message.
-			i := slices.IndexFunc(out, func(o ErrorCount) bool {
-				if e.Kind != "" || o.Kind != "" {
-					return o.Kind == e.Kind
-				}
-				return o.Message == e.Message
-			})
-			if i < 0 {
-				out = append(out, e)
-				continue
-			}
-			out[i].Count += e.Count
-		}
-	}
-	slices.SortStableFunc(out, func(a, b ErrorCount) int { return int(b.Count - a.Count) })
-	return out
-}
-
-// mergeSeries adds the segments' seconds: they started together.
-func mergeSeries(parts []*Run) []Second {
-	var out []Second
-	for _, p := range parts {
-		for _, s := range p.Series {
-			for len(out) <= s.TS {
-				out = append(out, Second{TS: len(out)})
-			}
-			o := &out[s.TS]
-			o.Allowed += s.Allowed
-			o.Denied += s.Denied
-			o.Errors += s.Errors
-			o.P99Us = max(o.P99Us, s.P99Us)
-		}
-	}
-	return out
-}
-
-// mergeTimelines adds the segments' bins at the widest bin of any of them
-// (bins widen by doubling, so a narrower one divides it); a bin's p99 is
-// the highest of the segments'.
-func mergeTimelines(parts []*Run) *Timeline {
-	width := int64(0)
-	for _, p := range parts {
-		if p.Timeline != nil {
-			width = max(width, p.Timeline.BinMs)
-		}
-	}
-	if width == 0 {
-		return nil
-	}
-	out := &Timeline{BinMs: width}
-	for _, p := range parts {
-		if p.Timeline == nil || p.Timeline.BinMs <= 0 {
-			continue
-		}
-		for _, b := range p.Timeline.Bins {
-			i := int(b.TMs / width)
-			for len(out.Bins) <= i {
-				out.Bins = append(out.Bins, Bin{TMs: int64(len(out.Bins)) * width})
-			}
-			o := &out.Bins[i]
-			o.Allowed += b.Allowed
-			o.Denied += b.Denied
-			o.Errors += b.Errors
-			o.P99Us = max(o.P99Us, b.P99Us)
-		}
-	}
-	return out
-}
-
-// mergeAudits combines audits of disjoint identities: counts add up, the
-// busiest window is the busiest of any segment.
-func mergeAudits(parts []*Run) *Audit {
-	var out *Audit
-	for _, p := range parts {
-		a := p.Audit
-		if a == nil {
-			continue
-		}
-		if out == nil {
-			out = &Audit{BoundWindow: a.BoundWindow, Basis: a.Basis, WindowMs: a.WindowMs}
-		}
-		if a.Timing != nil {
-			if out.Timing == nil {
-				out.Timing = &AuditTiming{}
-			}
-			// The segments' medians are not a median of all; the larger
-			// is the figure to stand behind.
-			out.Timing.UncertaintyP50Us = max(out.Timing.UncertaintyP50Us, a.Timing.UncertaintyP50Us)
-			out.Timing.UncertaintyMaxUs = max(out.Timing.UncertaintyMaxUs, a.Timing.UncertaintyMaxUs)
-			out.Timing.MaxWindowAdmittedPossible = max(out.Timing.MaxWindowAdmittedPossible, a.Timing.MaxWindowAdmittedPossible)
-		}
-		if c := a.Reply; c != nil {
-			if out.Reply == nil {
-				out.Reply = &ReplyCheck{}
-			}
-			addCounts(out.Reply, c)
-		}
-		if c := a.VsExact; c != nil {
-			if out.VsExact == nil {
-				out.VsExact = &ExactComparison{Algorithm: c.Algorithm}
-			}
-			addCounts(out.VsExact, c)
-		}
-		out.Identities += a.Identities
-		out.Sampled = out.Sampled || a.Sampled
-		out.Decisions += a.Decisions
-		out.Allowed += a.Allowed
-		out.ExpectedAllowed += a.ExpectedAllowed
-		out.ModelMismatches += a.ModelMismatches
-		out.Overshoot += a.Overshoot
-		out.Violations += a.Violations
-		out.PolicyExcess = max(out.PolicyExcess, a.PolicyExcess)
-		out.MaxWindowAdmitted = max(out.MaxWindowAdmitted, a.MaxWindowAdmitted)
-		out.BoundWindow = max(out.BoundWindow, a.BoundWindow)
-	}
-	return out
-}
-
-// mergeEdges combines edge curves of disjoint identities: the most of any,
-// the mean weighted by identities.
-func mergeEdges(parts []*Run) *Edge {
-	var out *Edge
-	for _, p := range parts {
-		e := p.Edge
-		if e == nil {
-			continue
-		}
-		if out == nil {
-			out = &Edge{WindowMs: e.WindowMs, FromMs: e.FromMs, MaxInWindow: make([]int64, len(e.MaxInWindow)), MeanInWindow: make([]float64, len(e.MeanInWindow))}
-		}
-		if e.FromMs != out.FromMs || len(e.MaxInWindow) != len(out.MaxInWindow) || len(e.MeanInWindow) != len(out.MeanInWindow) {
-			continue
-		}
-		total := out.Identities + e.Identities
-		for i := range out.MaxInWindow {
-			out.MaxInWindow[i] = max(out.MaxInWindow[i], e.MaxInWindow[i])
-		}
-		for i := range out.MeanInWindow {
-			out.MeanInWindow[i] = (out.MeanInWindow[i]*float64(out.Identities) + e.MeanInWindow[i]*float64(e.Identities)) / float64(total)
-		}
-		out.Identities = total
-	}
-	return out
-}
-
-// mergeMemory adds the segments' keys and identities, and takes the
-// server's memory from the first segment, over all identities.
-func mergeMemory(parts []*Run, notes []string) (*Memory, []string) {
-	var out *Memory
-	var sampledBytes float64
-	for _, p := range parts {
-		m := p.Memory
-		if m == nil {
-			continue
-		}
-		if out == nil {
-			c := *m
-			out = &c
-			out.Identities, out.Keys, out.KeysWithoutTTL, out.SampledKeys, out.KeysOutsidePrefix = 0, 0, 0, 0, 0
-			out.Encodings = map[string]int64{}
-		}
-		out.Identities += m.Identities
-		out.Keys += m.Keys
-		out.KeysWithoutTTL += m.KeysWithoutTTL
-		out.KeysOutsidePrefix += m.KeysOutsidePrefix
-		out.SampledKeys += m.SampledKeys
-		sampledBytes += m.MemoryUsageSampledBytes * float64(m.SampledKeys)
-		for k, v := range m.Encodings {
-			out.Encodings[k] += v
-		}
-		out.RlbenchPeakHeapBytes = max(out.RlbenchPeakHeapBytes, m.RlbenchPeakHeapBytes)
-		out.RlbenchPeakRSSBytes = max(out.RlbenchPeakRSSBytes, m.RlbenchPeakRSSBytes)
-		out.AuditHeapBytes = max(out.AuditHeapBytes, m.AuditHeapBytes)
-	}
-	if out == nil {
-		return nil, notes
-	}
-	if out.SampledKeys > 0 {
-		out.MemoryUsageSampledBytes = sampledBytes / float64(out.SampledKeys)
-	}
-	if out.Identities > 0 && out.UsedMemoryDeltaBytes != 0 {
-		out.BytesPerIdentity = float64(out.UsedMemoryDeltaBytes-out.ClientBuffersDeltaBytes) / float64(out.Identities)
-		out.Notes = append(slices.Clone(out.Notes), mergedMemoryNote)
-	}
-	return out, notes
-}
-
-// addCounts adds every integer field of src to dst, a struct of counts
-// (the reply checks): a field added to the contract is merged with no
-// change here.
-func addCounts[T any](dst, src *T) {
-	d, s := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src).Elem()
-	for i := 0; i < d.NumField(); i++ {
-		if f := d.Field(i); f.CanInt() {
-			f.SetInt(f.Int() + s.Field(i).Int())
-		}
-	}
-}
-
-// mergeReference merges the segments' eviction readings and references.
-// Segments share one server over one window, so each read the same
-// evictions: the merged run has the most any segment saw, and a restart
-// any saw. Each segment measured its reference beside its own share of the
-// load; the merged run keeps the first's, with the closed-loop reference
-// rates added up as the runs' rates are, and its figures relative to it.
-func mergeReference(out *Run, parts []*Run) (*Eviction, *Reference, *Relative) {
-	var ev *Eviction
-	for _, p := range parts {
-		if p.Eviction == nil {
-			continue
-		}
-		if ev == nil {
-			e := *p.Eviction
-			ev = &e
-			continue
-		}
-		ev.EvictedKeys = max(ev.EvictedKeys, p.Eviction.EvictedKeys)
-		ev.ExpiredKeys = max(ev.ExpiredKeys, p.Eviction.ExpiredKeys)
-		ev.Restarted = ev.Restarted || p.Eviction.Restarted
-	}
-	first := parts[0]
-	if first.Reference == nil || first.Relative == nil {
-		return ev, nil, nil
-	}
-	ref := *first.Reference
-	ref.ThroughputPerS = 0
-	for _, p := range parts {
-		if p.Reference != nil {
-			ref.ThroughputPerS += p.Reference.ThroughputPerS
-		}
-	}
-	out.Reference = &ref
-	return ev, &ref, NewRelative(out, first.Relative.ServerCost)
-}
-
-// mergeRunsByRules merges one algorithm/scenario's runs of the segments by
-// the rules.
-func mergeRunsByRules(parts []*Run, segments int) (Run, error) {
 	m := newMerging(parts[0], parts)
 	m.segments = segments
 	if err := m.run(func(r rule) combiner { return r.segments }); err != nil {
@@ -656,3 +299,122 @@ var (
 		return nil
 	}}
 )
+
+// highestLatency combines digests with no histogram: counts add up, the
+// mean is weighted by them, each percentile is the highest of any.
+func highestLatency(parts []*Run, of func(*Run) Latency) Latency {
+	var out Latency
+	var sum float64
+	for _, p := range parts {
+		l := of(p)
+		out.Count += l.Count
+		sum += l.Mean * float64(l.Count)
+		out.P50, out.P90, out.P99 = max(out.P50, l.P50), max(out.P90, l.P90), max(out.P99, l.P99)
+		out.P999, out.Max = max(out.P999, l.P999), max(out.Max, l.Max)
+	}
+	if out.Count > 0 {
+		out.Mean = sum / float64(out.Count)
+	}
+	return out
+}
+
+func mergeErrors(parts []*Run) []ErrorCount {
+	var out []ErrorCount
+	for _, p := range parts {
+		for _, e := range p.Errors {
+			// Errors are grouped by kind (one example message each); a
+			// result from before kinds groups them by message.
+			i := slices.IndexFunc(out, func(o ErrorCount) bool {
+				if e.Kind != "" || o.Kind != "" {
+					return o.Kind == e.Kind
+				}
+				return o.Message == e.Message
+			})
+			if i < 0 {
+				out = append(out, e)
+				continue
+			}
+			out[i].Count += e.Count
+		}
+	}
+	slices.SortStableFunc(out, func(a, b ErrorCount) int { return int(b.Count - a.Count) })
+	return out
+}
+
+// mergeSeries adds the segments' seconds: they started together.
+func mergeSeries(parts []*Run) []Second {
+	var out []Second
+	for _, p := range parts {
+		for _, s := range p.Series {
+			for len(out) <= s.TS {
+				out = append(out, Second{TS: len(out)})
+			}
+			o := &out[s.TS]
+			o.Allowed += s.Allowed
+			o.Denied += s.Denied
+			o.Errors += s.Errors
+			o.P99Us = max(o.P99Us, s.P99Us)
+		}
+	}
+	return out
+}
+
+// mergeTimelines adds the segments' bins at the widest bin of any of them
+// (bins widen by doubling, so a narrower one divides it); a bin's p99 is
+// the highest of the segments'.
+func mergeTimelines(parts []*Run) *Timeline {
+	width := int64(0)
+	for _, p := range parts {
+		if p.Timeline != nil {
+			width = max(width, p.Timeline.BinMs)
+		}
+	}
+	if width == 0 {
+		return nil
+	}
+	out := &Timeline{BinMs: width}
+	for _, p := range parts {
+		if p.Timeline == nil || p.Timeline.BinMs <= 0 {
+			continue
+		}
+		for _, b := range p.Timeline.Bins {
+			i := int(b.TMs / width)
+			for len(out.Bins) <= i {
+				out.Bins = append(out.Bins, Bin{TMs: int64(len(out.Bins)) * width})
+			}
+			o := &out.Bins[i]
+			o.Allowed += b.Allowed
+			o.Denied += b.Denied
+			o.Errors += b.Errors
+			o.P99Us = max(o.P99Us, b.P99Us)
+		}
+	}
+	return out
+}
+
+// mergeEdges combines edge curves of disjoint identities: the most of any,
+// the mean weighted by identities.
+func mergeEdges(parts []*Run) *Edge {
+	var out *Edge
+	for _, p := range parts {
+		e := p.Edge
+		if e == nil {
+			continue
+		}
+		if out == nil {
+			out = &Edge{WindowMs: e.WindowMs, FromMs: e.FromMs, MaxInWindow: make([]int64, len(e.MaxInWindow)), MeanInWindow: make([]float64, len(e.MeanInWindow))}
+		}
+		if e.FromMs != out.FromMs || len(e.MaxInWindow) != len(out.MaxInWindow) || len(e.MeanInWindow) != len(out.MeanInWindow) {
+			continue
+		}
+		total := out.Identities + e.Identities
+		for i := range out.MaxInWindow {
+			out.MaxInWindow[i] = max(out.MaxInWindow[i], e.MaxInWindow[i])
+		}
+		for i := range out.MeanInWindow {
+			out.MeanInWindow[i] = (out.MeanInWindow[i]*float64(out.Identities) + e.MeanInWindow[i]*float64(e.Identities)) / float64(total)
+		}
+		out.Identities = total
+	}
+	return out
+}
