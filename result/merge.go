@@ -23,10 +23,11 @@ const (
 // timelines are summed, latency histograms merged exactly, audit figures
 // combined (each segment audited its own identities), and the server's
 // memory and command figures taken from one segment with a note, since all
-// segments share the server. Results that do not belong together — another
-// profile, seed, segment count or start, a missing or a duplicate segment —
-// are an error that says which. Thresholds and the verdict are left for
-// the caller to evaluate on the merged result.
+// segments share the server; each field of a run combines by its rule in
+// the table MergeRepeats follows too. Results that do not belong together
+// — another profile, seed, segment count or start, a missing or a
+// duplicate segment — are an error that says which. Thresholds and the
+// verdict are left for the caller to evaluate on the merged result.
 func MergeSegments(results []*Result) (*Result, error) {
 	if len(results) == 0 {
 		return nil, errors.New("no results to merge")
@@ -120,94 +121,30 @@ func checkSegments(results []*Result) ([]*Result, error) {
 	return bySegment, nil
 }
 
-// mergeRuns merges one algorithm/scenario's runs of the segments.
+// mergeRuns merges one algorithm/scenario's runs of the segments, each field
+// by its rule.
 func mergeRuns(parts []*Run, segments int) (Run, error) {
-	out := *parts[0]
-	out.Repeats = nil
-	var notes []string
-	if len(parts) < segments {
-		notes = append(notes, fmt.Sprintf("only %d of %d segments have this run", len(parts), segments))
-	}
-	out.Requests = Requests{}
-	out.Rate = RateFigures{}
-	out.Params.Concurrency = 0
-	out.Errors = nil
-	out.Incomplete = false
-	for _, p := range parts {
-		out.Requests.Add(p.Requests)
-		out.Rate.TargetPerS += p.Rate.TargetPerS
-		out.Rate.AchievedPerS += p.Rate.AchievedPerS
-		out.Params.Concurrency += p.Params.Concurrency
-		out.ElapsedS = max(out.ElapsedS, p.ElapsedS)
-		out.MaxLagUs = max(out.MaxLagUs, p.MaxLagUs)
-		// The segment whose process waited longest for a CPU speaks for
-		// the merged run.
-		if p.Generator != nil && (out.Generator == nil || p.Generator.CPUWaitShare > out.Generator.CPUWaitShare) {
-			out.Generator = p.Generator
-		}
-		out.Incomplete = out.Incomplete || p.Incomplete
-		if p.Note != "" && p != parts[0] {
-			notes = append(notes, p.Note)
-		}
-		if p.Repeats != nil {
-			notes = append(notes, "repetitions are not merged across segments: each segment's figures are its median repetition")
-		}
-	}
-	out.Errors = mergeErrors(parts)
-	if err := mergeLatency(&out, parts); err != nil {
+	m := newMerging(parts[0], parts)
+	m.segments = segments
+	if err := m.run(func(r rule) combiner { return r.segments }); err != nil {
 		return Run{}, err
 	}
-	if len(parts) > 1 {
-		notes = append(notes, mergedLatencyNote)
-	}
-	out.Series = mergeSeries(parts)
-	out.Timeline = mergeTimelines(parts)
-	out.Audit = mergeAudits(parts)
-	if out.Audit != nil && out.Requests.Decisions() > 0 {
-		out.Audit.Coverage = min(float64(out.Audit.Decisions)/float64(out.Requests.Decisions()), 1)
-	}
-	out.Pipeline = mergePipelines(parts)
-	out.Edge = mergeEdges(parts)
-	out.Memory, notes = mergeMemory(parts, notes)
-	if out.Server != nil {
-		s := *out.Server
-		s.Note = strings.TrimPrefix(strings.Join([]string{s.Note, mergedServerNote}, "; "), "; ")
-		out.Server = &s
-	}
-	out.Eviction, out.Reference, out.Relative = mergeReference(&out, parts)
-	out.Cluster = mergeClusters(parts)
-	var kept []string
-	for _, n := range append([]string{parts[0].Note}, notes...) {
-		if n != "" && !slices.Contains(kept, n) {
-			kept = append(kept, n)
-		}
-	}
-	out.Note = strings.Join(kept, "; ")
-	return out, nil
+	return *m.out, nil
 }
 
-// mergeLatency merges the histograms exactly and digests them again; the
-// allowed and denied digests, which have no histogram, take the highest of
-// the segments' figures.
-func mergeLatency(out *Run, parts []*Run) error {
-	for _, h := range []struct {
-		field  string
-		src    func(*Run) string
-		dst    *string
-		digest *Latency
-	}{
-		{"latency_hdr", func(r *Run) string { return r.LatencyHDR }, &out.LatencyHDR, &out.LatencyUs},
-		{"latency_uncorrected_hdr", func(r *Run) string { return r.LatencyUncorrectedHDR }, &out.LatencyUncorrectedHDR, &out.LatencyUncorrectedUs},
-	} {
+// histogram merges the segments' HDR histograms at path exactly, and puts
+// the merged histogram's digest at digest.
+func histogram(digest string) combiner {
+	return combiner{name: "histograms merged", apply: func(m *merging, path string) error {
 		merged := NewHistogram()
-		for _, p := range parts {
-			s := h.src(p)
-			if s == "" {
+		for _, p := range m.parts {
+			v, _ := locate(p, path)
+			if v.String() == "" {
 				continue
 			}
-			d, err := hdrhistogram.Decode([]byte(s))
+			d, err := hdrhistogram.Decode([]byte(v.String()))
 			if err != nil {
-				return &HistogramError{Run: p.Key(), Field: h.field, Err: err}
+				return &HistogramError{Run: p.Key(), Field: path, Err: err}
 			}
 			merged.Merge(d)
 		}
@@ -215,13 +152,156 @@ func mergeLatency(out *Run, parts []*Run) error {
 		if err != nil {
 			return err
 		}
-		*h.dst, *h.digest = enc, Digest(merged)
-	}
-	out.LatencyAllowedUs = highestLatency(parts, func(r *Run) Latency { return r.LatencyAllowedUs })
-	out.LatencyDeniedUs = highestLatency(parts, func(r *Run) Latency { return r.LatencyDeniedUs })
-	return nil
+		h, _ := locate(m.out, path)
+		h.SetString(enc)
+		d, _ := locate(m.out, digest)
+		d.Set(reflect.ValueOf(Digest(merged)))
+		return nil
+	}}
 }
 
+// Combiners of segments for one section each.
+var (
+	// digested is the digest the section's histogram row writes.
+	digested = combiner{name: "the merged histogram's digest", whole: true}
+	// highestDigest combines digests that have no histogram: counts add
+	// up, the mean is weighted by them, each percentile is the highest of
+	// any segment's.
+	highestDigest = combiner{name: "the highest percentiles", whole: true, apply: func(m *merging, path string) error {
+		v, _ := locate(m.out, path)
+		v.Set(reflect.ValueOf(highestLatency(m.parts, func(r *Run) Latency {
+			l, _ := locate(r, path)
+			return l.Interface().(Latency)
+		})))
+		if len(m.parts) > 1 {
+			m.notes = append(m.notes, mergedLatencyNote)
+		}
+		return nil
+	}}
+	addSeconds = combiner{name: "seconds added", whole: true, apply: func(m *merging, _ string) error {
+		m.out.Series = mergeSeries(m.parts)
+		return nil
+	}}
+	addBins = combiner{name: "bins added", whole: true, apply: func(m *merging, _ string) error {
+		m.out.Timeline = mergeTimelines(m.parts)
+		return nil
+	}}
+	edgeCurves = combiner{name: "edge curves combined", whole: true, apply: func(m *merging, _ string) error {
+		m.out.Edge = mergeEdges(m.parts)
+		return nil
+	}}
+	errorsByKind = combiner{name: "added by kind", whole: true, apply: func(m *merging, _ string) error {
+		m.out.Errors = mergeErrors(m.parts)
+		return nil
+	}}
+	clusterOfFirst = combiner{name: "the first's, redirections added", whole: true, apply: func(m *merging, _ string) error {
+		m.out.Cluster = mergeClusters(m.parts)
+		return nil
+	}}
+	// generatorWaitedLongest keeps the figures of the segment whose process
+	// waited longest for a CPU.
+	generatorWaitedLongest = combiner{name: "the segment that waited longest", whole: true, apply: func(m *merging, _ string) error {
+		m.out.Generator = nil
+		for _, p := range m.parts {
+			if p.Generator != nil && (m.out.Generator == nil || p.Generator.CPUWaitShare > m.out.Generator.CPUWaitShare) {
+				m.out.Generator = clonePointer(p.Generator)
+			}
+		}
+		return nil
+	}}
+	// auditCoverage is the share of the merged run's decisions the merged
+	// audit replayed.
+	auditCoverage = combiner{name: "audited decisions over decisions", apply: func(m *merging, _ string) error {
+		if a := m.out.Audit; a != nil {
+			a.Coverage = 0
+			if d := m.out.Requests.Decisions(); d > 0 {
+				a.Coverage = min(float64(a.Decisions)/float64(d), 1)
+			}
+		}
+		return nil
+	}}
+	// meanBatch is every pipelined segment's requests over their batches.
+	meanBatch = combiner{name: "requests over batches", apply: func(m *merging, _ string) error {
+		out := m.out.Pipeline
+		if out == nil || out.Batches <= 0 {
+			return nil
+		}
+		var sent int64
+		for _, p := range m.parts {
+			if p.Pipeline != nil {
+				sent += p.Requests.Sent
+			}
+		}
+		out.MeanBatch = float64(sent) / float64(out.Batches)
+		return nil
+	}}
+	// bytesPerIdentity divides the one reading of used_memory by every
+	// segment's identities, with a note.
+	bytesPerIdentity = combiner{name: "used memory over every identity", apply: func(m *merging, _ string) error {
+		if out := m.out.Memory; out != nil && out.Identities > 0 && out.UsedMemoryDeltaBytes != 0 {
+			out.BytesPerIdentity = float64(out.UsedMemoryDeltaBytes-out.ClientBuffersDeltaBytes) / float64(out.Identities)
+			out.Notes = append(slices.Clone(out.Notes), mergedMemoryNote)
+		}
+		return nil
+	}}
+	// serverNoted keeps the first segment's server figures, with a note.
+	serverNoted = combiner{name: "the first's, noted", whole: true, apply: func(m *merging, _ string) error {
+		if s := m.out.Server; s != nil {
+			s.Note = strings.TrimPrefix(strings.Join([]string{s.Note, mergedServerNote}, "; "), "; ")
+		}
+		return nil
+	}}
+	// referenceOfFirst keeps the first segment's reference, when it has
+	// figures relative to it.
+	referenceOfFirst = combiner{name: "the first's", whole: true, apply: func(m *merging, _ string) error {
+		if first := m.parts[0]; first.Reference == nil || first.Relative == nil {
+			m.out.Reference = nil
+		}
+		return nil
+	}}
+	// relativeToReference divides the merged figures by the merged
+	// reference, with the first segment's server cost ratio.
+	relativeToReference = combiner{name: "over the merged reference", whole: true, apply: func(m *merging, _ string) error {
+		m.out.Relative = nil
+		if m.out.Reference != nil && m.parts[0].Relative != nil {
+			m.out.Relative = NewRelative(m.out, m.parts[0].Relative.ServerCost)
+		}
+		return nil
+	}}
+	// segmentNotes are the first segment's note, then each other
+	// segment's and what merging could not do exactly, each once.
+	segmentNotes = combiner{name: "every segment's, each once", apply: func(m *merging, _ string) error {
+		var notes []string
+		if len(m.parts) < m.segments {
+			notes = append(notes, fmt.Sprintf("only %d of %d segments have this run", len(m.parts), m.segments))
+		}
+		for _, p := range m.parts {
+			if p.Note != "" && p != m.parts[0] {
+				notes = append(notes, p.Note)
+			}
+			if p.Repeats != nil {
+				notes = append(notes, "repetitions are not merged across segments: each segment's figures are its median repetition")
+			}
+		}
+		var kept []string
+		for _, n := range append(append([]string{m.parts[0].Note}, notes...), m.notes...) {
+			if n != "" && !slices.Contains(kept, n) {
+				kept = append(kept, n)
+			}
+		}
+		m.out.Note = strings.Join(kept, "; ")
+		return nil
+	}}
+	// dropped leaves the section out of a merged run.
+	dropped = combiner{name: "dropped", whole: true, apply: func(m *merging, path string) error {
+		v, _ := locate(m.out, path)
+		v.SetZero()
+		return nil
+	}}
+)
+
+// highestLatency combines digests with no histogram: counts add up, the
+// mean is weighted by them, each percentile is the highest of any.
 func highestLatency(parts []*Run, of func(*Run) Latency) Latency {
 	var out Latency
 	var sum float64
@@ -312,55 +392,6 @@ func mergeTimelines(parts []*Run) *Timeline {
 	return out
 }
 
-// mergeAudits combines audits of disjoint identities: counts add up, the
-// busiest window is the busiest of any segment.
-func mergeAudits(parts []*Run) *Audit {
-	var out *Audit
-	for _, p := range parts {
-		a := p.Audit
-		if a == nil {
-			continue
-		}
-		if out == nil {
-			out = &Audit{BoundWindow: a.BoundWindow, Basis: a.Basis, WindowMs: a.WindowMs}
-		}
-		if a.Timing != nil {
-			if out.Timing == nil {
-				out.Timing = &AuditTiming{}
-			}
-			// The segments' medians are not a median of all; the larger
-			// is the figure to stand behind.
-			out.Timing.UncertaintyP50Us = max(out.Timing.UncertaintyP50Us, a.Timing.UncertaintyP50Us)
-			out.Timing.UncertaintyMaxUs = max(out.Timing.UncertaintyMaxUs, a.Timing.UncertaintyMaxUs)
-			out.Timing.MaxWindowAdmittedPossible = max(out.Timing.MaxWindowAdmittedPossible, a.Timing.MaxWindowAdmittedPossible)
-		}
-		if c := a.Reply; c != nil {
-			if out.Reply == nil {
-				out.Reply = &ReplyCheck{}
-			}
-			addCounts(out.Reply, c)
-		}
-		if c := a.VsExact; c != nil {
-			if out.VsExact == nil {
-				out.VsExact = &ExactComparison{Algorithm: c.Algorithm}
-			}
-			addCounts(out.VsExact, c)
-		}
-		out.Identities += a.Identities
-		out.Sampled = out.Sampled || a.Sampled
-		out.Decisions += a.Decisions
-		out.Allowed += a.Allowed
-		out.ExpectedAllowed += a.ExpectedAllowed
-		out.ModelMismatches += a.ModelMismatches
-		out.Overshoot += a.Overshoot
-		out.Violations += a.Violations
-		out.PolicyExcess = max(out.PolicyExcess, a.PolicyExcess)
-		out.MaxWindowAdmitted = max(out.MaxWindowAdmitted, a.MaxWindowAdmitted)
-		out.BoundWindow = max(out.BoundWindow, a.BoundWindow)
-	}
-	return out
-}
-
 // mergeEdges combines edge curves of disjoint identities: the most of any,
 // the mean weighted by identities.
 func mergeEdges(parts []*Run) *Edge {
@@ -386,94 +417,4 @@ func mergeEdges(parts []*Run) *Edge {
 		out.Identities = total
 	}
 	return out
-}
-
-// mergeMemory adds the segments' keys and identities, and takes the
-// server's memory from the first segment, over all identities.
-func mergeMemory(parts []*Run, notes []string) (*Memory, []string) {
-	var out *Memory
-	var sampledBytes float64
-	for _, p := range parts {
-		m := p.Memory
-		if m == nil {
-			continue
-		}
-		if out == nil {
-			c := *m
-			out = &c
-			out.Identities, out.Keys, out.KeysWithoutTTL, out.SampledKeys, out.KeysOutsidePrefix = 0, 0, 0, 0, 0
-			out.Encodings = map[string]int64{}
-		}
-		out.Identities += m.Identities
-		out.Keys += m.Keys
-		out.KeysWithoutTTL += m.KeysWithoutTTL
-		out.KeysOutsidePrefix += m.KeysOutsidePrefix
-		out.SampledKeys += m.SampledKeys
-		sampledBytes += m.MemoryUsageSampledBytes * float64(m.SampledKeys)
-		for k, v := range m.Encodings {
-			out.Encodings[k] += v
-		}
-		out.RlbenchPeakHeapBytes = max(out.RlbenchPeakHeapBytes, m.RlbenchPeakHeapBytes)
-		out.RlbenchPeakRSSBytes = max(out.RlbenchPeakRSSBytes, m.RlbenchPeakRSSBytes)
-		out.AuditHeapBytes = max(out.AuditHeapBytes, m.AuditHeapBytes)
-	}
-	if out == nil {
-		return nil, notes
-	}
-	if out.SampledKeys > 0 {
-		out.MemoryUsageSampledBytes = sampledBytes / float64(out.SampledKeys)
-	}
-	if out.Identities > 0 && out.UsedMemoryDeltaBytes != 0 {
-		out.BytesPerIdentity = float64(out.UsedMemoryDeltaBytes-out.ClientBuffersDeltaBytes) / float64(out.Identities)
-		out.Notes = append(slices.Clone(out.Notes), mergedMemoryNote)
-	}
-	return out, notes
-}
-
-// addCounts adds every integer field of src to dst, a struct of counts
-// (the reply checks): a field added to the contract is merged with no
-// change here.
-func addCounts[T any](dst, src *T) {
-	d, s := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src).Elem()
-	for i := 0; i < d.NumField(); i++ {
-		if f := d.Field(i); f.CanInt() {
-			f.SetInt(f.Int() + s.Field(i).Int())
-		}
-	}
-}
-
-// mergeReference merges the segments' eviction readings and references.
-// Segments share one server over one window, so each read the same
-// evictions: the merged run has the most any segment saw, and a restart
-// any saw. Each segment measured its reference beside its own share of the
-// load; the merged run keeps the first's, with the closed-loop reference
-// rates added up as the runs' rates are, and its figures relative to it.
-func mergeReference(out *Run, parts []*Run) (*Eviction, *Reference, *Relative) {
-	var ev *Eviction
-	for _, p := range parts {
-		if p.Eviction == nil {
-			continue
-		}
-		if ev == nil {
-			e := *p.Eviction
-			ev = &e
-			continue
-		}
-		ev.EvictedKeys = max(ev.EvictedKeys, p.Eviction.EvictedKeys)
-		ev.ExpiredKeys = max(ev.ExpiredKeys, p.Eviction.ExpiredKeys)
-		ev.Restarted = ev.Restarted || p.Eviction.Restarted
-	}
-	first := parts[0]
-	if first.Reference == nil || first.Relative == nil {
-		return ev, nil, nil
-	}
-	ref := *first.Reference
-	ref.ThroughputPerS = 0
-	for _, p := range parts {
-		if p.Reference != nil {
-			ref.ThroughputPerS += p.Reference.ThroughputPerS
-		}
-	}
-	out.Reference = &ref
-	return ev, &ref, NewRelative(out, first.Relative.ServerCost)
 }

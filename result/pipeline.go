@@ -24,29 +24,3 @@ type Pipeline struct {
 	Resent int64  `json:"resent,omitempty"`
 	Note   string `json:"note,omitempty"`
 }
-
-// mergePipelines combines the segments' pipelines: their batches add up,
-// the largest is the largest of any, and the mean follows from the sums.
-// The depth is the first segment's (they ran one profile).
-func mergePipelines(parts []*Run) *Pipeline {
-	var out *Pipeline
-	var sent int64
-	for _, p := range parts {
-		if p.Pipeline == nil {
-			continue
-		}
-		if out == nil {
-			c := *p.Pipeline
-			out = &c
-			out.Batches, out.LargestBatch, out.Resent = 0, 0, 0
-		}
-		out.Batches += p.Pipeline.Batches
-		out.LargestBatch = max(out.LargestBatch, p.Pipeline.LargestBatch)
-		out.Resent += p.Pipeline.Resent
-		sent += p.Requests.Sent
-	}
-	if out != nil && out.Batches > 0 {
-		out.MeanBatch = float64(sent) / float64(out.Batches)
-	}
-	return out
-}

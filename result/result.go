@@ -1,6 +1,7 @@
 // Package result is the rlbench.result/v1 contract: the types of
 // result.json, reading and writing them with validation, reading a numeric
-// field by its JSON path, folding repetitions of a run into one, threshold
+// field by its JSON path, merging the repetitions of a run and the
+// segments of a load by one table of how each field combines, threshold
 // rules over those fields, and the HDR histogram codec. Tools and CI read
 // these fields by name, so their JSON names do not change within a schema
 // version. It imports nothing else of rlbench: the engine produces these
