@@ -57,7 +57,7 @@ baseline: deps build
 	cp $(GATE_OUT)/smoke-*/result.json $(BASELINE)
 
 ## baseline-compare-all: re-record results/baselines/compare-all.json, where
-## `rlbench algorithms` and the README take each limiter's bytes per identity
+## `rlbench algorithms` and docs/limiters.md take each limiter's bytes per identity
 ## and server time per decision (three repetitions, medians; review the diff)
 COMPARE_OUT ?= results/compare-all-baseline
 baseline-compare-all: deps build

@@ -328,7 +328,7 @@ var skeletonTemplate = template.Must(template.New("profile").Funcs(template.Func
 #
 # rlbench runs your limiter beside {{if .Builtin}}its built-in {{.Builtin}}{{else}}nothing else{{end}} through three
 # traffic shapes and audits every decision against what its semantics
-# promise (see README: "Benchmark your own limiter").
+# promise (see rlbench's docs/your-limiter.md, "Benchmark your own limiter").
 name: {{.Name}}
 policy:                      # the one policy every limiter here interprets
   limit: 100                 #   requests admitted per window, per identity
