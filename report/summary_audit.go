@@ -46,7 +46,7 @@ func writeAuditTable(w io.Writer, r *result.Result) error {
 		}
 		policy := ""
 		if mixed {
-			policy = FormatPolicyShort(RunPolicy(r, run)) + "\t"
+			policy = FormatPolicyShort(r.RunPolicy(run)) + "\t"
 		}
 		expected, mismatches := AuditModelColumns(a)
 		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%d\t%s\t%s\t%d\t%s\t%d\t%d\t%s\t\n",
@@ -144,7 +144,7 @@ func auditNotes(r *result.Result) []string {
 	var sampleSize int64
 	for i := range r.Runs {
 		run := &r.Runs[i]
-		window := FormatMillis(AuditWindowMs(r, run))
+		window := FormatMillis(r.AuditWindowMs(run))
 		a := run.Audit
 		if a == nil || run.Eviction.ResetState() {
 			continue

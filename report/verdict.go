@@ -156,7 +156,7 @@ func limiterFindings(run *result.Run) []string {
 // brokenReasons says, in full, how a run's limiter broke its promise.
 func brokenReasons(r *result.Result, run *result.Run) []string {
 	var out []string
-	window := FormatMillis(AuditWindowMs(r, run))
+	window := FormatMillis(r.AuditWindowMs(run))
 	if a := run.Audit; a != nil && !run.Eviction.ResetState() {
 		if a.Overshoot > 0 {
 			out = append(out, fmt.Sprintf("%s: OVERSHOOT: %s identities got more than the algorithm's own bound of %s within one %s (%s admissions beyond it)",

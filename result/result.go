@@ -104,6 +104,33 @@ func (p ProfileInfo) Budget() float64 {
 	return *p.ErrorBudget
 }
 
+// RunPolicy is the policy run enforced: its own parameters (a scenario may
+// override the profile's policy), or the profile's when the run does not
+// carry them (results written before runs did).
+func (r *Result) RunPolicy(run *Run) PolicyInfo {
+	p := r.Profile.Policy
+	if run.Params.Limit > 0 {
+		p.Limit = run.Params.Limit
+	}
+	if run.Params.WindowMs > 0 {
+		p.WindowMs = run.Params.WindowMs
+	}
+	if run.Params.Capacity > 0 {
+		p.Burst = run.Params.Capacity
+	}
+	return p
+}
+
+// AuditWindowMs is the interval run's audit counted admissions over, in
+// milliseconds: a declared limiter's own promise, else the window of the
+// run's policy.
+func (r *Result) AuditWindowMs(run *Run) int64 {
+	if a := run.Audit; a != nil && a.WindowMs > 0 {
+		return a.WindowMs
+	}
+	return r.RunPolicy(run).WindowMs
+}
+
 // PolicyInfo is the policy every algorithm interpreted.
 type PolicyInfo struct {
 	Limit    int64 `json:"limit"`
