@@ -44,7 +44,7 @@ type Result struct {
 	Thresholds       []ThresholdResult `json:"thresholds"`
 	Verdict          string            `json:"verdict"`
 	// VerdictReasons says why the verdict is fail, most serious first (see
-	// report.Assess, which derives them from the fields above); empty on a
+	// verdict.Assess, which derives them from the fields above); empty on a
 	// pass.
 	VerdictReasons []string `json:"verdict_reasons,omitempty"`
 }

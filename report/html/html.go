@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlbench/rlbench/report"
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/verdict"
 )
 
 //go:embed templates/report.html
@@ -143,9 +144,9 @@ func newPage(r *result.Result, figs []Figure, opts RenderOptions) page {
 		}
 	}
 	p.FoldHeld = len(p.ThresholdsHeld) > foldThresholdsFrom
-	j := report.Assess(r)
+	j := verdict.Assess(r)
 	p.Pass, p.Verdict = j.Verdict == result.Pass, strings.ToUpper(j.Verdict)
-	p.Reasons = append(append(p.Reasons, j.Reasons...), j.Caught...)
+	p.Reasons = append(append(p.Reasons, j.Reasons()...), j.Caught...)
 	if p.Pass && len(r.Thresholds) == 0 {
 		p.Reasons = append(p.Reasons, "The profile sets no thresholds; every check a run passes by default held.")
 	}
