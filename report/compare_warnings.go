@@ -106,7 +106,7 @@ func describeServer(r *result.Result) string { return DescribeRedis(r) }
 func describeParams(r *result.Result, run *result.Run) string {
 	p := run.Params
 	s := fmt.Sprintf("policy %s, rate %s, %d identities, %gs, %d requests, concurrency %d",
-		FormatPolicyShort(RunPolicy(r, run)), p.Rate, run.Identities, p.DurationS, p.Requests, p.Concurrency)
+		FormatPolicyShort(r.RunPolicy(run)), p.Rate, run.Identities, p.DurationS, p.Requests, p.Concurrency)
 	if p.Pipeline != "" {
 		s += ", pipeline " + p.Pipeline
 	}

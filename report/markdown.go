@@ -6,25 +6,26 @@ import (
 	"strings"
 
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/verdict"
 )
 
 // WriteMarkdown prints the summary as Markdown, for a pull-request comment
 // or $GITHUB_STEP_SUMMARY: the verdict, one table of the runs with their
 // audit, the thresholds that failed, and what a reader must not miss.
 func WriteMarkdown(w io.Writer, r *result.Result) error {
-	j := Assess(r)
+	j := verdict.Assess(r)
 	icon := "✅"
 	if j.Verdict != result.Pass {
 		icon = "❌"
 	}
 	fmt.Fprintf(w, "### rlbench %s: %s %s\n\n", mdEscape(r.Profile.Name), icon, j.Verdict)
-	for _, reason := range j.Reasons {
-		fmt.Fprintf(w, "- **%s**\n", mdEscape(reason))
+	for _, f := range j.Failures {
+		fmt.Fprintf(w, "- **%s**\n", mdEscape(f.Text))
 	}
 	for _, caught := range j.Caught {
 		fmt.Fprintf(w, "- %s\n", mdEscape(caught))
 	}
-	if len(j.Reasons)+len(j.Caught) > 0 {
+	if len(j.Failures)+len(j.Caught) > 0 {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "Policy %s · Redis %s %s · rlbench %s\n\n",
@@ -39,7 +40,7 @@ func WriteMarkdown(w io.Writer, r *result.Result) error {
 			window = fmt.Sprintf("%d / %d", a.MaxWindowAdmitted, a.BoundWindow)
 			over = fmt.Sprint(a.PolicyExcess)
 			check = "ok"
-			if c := auditCheck(r, run); c != "ok" {
+			if c := auditCheck(run, j.Runs[i]); c != "ok" {
 				check = "**" + strings.TrimPrefix(c, "<< ") + "**"
 			}
 		}
@@ -63,7 +64,7 @@ func WriteMarkdown(w io.Writer, r *result.Result) error {
 			fmt.Fprintf(w, "- **FAIL** `%s` on %s: %s\n", t.Expression, mdEscape(t.Run), mdEscape(thresholdOutcome(t)))
 		}
 	}
-	if notes := Notes(r); len(notes) > 0 {
+	if notes := notesOf(r, j); len(notes) > 0 {
 		fmt.Fprintln(w)
 		for _, n := range notes {
 			fmt.Fprintf(w, "- %s\n", mdEscape(n))

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/verdict"
 )
 
 // WriteSummary prints the terminal summary: a table of algorithm x scenario
@@ -18,8 +19,8 @@ import (
 // Printable.
 func WriteSummary(w io.Writer, r *result.Result) error {
 	r = printableCopy(r)
-	j := Assess(r)
-	fmt.Fprintln(w, j.headline())
+	j := verdict.Assess(r)
+	fmt.Fprintln(w, headline(j))
 	fmt.Fprintf(w, "rlbench %s  profile %s  redis %s (%s)\n",
 		r.Tool.Version, r.Profile.Name, DescribeRedis(r), r.Redis.Addr)
 	fmt.Fprintf(w, "policy %s\n", FormatPolicy(r.Profile.Policy))
@@ -53,10 +54,10 @@ func WriteSummary(w io.Writer, r *result.Result) error {
 	if line := PipelineLine(r); line != "" {
 		fmt.Fprintln(w, line)
 	}
-	if err := writeAuditTable(w, r); err != nil {
+	if err := writeAuditTable(w, r, j); err != nil {
 		return err
 	}
-	if err := writeMemory(w, r); err != nil {
+	if err := writeMemory(w, r, j); err != nil {
 		return err
 	}
 	if err := writeFaults(w, r); err != nil {
@@ -67,14 +68,14 @@ func WriteSummary(w io.Writer, r *result.Result) error {
 	}
 	writeThresholds(w, r.Thresholds)
 	// The hot-node warnings were printed at the top.
-	notes := slices.DeleteFunc(Notes(r), func(n string) bool { return slices.Contains(hot, n) })
+	notes := slices.DeleteFunc(notesOf(r, j), func(n string) bool { return slices.Contains(hot, n) })
 	if len(notes) > 0 {
 		fmt.Fprintln(w)
 		for _, n := range notes {
 			fmt.Fprintln(w, "! "+n)
 		}
 	}
-	j.write(w)
+	writeVerdict(w, j)
 	return nil
 }
 
@@ -113,17 +114,20 @@ func thresholdOutcome(t result.ThresholdResult) string {
 }
 
 // Notes lists what a reader of the figures must know, most serious first.
-func Notes(r *result.Result) []string {
+func Notes(r *result.Result) []string { return notesOf(r, verdict.Assess(r)) }
+
+// notesOf is Notes, given the verdict on r.
+func notesOf(r *result.Result, j verdict.Judgement) []string {
 	var notes []string
 	if !r.Complete {
 		notes = append(notes, "INCOMPLETE: "+r.IncompleteReason+"; the figures cover what was measured before it stopped")
 	}
-	if j := Assess(r); r.Verdict != "" && r.Verdict != j.Verdict {
+	if r.Verdict != "" && r.Verdict != j.Verdict {
 		notes = append(notes, fmt.Sprintf("this result was recorded with verdict %s; by the rules of this rlbench it is %s", r.Verdict, j.Verdict))
 	}
 	notes = append(notes, HotNodeNotes(r)...)
-	notes = append(notes, evictionNotes(r)...)
-	notes = append(notes, leakNotes(r)...)
+	notes = append(notes, evictionNotes(r, j)...)
+	notes = append(notes, leakNotes(r, j)...)
 	notes = append(notes, skippedNotes(r)...)
 	if r.Redis.Note != "" {
 		notes = append(notes, r.Redis.Note)
@@ -155,7 +159,7 @@ func Notes(r *result.Result) []string {
 	}
 	notes = append(notes, pipelineNotes(r)...)
 	notes = append(notes, generatorNotes(r)...)
-	notes = append(notes, auditNotes(r)...)
+	notes = append(notes, auditNotes(r, j)...)
 	notes = append(notes, memoryNotes(r)...)
 	return notes
 }

@@ -3,19 +3,19 @@ package report
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/verdict"
 )
 
 // writeAuditTable prints, for every audited run, what the limiter admitted
 // against what its reference model expects, and its busiest window against
-// its own bound and the policy. A run that overshoots its bound or
-// disagrees with its model is marked in the last column.
-func writeAuditTable(w io.Writer, r *result.Result) error {
+// its own bound and the policy. A run that the verdict found overshooting
+// its bound or disagreeing with its model is marked in the last column.
+func writeAuditTable(w io.Writer, r *result.Result, j verdict.Judgement) error {
 	audited := false
 	for i := range r.Runs {
 		audited = audited || r.Runs[i].Audit != nil
@@ -46,12 +46,12 @@ func writeAuditTable(w io.Writer, r *result.Result) error {
 		}
 		policy := ""
 		if mixed {
-			policy = FormatPolicyShort(RunPolicy(r, run)) + "\t"
+			policy = FormatPolicyShort(r.RunPolicy(run)) + "\t"
 		}
 		expected, mismatches := AuditModelColumns(a)
 		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%d\t%s\t%s\t%d\t%s\t%d\t%d\t%s\t\n",
 			run.Algorithm, run.Scenario, policy, ids, a.Allowed, expected, mismatches,
-			a.MaxWindowAdmitted, AuditBound(a), a.PolicyExcess, a.Overshoot, auditCheck(r, run))
+			a.MaxWindowAdmitted, AuditBound(a), a.PolicyExcess, a.Overshoot, auditCheck(run, j.Runs[i]))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -102,62 +102,55 @@ func AuditBound(a *result.Audit) string {
 	return fmt.Sprint(a.BoundWindow)
 }
 
-// auditCheck is the last column of the audit table: ok, what is wrong, or
-// why the audit cannot judge the run (the server dropped limiter state).
-func auditCheck(r *result.Result, run *result.Run) string {
-	a := run.Audit
-	switch e := run.Eviction; {
-	case e.ResetState() && e.Restarted:
-		return "RESTARTED (not judged)"
-	case e.ResetState():
+// auditCheck is the last column of the audit table: ok, what the verdict
+// found wrong with the run's bound and model, or why the audit cannot
+// judge the run (the server dropped limiter state).
+func auditCheck(run *result.Run, v verdict.Run) string {
+	if !v.Judged {
+		if run.Eviction.Restarted {
+			return "RESTARTED (not judged)"
+		}
 		return "EVICTED (not judged)"
 	}
 	var bad []string
-	if a.Overshoot > 0 {
-		bad = append(bad, "OVERSHOOT")
-	}
-	if a.ModelMismatches > 0 {
-		bad = append(bad, "MISMATCH")
+	for _, f := range v.Findings {
+		if f.Kind == verdict.Overshoot || f.Kind == verdict.ModelMismatch {
+			bad = append(bad, f.Kind.String())
+		}
 	}
 	if len(bad) == 0 {
 		return "ok"
 	}
 	check := "<< " + strings.Join(bad, " ")
-	if expectedBroken(r, run) {
+	if v.NegativeControl {
 		check += " (expected)"
 	}
 	return check
-}
-
-// expectedBroken reports whether the profile runs run's limiter as a
-// negative control.
-func expectedBroken(r *result.Result, run *result.Run) bool {
-	return slices.Contains(r.Profile.ExpectBroken, run.Algorithm)
 }
 
 // auditNotes flags the audit's problems, run by run: broken promises
 // first, then what limits the figures. How far a correct algorithm lets
 // traffic past the policy is in the table's over-policy column, not here:
 // it is what the algorithm promises, not a warning.
-func auditNotes(r *result.Result) []string {
+func auditNotes(r *result.Result, j verdict.Judgement) []string {
 	var notes, sampled []string
 	var sampleSize int64
 	for i := range r.Runs {
-		run := &r.Runs[i]
-		window := FormatMillis(AuditWindowMs(r, run))
+		run, v := &r.Runs[i], j.Runs[i]
+		window := FormatMillis(r.AuditWindowMs(run))
 		a := run.Audit
-		if a == nil || run.Eviction.ResetState() {
+		if a == nil || !v.Judged {
 			continue
 		}
 		expected := ""
-		if expectedBroken(r, run) {
+		if v.NegativeControl {
 			expected = " (expected: the profile runs it as a negative control)"
 		}
-		if a.Overshoot > 0 {
+		if v.Has(verdict.Overshoot) {
 			notes = append(notes, fmt.Sprintf("%s: OVERSHOOT: %d identities got more than the algorithm's own bound of %d within one %s (up to %d; %d admissions beyond the bound in all): this limiter does not keep its promise%s",
 				run.Key(), a.Violations, a.BoundWindow, window, a.MaxWindowAdmitted, a.Overshoot, expected))
 		}
-		if a.ModelMismatches > 0 {
+		if v.Has(verdict.ModelMismatch) {
 			msg := fmt.Sprintf("%s: MISMATCH: %d of %d decisions differ from the reference model (Redis admitted %d, the model %d)",
 				run.Key(), a.ModelMismatches, a.Decisions, a.Allowed, a.ExpectedAllowed)
 			msg += replyMismatches(a.Reply)

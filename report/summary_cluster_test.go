@@ -7,6 +7,7 @@ import (
 
 	"github.com/rlbench/rlbench/internal/resulttest"
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/verdict"
 )
 
 func TestFormatMasterShare(t *testing.T) {
@@ -98,7 +99,7 @@ func TestHotNodeThreshold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	Judge(r, []*result.Threshold{th})
+	verdict.Judge(r, []*result.Threshold{th})
 	hot := r.Runs[0].Scenario
 	if len(r.Thresholds) != len(r.Runs) {
 		t.Fatalf("%d threshold results for %d runs", len(r.Thresholds), len(r.Runs))

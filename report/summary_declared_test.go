@@ -6,6 +6,7 @@ import (
 
 	"github.com/rlbench/rlbench/internal/resulttest"
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/verdict"
 )
 
 // TestSummaryDeclaredLimiters: runs audited without a model show no
@@ -28,7 +29,7 @@ func TestSummaryDeclaredLimiters(t *testing.T) {
 	replies.Audit = &result.Audit{Identities: 10, Decisions: 500, Allowed: 200, ExpectedAllowed: 200, ModelMismatches: 7, MaxWindowAdmitted: 50, BoundWindow: 130,
 		Basis: result.AuditByModel, Reply: &result.ReplyCheck{RemainingChecked: 500, RemainingWrong: 4, RetryAfterChecked: 300, RetryAfterTooEarly: 3}}
 	r.Runs = []result.Run{client, promise, replies}
-	r.Verdict = Verdict(r)
+	r.Verdict = verdict.Assess(r).Verdict
 	out := collapsedSummary(t, r)
 	for _, want := range []string{
 		"textbook edge 10 400 - - 41 40 21 9 << OVERSHOOT",

@@ -9,19 +9,20 @@ import (
 	"text/tabwriter"
 
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/verdict"
 )
 
-// leakNotes names the runs that left keys without a TTL under their prefix:
-// every limiter key must expire, so each of these is a failure.
-func leakNotes(r *result.Result) []string {
+// leakNotes names the runs the verdict found leaving keys without a TTL
+// under their prefix, or writing keys outside it.
+func leakNotes(r *result.Result, j verdict.Judgement) []string {
 	var out []string
 	for i := range r.Runs {
-		run := &r.Runs[i]
-		if m := run.Memory; m != nil && m.KeysWithoutTTL > 0 {
+		run, m := &r.Runs[i], r.Runs[i].Memory
+		if j.Runs[i].Has(verdict.KeyWithoutTTL) {
 			out = append(out, fmt.Sprintf("FAIL %s: %d of %d keys under %s have no TTL and will never expire (a leak)",
 				run.Key(), m.KeysWithoutTTL, m.Keys, run.Params.KeyPrefix))
 		}
-		if m := run.Memory; m != nil && m.KeysOutsidePrefix > 0 {
+		if j.Runs[i].Has(verdict.KeyOutsidePrefix) {
 			out = append(out, fmt.Sprintf("FAIL %s: the script wrote %d keys outside the run prefix %s it was given (e.g. %s): a limiter must touch only its KEYS, or cleanup is not exact and Redis Cluster refuses it",
 				run.Key(), m.KeysOutsidePrefix, run.Params.KeyPrefix, strings.Join(m.OutsidePrefixExamples, ", ")))
 		}
@@ -70,11 +71,13 @@ func memoryNotes(r *result.Result) []string {
 // and keys without a TTL, the script's server time, and rlbench's own peak
 // memory; then, for every scenario run at several sizes, bytes/identity by
 // size.
-func writeMemory(w io.Writer, r *result.Result) error {
+func writeMemory(w io.Writer, r *result.Result, j verdict.Judgement) error {
 	var runs []*result.Run
+	var leaks []bool
 	for i := range r.Runs {
 		if r.Runs[i].Memory != nil {
 			runs = append(runs, &r.Runs[i])
+			leaks = append(leaks, j.Runs[i].Has(verdict.KeyWithoutTTL))
 		}
 	}
 	if len(runs) == 0 {
@@ -83,10 +86,10 @@ func writeMemory(w io.Writer, r *result.Result) error {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "algorithm\tscenario\tidentities\tkeys\tno TTL\tB/identity\tMEMORY USAGE\tencodings\tus/call\trlbench RSS\t")
-	for _, run := range runs {
+	for i, run := range runs {
 		m := run.Memory
 		noTTL := fmt.Sprint(m.KeysWithoutTTL)
-		if m.KeysWithoutTTL > 0 {
+		if leaks[i] {
 			noTTL += " LEAK"
 		}
 		usec := "-"

@@ -6,14 +6,15 @@ import (
 	"strings"
 
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/verdict"
 )
 
 // headline is the summary's first line: the verdict and, on a fail, its
 // first reason; on a pass, the negative controls that were caught.
-func (j Judgement) headline() string {
-	if j.Verdict == result.Fail && len(j.Reasons) > 0 {
-		line := "verdict: fail: " + j.Reasons[0]
-		if n := len(j.Reasons) - 1; n > 0 {
+func headline(j verdict.Judgement) string {
+	if j.Verdict == result.Fail && len(j.Failures) > 0 {
+		line := "verdict: fail: " + j.Failures[0].Text
+		if n := len(j.Failures) - 1; n > 0 {
 			line += fmt.Sprintf(" (and %d more, listed at the end)", n)
 		}
 		return line
@@ -24,12 +25,12 @@ func (j Judgement) headline() string {
 	return "verdict: " + j.Verdict
 }
 
-// write prints the verdict as the summary's last lines, each reason (or
-// caught negative control) on a line of its own below it.
-func (j Judgement) write(w io.Writer) {
+// writeVerdict prints the verdict as the summary's last lines, each reason
+// (or caught negative control) on a line of its own below it.
+func writeVerdict(w io.Writer, j verdict.Judgement) {
 	fmt.Fprintf(w, "\nverdict: %s\n", j.Verdict)
-	for _, line := range j.Reasons {
-		fmt.Fprintln(w, "  "+line)
+	for _, f := range j.Failures {
+		fmt.Fprintln(w, "  "+f.Text)
 	}
 	for _, line := range j.Caught {
 		fmt.Fprintln(w, "  "+line)
@@ -38,16 +39,16 @@ func (j Judgement) write(w io.Writer) {
 
 // evictionNotes flags the runs whose limiter state the server dropped, and
 // an eviction policy changed in the middle of a run.
-func evictionNotes(r *result.Result) []string {
+func evictionNotes(r *result.Result, j verdict.Judgement) []string {
 	var out []string
 	for i := range r.Runs {
 		run := &r.Runs[i]
 		e := run.Eviction
-		switch {
-		case e == nil:
-		case e.ResetState():
-			out = append(out, "FAIL "+resetReason(run)+"; its overshoot and mismatches are not the limiter's")
-		case e.PolicyBefore != e.PolicyAfter:
+		if reset, ok := j.Runs[i].Finding(verdict.StateReset); ok {
+			out = append(out, "FAIL "+reset.Text+"; its overshoot and mismatches are not the limiter's")
+			continue
+		}
+		if e != nil && e.PolicyBefore != e.PolicyAfter {
 			out = append(out, fmt.Sprintf("%s: maxmemory-policy changed from %s to %s during the run (no key was evicted)", run.Key(), e.PolicyBefore, e.PolicyAfter))
 		}
 	}

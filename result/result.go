@@ -45,7 +45,7 @@ type Result struct {
 	Thresholds       []ThresholdResult `json:"thresholds"`
 	Verdict          string            `json:"verdict"`
 	// VerdictReasons says why the verdict is fail, most serious first (see
-	// report.Assess, which derives them from the fields above); empty on a
+	// verdict.Assess, which derives them from the fields above); empty on a
 	// pass.
 	VerdictReasons []string `json:"verdict_reasons,omitempty"`
 }
@@ -103,6 +103,33 @@ func (p ProfileInfo) Budget() float64 {
 		return DefaultErrorBudget
 	}
 	return *p.ErrorBudget
+}
+
+// RunPolicy is the policy run enforced: its own parameters (a scenario may
+// override the profile's policy), or the profile's when the run does not
+// carry them (results written before runs did).
+func (r *Result) RunPolicy(run *Run) PolicyInfo {
+	p := r.Profile.Policy
+	if run.Params.Limit > 0 {
+		p.Limit = run.Params.Limit
+	}
+	if run.Params.WindowMs > 0 {
+		p.WindowMs = run.Params.WindowMs
+	}
+	if run.Params.Capacity > 0 {
+		p.Burst = run.Params.Capacity
+	}
+	return p
+}
+
+// AuditWindowMs is the interval run's audit counted admissions over, in
+// milliseconds: a declared limiter's own promise, else the window of the
+// run's policy.
+func (r *Result) AuditWindowMs(run *Run) int64 {
+	if a := run.Audit; a != nil && a.WindowMs > 0 {
+		return a.WindowMs
+	}
+	return r.RunPolicy(run).WindowMs
 }
 
 // PolicyInfo is the policy every algorithm interpreted.

@@ -13,6 +13,7 @@ import (
 	"github.com/rlbench/rlbench/internal/redistest"
 	"github.com/rlbench/rlbench/report"
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/verdict"
 	"github.com/rlbench/rlbench/workload"
 )
 
@@ -77,7 +78,7 @@ scenarios:
 	if a := run.Audit; a == nil || a.ModelMismatches == 0 {
 		t.Fatalf("audit %+v: evicted identities were not admitted again, so this test shows nothing", a)
 	}
-	report.Judge(res, nil)
+	verdict.Judge(res, nil)
 	if res.Verdict != result.Fail || len(res.VerdictReasons) != 1 ||
 		!strings.Contains(res.VerdictReasons[0], "Redis evicted") || !strings.Contains(res.VerdictReasons[0], "limiter state was reset, the audit cannot judge this run") {
 		t.Errorf("verdict %s, reasons %q: want the evictions, and only them", res.Verdict, res.VerdictReasons)

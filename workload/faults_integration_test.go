@@ -12,6 +12,7 @@ import (
 	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/report"
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/verdict"
 	"github.com/rlbench/rlbench/workload"
 )
 
@@ -59,14 +60,14 @@ func runFaults(t *testing.T, env *redisenv.Env, yaml string) *result.Result {
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	report.Judge(res, p.Thresholds)
+	verdict.Judge(res, p.Thresholds)
 	if !res.Complete {
 		t.Errorf("incomplete: %s", res.IncompleteReason)
 	}
 	for i := range res.Runs {
 		checkFaultRun(t, &res.Runs[i])
 	}
-	if j := report.Assess(res); j.Verdict != result.Pass {
+	if j := verdict.Assess(res); j.Verdict != result.Pass {
 		t.Errorf("verdict %s: %s", j.Verdict, strings.Join(j.Reasons, "; "))
 	}
 	if n := countKeys(t, env.Client, runner.RunPrefix()+"*"); n != 0 {

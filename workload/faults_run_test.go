@@ -9,8 +9,8 @@ import (
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/internal/redistest"
 
-	"github.com/rlbench/rlbench/report"
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/verdict"
 	"github.com/rlbench/rlbench/workload"
 )
 
@@ -57,7 +57,7 @@ scenarios:
 	if w := f.Windows[1]; !strings.Contains(w.Server, "latency") || w.Window.Errors == 0 {
 		t.Errorf("latency %+v", w)
 	}
-	report.Judge(res, p.Thresholds)
+	verdict.Judge(res, p.Thresholds)
 	if res.Verdict != result.Pass {
 		t.Errorf("verdict %s: %v", res.Verdict, res.VerdictReasons)
 	}

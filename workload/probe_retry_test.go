@@ -15,6 +15,7 @@ import (
 	"github.com/rlbench/rlbench/internal/redistest"
 	"github.com/rlbench/rlbench/report"
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/verdict"
 	"github.com/rlbench/rlbench/workload"
 )
 
@@ -64,7 +65,7 @@ scenarios:
 	if err != nil {
 		t.Fatal(err)
 	}
-	report.Judge(res, nil)
+	verdict.Judge(res, nil)
 	var summary bytes.Buffer
 	if err := report.WriteSummary(&summary, res); err != nil {
 		t.Fatal(err)

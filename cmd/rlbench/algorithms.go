@@ -147,7 +147,7 @@ per policy, named <scenario>-<policy>.
 `
 
 // verdictRules says what fails a run by default and how a profile changes
-// it; report.Assess is where it is decided.
+// it; verdict.Assess is where it is decided.
 const verdictRules = `
 A run fails (verdict fail, exit 1) by default when any limiter:
   - admits more than its own bound in some window (overshoot > 0),

@@ -12,6 +12,7 @@ import (
 	"github.com/rlbench/rlbench/report"
 	"github.com/rlbench/rlbench/report/html"
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/verdict"
 )
 
 // mergeCommand builds one result from the results of the segments of one
@@ -57,7 +58,7 @@ func mergeResults(ctx context.Context, paths []string, outDir string, noReport b
 	if err != nil {
 		return err
 	}
-	report.Judge(merged, thresholds)
+	verdict.Judge(merged, thresholds)
 	if outDir == "" {
 		outDir = filepath.Join("results", fmt.Sprintf("%s-%s-merged", merged.Profile.Name, merged.StartedAt.Format("20060102T150405Z")))
 	}

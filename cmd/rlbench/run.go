@@ -20,6 +20,7 @@ import (
 	"github.com/rlbench/rlbench/report"
 	"github.com/rlbench/rlbench/report/html"
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/verdict"
 	"github.com/rlbench/rlbench/workload"
 )
 
@@ -185,7 +186,7 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	runner.NewLimiter = newLimiter
 	res, runErr := runner.Run(ctx)
 	res.Tool = result.Tool{Name: "rlbench", Version: version(), GoVersion: runtime.Version()}
-	report.Judge(res, prof.Thresholds)
+	verdict.Judge(res, prof.Thresholds)
 
 	name := fmt.Sprintf("%s-%s", prof.Name, res.StartedAt.Format("20060102T150405Z"))
 	if s := res.Segment; s != nil {

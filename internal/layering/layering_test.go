@@ -53,7 +53,7 @@ func TestImportsRunOneWay(t *testing.T) {
 		t.Fatal(err)
 	}
 	imports := packageImports(t, root)
-	for _, pkg := range []string{"workload", "internal/audit", "internal/faults", "internal/probe", "plan", "report"} {
+	for _, pkg := range []string{"workload", "internal/audit", "internal/faults", "internal/probe", "plan", "verdict", "report"} {
 		if _, ok := imports[pkg]; !ok {
 			t.Fatalf("package %s not found under %s: the test reads the wrong tree", pkg, root)
 		}

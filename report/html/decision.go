@@ -8,6 +8,7 @@ import (
 
 	"github.com/rlbench/rlbench/report"
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/verdict"
 )
 
 // projectedIdentities is the population a decision summary always projects
@@ -79,8 +80,6 @@ func decideAlgorithm(v *view, alg string, costs *report.Costs, identities int64,
 		row.usPerCall, row.haveServer = costs.UsecPerCall, costs.HaveServer
 		row.bytesPerIdentity, row.haveMemory = costs.BytesPerIdentity, costs.HaveMemory
 	}
-	audited := false
-	var broken []string
 	row.excess = -1
 	for _, s := range v.scenarios {
 		run := v.run(alg, s)
@@ -88,10 +87,6 @@ func decideAlgorithm(v *view, alg string, costs *report.Costs, identities int64,
 			continue
 		}
 		if a := run.Audit; a != nil {
-			audited = true
-			if a.Overshoot > 0 || a.ModelMismatches > 0 {
-				broken = append(broken, s)
-			}
 			if a.PolicyExcess > row.excess {
 				row.excess, row.excessScenario = a.PolicyExcess, s
 			}
@@ -104,13 +99,13 @@ func decideAlgorithm(v *view, alg string, costs *report.Costs, identities int64,
 			row.worstP99, row.p99Scenario, row.haveClient = float64(run.LatencyUs.P99), s, true
 		}
 	}
-	switch {
-	case !audited:
-		row.Promise, row.Unaudited = "not audited", true
-	case len(broken) > 0:
-		row.Promise, row.Broken = "BROKEN in "+strings.Join(broken, ", "), true
-	default:
-		row.Promise = "kept"
+	lim := v.judgement.Limiter(alg)
+	row.Promise = lim.Promise.String()
+	switch lim.Promise {
+	case verdict.NotAudited:
+		row.Unaudited = true
+	case verdict.Broken:
+		row.Promise, row.Broken = "BROKEN in "+strings.Join(lim.BrokenIn, ", "), true
 	}
 	if row.excess >= 0 {
 		row.havePolicy = true

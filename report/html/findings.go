@@ -7,6 +7,7 @@ import (
 
 	"github.com/rlbench/rlbench/report"
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/verdict"
 )
 
 // remarks says in a few sentences what this run showed about alg that a
@@ -45,7 +46,7 @@ func remarks(v *view, alg string) []string {
 	}, report.FormatSize); r != "" {
 		out = append(out, r)
 	}
-	out = append(out, troubleRemarks(alg, runs)...)
+	out = append(out, troubleRemarks(v, alg, runs)...)
 	return out
 }
 
@@ -67,18 +68,18 @@ func promiseRemark(v *view, alg string, runs []*result.Run) []string {
 	var worst *result.Run
 	audited := false
 	for _, run := range runs {
-		a := run.Audit
+		a, found := run.Audit, v.verdictOf(run)
 		if a == nil {
 			continue
 		}
-		if run.Eviction.ResetState() {
+		if !found.Judged {
 			// The server dropped the limiter's state: its audit says
 			// nothing about the limiter.
 			reset = append(reset, run.Scenario)
 			continue
 		}
 		audited = true
-		if a.Overshoot > 0 || a.ModelMismatches > 0 {
+		if found.Promise == verdict.Broken {
 			broken = append(broken, fmt.Sprintf("in %s it admitted %s beyond its own bound and disagreed with its model on %s decisions",
 				run.Scenario, report.FormatCount(a.Overshoot), report.FormatCount(a.ModelMismatches)))
 		}
@@ -217,7 +218,7 @@ func rankRemark(v *view, alg, what string, figure func(*result.Run) (float64, bo
 // troubleRemarks lists what went wrong in alg's runs: calls without a
 // decision, keys without a TTL, a schedule the generator could not keep,
 // an incomplete run.
-func troubleRemarks(alg string, runs []*result.Run) []string {
+func troubleRemarks(v *view, alg string, runs []*result.Run) []string {
 	var out []string
 	for _, run := range runs {
 		if run.Incomplete {
@@ -226,8 +227,8 @@ func troubleRemarks(alg string, runs []*result.Run) []string {
 		if q := run.Requests; q.Errors > 0 {
 			out = append(out, fmt.Sprintf("In %s, %s of %s calls got no decision.", run.Scenario, report.FormatCount(q.Errors), report.FormatCount(q.Sent)))
 		}
-		if m := run.Memory; m != nil && m.KeysWithoutTTL > 0 {
-			out = append(out, fmt.Sprintf("In %s it left %s keys without a TTL: they never expire.", run.Scenario, report.FormatCount(m.KeysWithoutTTL)))
+		if leak, ok := v.verdictOf(run).Finding(verdict.KeyWithoutTTL); ok {
+			out = append(out, fmt.Sprintf("In %s it left %s keys without a TTL: they never expire.", run.Scenario, report.FormatCount(leak.Count)))
 		}
 		if report.ScheduleSlipped(run) {
 			out = append(out, fmt.Sprintf("In %s the generator fell behind its schedule, so that run's latency is the generator's queue more than %s's (p99 from the actual send: %s).",

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlbench/rlbench/report"
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/verdict"
 )
 
 //go:embed templates/report.html
@@ -88,7 +89,9 @@ type scenarioSection struct {
 }
 
 // tableRow is one run: the terminal summary's columns, then audit and
-// memory columns; a cell the run has no figure for holds a dash.
+// memory columns; a cell the run has no figure for holds a dash. A Bad
+// cell holds what the verdict found wrong; a Warn cell a figure worth a
+// look that fails nothing.
 type tableRow struct {
 	Algorithm, Color                             string
 	Incomplete                                   bool
@@ -98,7 +101,7 @@ type tableRow struct {
 	PolicyExcess, BytesPerIdentity, KeysNoTTL    string
 	MemoryUsage, Encodings, UsecPerCall          string
 	BadErrors, BadMismatch, BadOvershoot, BadTTL bool
-	WarnExcess, Slipped                          bool
+	WarnErrors, WarnExcess, Slipped              bool
 }
 
 type figureView struct {
@@ -143,9 +146,9 @@ func newPage(r *result.Result, figs []Figure, opts RenderOptions) page {
 		}
 	}
 	p.FoldHeld = len(p.ThresholdsHeld) > foldThresholdsFrom
-	j := report.Assess(r)
+	j := v.judgement
 	p.Pass, p.Verdict = j.Verdict == result.Pass, strings.ToUpper(j.Verdict)
-	p.Reasons = append(append(p.Reasons, j.Reasons...), j.Caught...)
+	p.Reasons = append(append(p.Reasons, j.Reasons()...), j.Caught...)
 	if p.Pass && len(r.Thresholds) == 0 {
 		p.Reasons = append(p.Reasons, "The profile sets no thresholds; every check a run passes by default held.")
 	}
@@ -269,6 +272,7 @@ func describeScenario(run *result.Run) string {
 
 func newTableRow(v *view, run *result.Run) tableRow {
 	q := run.Requests
+	found := v.verdictOf(run)
 	row := tableRow{
 		Algorithm: run.Algorithm, Color: hexColor(v.colors.color(run.Algorithm)), Incomplete: run.Incomplete,
 		Sent: report.FormatCount(q.Sent), Allowed: report.FormatCount(q.Allowed), Denied: report.FormatCount(q.Denied), Errors: report.FormatCount(q.Errors),
@@ -278,8 +282,13 @@ func newTableRow(v *view, run *result.Run) tableRow {
 		P99Sent:  report.FormatMicros(run.LatencyUncorrectedUs.P99),
 		Expected: dash, Mismatches: dash, MaxWindow: dash, Overshoot: dash, PolicyExcess: dash,
 		BytesPerIdentity: dash, KeysNoTTL: dash, MemoryUsage: dash, Encodings: dash, UsecPerCall: dash,
-		BadErrors: q.Errors > 0, Slipped: report.ScheduleSlipped(run),
+		BadErrors: found.Has(verdict.ErrorsOverBudget), Slipped: report.ScheduleSlipped(run),
+		BadMismatch: found.Has(verdict.ModelMismatch), BadOvershoot: found.Has(verdict.Overshoot),
+		BadTTL: found.Has(verdict.KeyWithoutTTL),
 	}
+	// Failed calls within the error budget fail nothing, but are worth a
+	// look.
+	row.WarnErrors = q.Errors > 0 && !row.BadErrors
 	if s := run.Server; s != nil && s.Calls > 0 {
 		row.UsecPerCall = fmt.Sprintf("%.2f", s.UsecPerCall)
 	}
@@ -294,11 +303,6 @@ func newTableRow(v *view, run *result.Run) tableRow {
 		row.MaxWindow = fmt.Sprintf("%s / %s", report.FormatCount(a.MaxWindowAdmitted), report.AuditBound(a))
 		row.Overshoot = report.FormatCount(a.Overshoot)
 		row.PolicyExcess = report.FormatCount(a.PolicyExcess)
-		// A run whose limiter state the server dropped is not the
-		// limiter's failure: its figures stay, unmarked.
-		judged := !run.Eviction.ResetState()
-		row.BadMismatch = judged && a.ModelMismatches > 0
-		row.BadOvershoot = judged && a.Overshoot > 0
 		row.WarnExcess = a.PolicyExcess > 0
 	}
 	if m := run.Memory; m != nil {
@@ -309,7 +313,9 @@ func newTableRow(v *view, run *result.Run) tableRow {
 		if m.CensusFailed {
 			row.KeysNoTTL = "not checked"
 		}
-		row.BadTTL = m.KeysWithoutTTL > 0 || m.CensusFailed
+		// A census not taken is a check that did not happen, not one
+		// that passed.
+		row.BadTTL = row.BadTTL || m.CensusFailed
 		if m.MemoryUsageSampledBytes > 0 {
 			row.MemoryUsage = report.FormatSize(m.MemoryUsageSampledBytes)
 		}

@@ -133,6 +133,6 @@ func aggregateLimit(r *result.Result, run *result.Run) float64 {
 
 // runLimit and runWindowMs are the run's policy, or the profile's when the
 // run does not carry it.
-func runLimit(r *result.Result, run *result.Run) int64 { return report.RunPolicy(r, run).Limit }
+func runLimit(r *result.Result, run *result.Run) int64 { return r.RunPolicy(run).Limit }
 
-func runWindowMs(r *result.Result, run *result.Run) int64 { return report.RunPolicy(r, run).WindowMs }
+func runWindowMs(r *result.Result, run *result.Run) int64 { return r.RunPolicy(run).WindowMs }

@@ -51,7 +51,7 @@ func admittedVsBound(v *view) (drawing, error) {
 			}
 			scale := 1.0
 			if mixed {
-				scale = float64(report.RunPolicy(v.r, run).Limit)
+				scale = float64(v.r.RunPolicy(run).Limit)
 			}
 			admitted[g] = float64(run.Audit.MaxWindowAdmitted) / scale
 			bound[g] = float64(run.Audit.BoundWindow) / scale

@@ -5,13 +5,17 @@ import (
 	"strings"
 
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/verdict"
 )
 
 // view indexes a result for rendering: its scenarios and algorithms in
-// report order, each run by algorithm and scenario, and one colour per
-// algorithm shared by every plot and the HTML page.
+// report order, each run by algorithm and scenario, the verdict on the
+// result and on each run, and one colour per algorithm shared by every
+// plot and the HTML page.
 type view struct {
 	r          *result.Result
+	judgement  verdict.Judgement
+	verdicts   map[*result.Run]*verdict.Run
 	scenarios  []string
 	algorithms []string
 	runs       map[runKey]*result.Run
@@ -24,11 +28,13 @@ type runKey struct{ algorithm, scenario string }
 // newView orders scenarios as they first appear in the runs, and
 // algorithms as the profile lists them, then any others as they appear.
 func newView(r *result.Result) *view {
-	v := &view{r: r, runs: map[runKey]*result.Run{}, slugs: map[string]string{}}
+	v := &view{r: r, judgement: verdict.Assess(r), verdicts: map[*result.Run]*verdict.Run{},
+		runs: map[runKey]*result.Run{}, slugs: map[string]string{}}
 	seenAlg := map[string]bool{}
 	seenScenario := map[string]bool{}
 	for i := range r.Runs {
 		run := &r.Runs[i]
+		v.verdicts[run] = &v.judgement.Runs[i]
 		v.runs[runKey{run.Algorithm, run.Scenario}] = run
 		if !seenScenario[run.Scenario] {
 			seenScenario[run.Scenario] = true
@@ -70,6 +76,9 @@ func (v *view) hasAlgorithm(alg string) bool {
 	}
 	return false
 }
+
+// verdictOf is what the verdict found in run, one of v's result's runs.
+func (v *view) verdictOf(run *result.Run) *verdict.Run { return v.verdicts[run] }
 
 // run is the run of alg in scenario, or nil.
 func (v *view) run(alg, scenario string) *result.Run { return v.runs[runKey{alg, scenario}] }

@@ -1,6 +1,7 @@
-package report
+package verdict
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,10 +80,10 @@ func TestAssess(t *testing.T) {
 		tc.change(r)
 		j := Assess(r)
 		switch {
-		case tc.want == "" && (j.Verdict != result.Pass || len(j.Reasons) > 0):
-			t.Errorf("%s: verdict %s, reasons %q; want a pass", tc.why, j.Verdict, j.Reasons)
-		case tc.want != "" && (j.Verdict != result.Fail || len(j.Reasons) == 0 || !strings.Contains(j.Reasons[0], tc.want)):
-			t.Errorf("%s: verdict %s, reasons %q; want a fail whose first reason holds %q", tc.why, j.Verdict, j.Reasons, tc.want)
+		case tc.want == "" && (j.Verdict != result.Pass || len(j.Reasons()) > 0):
+			t.Errorf("%s: verdict %s, reasons %q; want a pass", tc.why, j.Verdict, j.Reasons())
+		case tc.want != "" && (j.Verdict != result.Fail || len(j.Reasons()) == 0 || !strings.Contains(j.Reasons()[0], tc.want)):
+			t.Errorf("%s: verdict %s, reasons %q; want a fail whose first reason holds %q", tc.why, j.Verdict, j.Reasons(), tc.want)
 		}
 	}
 }
@@ -95,8 +96,8 @@ func TestAssessEvictionsAreNotBlamedOnTheLimiter(t *testing.T) {
 	r.Runs[0].Eviction.EvictedKeys = 10
 	r.Runs[0].Audit.Overshoot, r.Runs[0].Audit.ModelMismatches = 3, 4
 	j := Assess(r)
-	if len(j.Reasons) != 1 || !strings.Contains(j.Reasons[0], "evicted") {
-		t.Errorf("reasons %q, want only the evictions", j.Reasons)
+	if len(j.Reasons()) != 1 || !strings.Contains(j.Reasons()[0], "evicted") {
+		t.Errorf("reasons %q, want only the evictions", j.Reasons())
 	}
 }
 
@@ -132,10 +133,10 @@ func TestAssessNegativeControls(t *testing.T) {
 		tc.change(r)
 		j := Assess(r)
 		if j.Verdict != tc.verdict {
-			t.Errorf("%s: verdict %s (reasons %q), want %s", tc.why, j.Verdict, j.Reasons, tc.verdict)
+			t.Errorf("%s: verdict %s (reasons %q), want %s", tc.why, j.Verdict, j.Reasons(), tc.verdict)
 		}
-		if tc.reason != "" && (len(j.Reasons) == 0 || !strings.Contains(j.Reasons[0], tc.reason)) {
-			t.Errorf("%s: reasons %q, want the first to hold %q", tc.why, j.Reasons, tc.reason)
+		if tc.reason != "" && (len(j.Reasons()) == 0 || !strings.Contains(j.Reasons()[0], tc.reason)) {
+			t.Errorf("%s: reasons %q, want the first to hold %q", tc.why, j.Reasons(), tc.reason)
 		}
 		if tc.caughtFor != "" && (len(j.Caught) != 1 || j.Caught[0] != tc.caughtFor) {
 			t.Errorf("%s: caught %q, want %q", tc.why, j.Caught, tc.caughtFor)
@@ -155,7 +156,7 @@ func TestAssessOrdersReasons(t *testing.T) {
 	r.Runs[1].Requests.Errors = 100
 	r.Thresholds = []result.ThresholdResult{{Expression: "*/* requests.errors == 0", Run: "fixed_window/burst", Value: 100}}
 	r.Complete, r.IncompleteReason = false, "interrupted (Ctrl-C)"
-	got := Assess(r).Reasons
+	got := Assess(r).Reasons()
 	wants := []string{"did not complete", "fixed_window/burst: 100 of", "fixed_window/steady: MISMATCH", "fixed_window/burst: OVERSHOOT", "threshold"}
 	if len(got) != len(wants) {
 		t.Fatalf("reasons %q, want %d", got, len(wants))
@@ -179,5 +180,143 @@ func TestJudgeRecordsTheReasons(t *testing.T) {
 	Judge(r, []*result.Threshold{th})
 	if r.Verdict != result.Fail || len(r.VerdictReasons) != 1 || !strings.Contains(r.VerdictReasons[0], "MISMATCH") || len(r.Thresholds) != 1 {
 		t.Errorf("verdict %s, reasons %q, thresholds %+v", r.Verdict, r.VerdictReasons, r.Thresholds)
+	}
+}
+
+// TestAssessRuns: each run's part of the judgement, as the summary and the
+// page read it. Each row changes one thing in a passing result.
+func TestAssessRuns(t *testing.T) {
+	for _, tc := range []struct {
+		why      string
+		change   func(r *result.Result)
+		judged   bool
+		control  bool
+		promise  Promise
+		findings []Kind
+		counts   []int64
+	}{
+		{"every check holds: judged and kept", func(*result.Result) {}, true, false, Kept, nil, nil},
+		{"no audit: not audited, though judged", func(r *result.Result) { r.Runs[0].Audit = nil }, true, false, NotAudited, nil, nil},
+		{"an overshoot breaks the promise", func(r *result.Result) {
+			r.Runs[0].Audit.Overshoot, r.Runs[0].Audit.Violations = 5000, 50
+		}, true, false, Broken, []Kind{Overshoot}, []int64{5000}},
+		{"mismatches break it too", func(r *result.Result) { r.Runs[0].Audit.ModelMismatches = 97 }, true, false, Broken, []Kind{ModelMismatch}, []int64{97}},
+		{"a leak is a finding, but the bound and the model were kept", func(r *result.Result) {
+			r.Runs[0].Memory.KeysWithoutTTL = 3
+		}, true, false, Kept, []Kind{KeyWithoutTTL}, []int64{3}},
+		{"evictions: not judged, the audit's findings are not the limiter's", func(r *result.Result) {
+			r.Runs[0].Eviction.EvictedKeys = 10
+			r.Runs[0].Audit.Overshoot, r.Runs[0].Audit.ModelMismatches = 3, 4
+		}, false, false, NotAudited, []Kind{StateReset}, []int64{10}},
+		{"a reset does not excuse a key without a TTL", func(r *result.Result) {
+			r.Runs[0].Eviction.Restarted = true
+			r.Runs[0].Memory.KeysWithoutTTL = 2
+		}, false, false, NotAudited, []Kind{StateReset, KeyWithoutTTL}, []int64{0, 2}},
+		{"a negative control's findings are found all the same", func(r *result.Result) {
+			r.Profile.ExpectBroken = []string{"fixed_window"}
+			r.Runs[0].Audit.Overshoot = 40
+		}, true, true, Broken, []Kind{Overshoot}, []int64{40}},
+		{"errors past the budget, most serious first", func(r *result.Result) {
+			r.Runs[0].Requests.Errors = 500
+			r.Runs[0].Memory.KeysOutsidePrefix = 1
+			r.Runs[0].Audit.ModelMismatches = 1
+		}, true, false, Broken, []Kind{ErrorsOverBudget, ModelMismatch, KeyOutsidePrefix}, []int64{500, 1, 1}},
+	} {
+		r := passingResult()
+		tc.change(r)
+		j := Assess(r)
+		if len(j.Runs) != 1 {
+			t.Fatalf("%s: %d runs judged, want 1", tc.why, len(j.Runs))
+		}
+		run := j.Runs[0]
+		if run.Judged != tc.judged || run.NegativeControl != tc.control || run.Promise != tc.promise {
+			t.Errorf("%s: judged %v, negative control %v, promise %s; want %v, %v, %s",
+				tc.why, run.Judged, run.NegativeControl, run.Promise, tc.judged, tc.control, tc.promise)
+		}
+		var kinds []Kind
+		var counts []int64
+		for _, f := range run.Findings {
+			kinds, counts = append(kinds, f.Kind), append(counts, f.Count)
+			if f.Run != "fixed_window/steady" || !strings.HasPrefix(f.Text, "fixed_window/steady: ") {
+				t.Errorf("%s: finding %+v does not name its run", tc.why, f)
+			}
+			if !run.NegativeControl && !slices.Contains(j.Reasons(), f.Text) {
+				t.Errorf("%s: finding %q is not among the reasons %q", tc.why, f.Text, j.Reasons())
+			}
+		}
+		if !slices.Equal(kinds, tc.findings) || !slices.Equal(counts, tc.counts) {
+			t.Errorf("%s: findings %v %v, want %v %v", tc.why, kinds, counts, tc.findings, tc.counts)
+		}
+		for _, k := range tc.findings {
+			if !run.Has(k) {
+				t.Errorf("%s: Has(%s) is false", tc.why, k)
+			}
+		}
+	}
+}
+
+// TestLimiter: one algorithm's promise over its runs: broken anywhere is
+// broken; a run the server reset judges nothing.
+func TestLimiter(t *testing.T) {
+	r := passingResult()
+	base := r.Runs[0]
+	add := func(alg, scenario string, change func(run *result.Run)) {
+		run := base
+		a, e := *base.Audit, *base.Eviction
+		run.Audit, run.Eviction = &a, &e
+		run.Algorithm, run.Scenario = alg, scenario
+		change(&run)
+		r.Runs = append(r.Runs, run)
+	}
+	r.Runs = nil
+	add("fixed_window", "steady", func(*result.Run) {})
+	add("fixed_window", "burst", func(run *result.Run) { run.Audit.Overshoot = 3 })
+	add("fixed_window", "burst", func(run *result.Run) { run.Audit.ModelMismatches = 1 })
+	add("token_bucket", "steady", func(run *result.Run) { run.Eviction.EvictedKeys, run.Audit.Overshoot = 1, 9 })
+	add("token_bucket", "burst", func(*result.Run) {})
+	add("leaky_bucket", "steady", func(run *result.Run) { run.Eviction.Restarted = true })
+	add("sliding_log", "steady", func(run *result.Run) { run.Audit = nil })
+	j := Assess(r)
+	for _, tc := range []struct {
+		alg      string
+		promise  Promise
+		brokenIn []string
+	}{
+		{"fixed_window", Broken, []string{"burst"}}, // one scenario named once
+		{"token_bucket", Kept, nil},                 // the reset run's overshoot is not the limiter's
+		{"leaky_bucket", NotAudited, nil},           // its only run was reset
+		{"sliding_log", NotAudited, nil},            // never audited
+		{"gcra", NotAudited, nil},                   // never ran
+	} {
+		if l := j.Limiter(tc.alg); l.Promise != tc.promise || !slices.Equal(l.BrokenIn, tc.brokenIn) {
+			t.Errorf("%s: %s in %q, want %s in %q", tc.alg, l.Promise, l.BrokenIn, tc.promise, tc.brokenIn)
+		}
+	}
+}
+
+// TestFailuresAreTheReasons: the structured failures and the reasons a
+// result records are one list.
+func TestFailuresAreTheReasons(t *testing.T) {
+	r := passingResult()
+	r.Complete = false
+	r.Profile.ExpectBroken = []string{"gcra"}
+	r.Runs[0].Audit.Overshoot = 2
+	r.Thresholds = []result.ThresholdResult{
+		{Expression: "*/* requests.errors == 0", Run: "fixed_window/steady", Value: 1},
+		{Expression: "*/* requests.errors == 0", Run: "fixed_window/burst", Value: 2},
+	}
+	j := Assess(r)
+	var kinds []Kind
+	for i, f := range j.Failures {
+		kinds = append(kinds, f.Kind)
+		if j.Reasons()[i] != f.Text {
+			t.Errorf("reason %d is %q, failure %q", i, j.Reasons()[i], f.Text)
+		}
+	}
+	if want := []Kind{Incomplete, Overshoot, ControlNotCaught, ThresholdFailed}; !slices.Equal(kinds, want) {
+		t.Errorf("failures %v, want %v", kinds, want)
+	}
+	if th := j.Failures[3]; th.Run != "fixed_window/steady" || th.Count != 2 {
+		t.Errorf("threshold failure %+v, want the first run and a count of 2", th)
 	}
 }
