@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/rlbench/rlbench/internal/numfmt"
 	"math"
 	"sort"
 	"strconv"
@@ -37,43 +38,11 @@ func FormatPolicyShort(p result.PolicyInfo) string {
 
 // FormatMillis renders a window in milliseconds as people write it (1s,
 // 250ms, 1m, 1h).
-func FormatMillis(ms int64) string {
-	switch {
-	case ms != 0 && ms%3_600_000 == 0:
-		return fmt.Sprintf("%dh", ms/3_600_000)
-	case ms%60_000 == 0:
-		return fmt.Sprintf("%dm", ms/60_000)
-	case ms%1000 == 0:
-		return fmt.Sprintf("%ds", ms/1000)
-	default:
-		return fmt.Sprintf("%dms", ms)
-	}
-}
+func FormatMillis(ms int64) string { return numfmt.Millis(ms) }
 
 // FormatMicros renders a latency in microseconds with a unit that keeps three
 // significant figures: 87us, 1.24ms, 2.00s.
-func FormatMicros(us int64) string {
-	switch {
-	case us < 1000:
-		return fmt.Sprintf("%dus", us)
-	case us < 1_000_000:
-		return trimFloat(float64(us)/1000) + "ms"
-	default:
-		return trimFloat(float64(us)/1e6) + "s"
-	}
-}
-
-// trimFloat prints f to three significant figures (for f below 1000).
-func trimFloat(f float64) string {
-	switch {
-	case f >= 100:
-		return fmt.Sprintf("%.0f", f)
-	case f >= 10:
-		return fmt.Sprintf("%.1f", f)
-	default:
-		return fmt.Sprintf("%.2f", f)
-	}
-}
+func FormatMicros(us int64) string { return numfmt.Micros(us) }
 
 // FormatRate renders a rate per second: whole numbers from 100 up, one
 // decimal below.
@@ -94,27 +63,7 @@ func FormatBytes(b uint64) string {
 
 // FormatSize renders a size in bytes, which may be fractional or negative
 // (a per-identity figure): 87.5 B, 117 B, 1.50 KiB, 58.0 MiB.
-func FormatSize(v float64) string {
-	const unit = 1024
-	if math.Abs(v) < unit {
-		if math.Abs(v) >= 100 || v == math.Trunc(v) {
-			return fmt.Sprintf("%.0f B", v)
-		}
-		return fmt.Sprintf("%.1f B", v)
-	}
-	v, suffix := v/unit, "KiB"
-	for _, s := range []string{"MiB", "GiB", "TiB"} {
-		if math.Abs(v) < unit {
-			break
-		}
-		v, suffix = v/unit, s
-	}
-	sign := ""
-	if v < 0 {
-		sign, v = "-", -v
-	}
-	return sign + trimFloat(v) + " " + suffix
-}
+func FormatSize(v float64) string { return numfmt.Size(v) }
 
 // FormatCountShort renders a count briefly: 950, 10k, 1.5M.
 func FormatCountShort(n int64) string {
@@ -137,22 +86,7 @@ func optBytes(b float64) string {
 }
 
 // FormatCount groups thousands with commas: 177,436.
-func FormatCount(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func FormatCount(n int64) string { return numfmt.Count(n) }
 
 // benchNumber prints a benchmark figure: whole numbers as such, others to
 // four significant digits.
@@ -184,24 +118,7 @@ func FormatTick(v float64) string {
 // FormatFieldValue renders a value of the field at jsonPath with its unit:
 // latencies as 1.24ms, sizes as 117B or 1.5KiB, ratios to the reference as
 // 2.41x, other numbers plainly.
-func FormatFieldValue(jsonPath string, v float64) string {
-	if strings.HasPrefix(jsonPath, "relative.") {
-		return strconv.FormatFloat(v, 'f', 2, 64) + "x"
-	}
-	dim, err := result.FieldDimension(jsonPath)
-	if err != nil {
-		return strconv.FormatFloat(v, 'g', 6, 64)
-	}
-	switch dim {
-	case result.Micros:
-		return FormatMicros(int64(math.Round(v)))
-	case result.Seconds:
-		return FormatMicros(int64(math.Round(v * 1e6)))
-	case result.Bytes:
-		return FormatSize(v)
-	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
-}
+func FormatFieldValue(jsonPath string, v float64) string { return numfmt.FieldValue(jsonPath, v) }
 
 // FormatEncodings renders OBJECT ENCODING counts, most frequent first:
 // "listpack 998, skiplist 2".

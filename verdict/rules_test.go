@@ -1,12 +1,9 @@
 package verdict
 
 import (
-	"go/parser"
-	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -46,32 +43,6 @@ func TestRulesLiveHereOnly(t *testing.T) {
 						t.Errorf("%s:%d decides %q itself; read verdict.Assess's findings instead", path, i+1, m)
 					}
 				}
-			}
-		}
-	}
-}
-
-// TestImportsOnlyResult: the verdict sits below everything that renders
-// it, beside the contract.
-func TestImportsOnlyResult(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range f.Imports {
-			p, _ := strconv.Unquote(imp.Path.Value)
-			first, _, _ := strings.Cut(p, "/")
-			if p != "github.com/rlbench/rlbench/result" && strings.Contains(first, ".") {
-				t.Errorf("%s imports %s; the verdict imports only result and the standard library", path, p)
 			}
 		}
 	}

@@ -9,6 +9,7 @@ package verdict
 
 import (
 	"fmt"
+	"github.com/rlbench/rlbench/internal/numfmt"
 	"slices"
 	"strings"
 
@@ -93,7 +94,7 @@ type Finding struct {
 }
 
 // short names a limiter finding briefly: "OVERSHOOT 12".
-func (f Finding) short() string { return f.Kind.String() + " " + formatCount(f.Count) }
+func (f Finding) short() string { return f.Kind.String() + " " + numfmt.Count(f.Count) }
 
 // Kind is what a finding is about. The kinds are declared most serious
 // first.
@@ -306,23 +307,23 @@ func assessRun(r *result.Result, run *result.Run) Run {
 		if a.Overshoot > 0 {
 			out.Promise = Broken
 			add(Overshoot, a.Overshoot, fmt.Sprintf("%s: OVERSHOOT: %s identities got more than the algorithm's own bound of %s within one %s (%s admissions beyond it)",
-				run.Key(), formatCount(a.Violations), formatCount(a.BoundWindow), formatMillis(r.AuditWindowMs(run)), formatCount(a.Overshoot)))
+				run.Key(), numfmt.Count(a.Violations), numfmt.Count(a.BoundWindow), numfmt.Millis(r.AuditWindowMs(run)), numfmt.Count(a.Overshoot)))
 		}
 		if a.ModelMismatches > 0 {
 			out.Promise = Broken
-			text := fmt.Sprintf("%s: MISMATCH: %s of %s decisions differ from the reference model", run.Key(), formatCount(a.ModelMismatches), formatCount(a.Decisions))
+			text := fmt.Sprintf("%s: MISMATCH: %s of %s decisions differ from the reference model", run.Key(), numfmt.Count(a.ModelMismatches), numfmt.Count(a.Decisions))
 			if run.Requests.Errors > 0 {
-				text += fmt.Sprintf(" (%s calls failed; a call that fails after its script ran leaves state the model cannot see)", formatCount(run.Requests.Errors))
+				text += fmt.Sprintf(" (%s calls failed; a call that fails after its script ran leaves state the model cannot see)", numfmt.Count(run.Requests.Errors))
 			}
 			add(ModelMismatch, a.ModelMismatches, text)
 		}
 	}
 	if m := run.Memory; m != nil && m.KeysWithoutTTL > 0 {
-		add(KeyWithoutTTL, m.KeysWithoutTTL, fmt.Sprintf("%s: %s keys were left without a TTL and never expire (a leak)", run.Key(), formatCount(m.KeysWithoutTTL)))
+		add(KeyWithoutTTL, m.KeysWithoutTTL, fmt.Sprintf("%s: %s keys were left without a TTL and never expire (a leak)", run.Key(), numfmt.Count(m.KeysWithoutTTL)))
 	}
 	if m := run.Memory; m != nil && m.KeysOutsidePrefix > 0 {
 		add(KeyOutsidePrefix, m.KeysOutsidePrefix, fmt.Sprintf("%s: the limiter's script wrote %s keys outside the run prefix it was given (e.g. %s)",
-			run.Key(), formatCount(m.KeysOutsidePrefix), strings.Join(m.OutsidePrefixExamples, ", ")))
+			run.Key(), numfmt.Count(m.KeysOutsidePrefix), strings.Join(m.OutsidePrefixExamples, ", ")))
 	}
 	return out
 }
@@ -338,7 +339,7 @@ func resetText(run *result.Run) string {
 		policy = e.PolicyBefore + " until it was changed to " + e.PolicyAfter
 	}
 	return fmt.Sprintf("%s: Redis evicted %s keys (maxmemory-policy %s): limiter state was reset, the audit cannot judge this run",
-		run.Key(), formatCount(e.EvictedKeys), policy)
+		run.Key(), numfmt.Count(e.EvictedKeys), policy)
 }
 
 // overBudget says whether the run's failed calls exceed budget (a fraction
@@ -351,14 +352,14 @@ func overBudget(run *result.Run, budget float64) (int64, string, bool) {
 	}
 	common := ""
 	if len(run.Errors) > 0 {
-		common = fmt.Sprintf(" (most common: %q x%s)", run.Errors[0].Message, formatCount(run.Errors[0].Count))
+		common = fmt.Sprintf(" (most common: %q x%s)", run.Errors[0].Message, numfmt.Count(run.Errors[0].Count))
 	}
 	excused := ""
 	if q.FaultErrors > 0 {
-		excused = fmt.Sprintf(", besides %s inside scheduled fault windows", formatCount(q.FaultErrors))
+		excused = fmt.Sprintf(", besides %s inside scheduled fault windows", numfmt.Count(q.FaultErrors))
 	}
 	return errs, fmt.Sprintf("%s: %s of %s calls got no decision%s%s, past the error budget of %s of decisions",
-		run.Key(), formatCount(errs), formatCount(q.Sent), common, excused, formatFraction(budget)), true
+		run.Key(), numfmt.Count(errs), numfmt.Count(q.Sent), common, excused, numfmt.Fraction(budget)), true
 }
 
 // notCaughtText says that a negative control got through.
@@ -396,7 +397,7 @@ func thresholdFailures(ts []result.ThresholdResult) []Finding {
 		what := first.Note
 		if what == "" {
 			field := result.FieldOf(expr)
-			what = fmt.Sprintf("measured %s, against %s", formatFieldValue(field, first.Value), formatFieldValue(field, first.Against))
+			what = fmt.Sprintf("measured %s, against %s", numfmt.FieldValue(field, first.Value), numfmt.FieldValue(field, first.Against))
 		}
 		more := ""
 		if n := len(failed[expr]) - 1; n > 0 {

@@ -57,11 +57,11 @@ func (d *scheduler) windowEnd(ctx context.Context, prime *event.Outcome, key str
 	return at + d.limiter.Policy().WindowMicros(), nil
 }
 
-// scheduleBoundary runs a boundary scenario: it aligns the local clock
-// with Redis TIME, then primes identity after identity and fires the
-// bursts each prime's reply places.
-func (r *Runner) scheduleBoundary(ctx context.Context, d *scheduler, s plan.Run) (scheduleEnd, error) {
-	offset, err := event.EstimateOffset(ctx, r.Env.Client, d.clock, event.DefaultOffsetSamples)
+// boundary runs a boundary run s: it aligns the local clock with the TIME
+// of srv (the run's Redis), then primes identity after identity and fires
+// the bursts each prime's reply places.
+func (d *scheduler) boundary(ctx context.Context, srv event.ServerClock, s plan.Run) (scheduleEnd, error) {
+	offset, err := event.EstimateOffset(ctx, srv, d.clock, event.DefaultOffsetSamples)
 	if err != nil {
 		return scheduleEnd{}, err
 	}

@@ -8,22 +8,18 @@ import (
 	"github.com/rlbench/rlbench/algorithms"
 )
 
-// newLimiter builds the limiter of one run on rdb (the run's Redis when
-// nil), under the run's policy: a user's limiter the profile declares,
-// bound to this run's scenario, or a built-in by name (through NewLimiter
-// when set).
-func (r *Runner) newLimiter(spec plan.Run, rdb algorithms.Redis) (algorithms.Limiter, error) {
-	if rdb == nil {
-		rdb = r.Env.Client
-	}
+// bindLimiter builds the limiter of run spec on rdb, under the run's
+// policy: a user's limiter the profile declares, bound to the run's
+// scenario, or a built-in by name (through byName when set, else
+// algorithms.New).
+func bindLimiter(spec plan.Run, rdb algorithms.Redis, byName func(string, algorithms.Redis, algorithms.Policy) (algorithms.Limiter, error)) (algorithms.Limiter, error) {
 	if decl := spec.Declaration; decl != nil {
 		return decl.Bind(rdb, spec.Policy, spec.Scenario)
 	}
-	newLimiter := r.NewLimiter
-	if newLimiter == nil {
-		newLimiter = algorithms.New
+	if byName == nil {
+		byName = algorithms.New
 	}
-	return newLimiter(spec.Algorithm, rdb, spec.Policy)
+	return byName(spec.Algorithm, rdb, spec.Policy)
 }
 
 // unloader is a limiter that put something on the server that outlives a
@@ -33,13 +29,13 @@ type unloader interface {
 }
 
 // unload removes what the run's limiter left on the server, even after
-// Ctrl-C.
-func (r *Runner) unload(lim algorithms.Limiter) {
+// Ctrl-C, within timeout and a few seconds.
+func unload(lim algorithms.Limiter, timeout time.Duration) {
 	u, ok := lim.(unloader)
 	if !ok {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), r.Plan.Timeout+5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout+5*time.Second)
 	defer cancel()
 	_ = u.Unload(ctx)
 }

@@ -152,7 +152,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Result, error) {
 	res.Host = hostInfo()
 	res.Segment = r.Segments.contract(r.Plan)
 	var runs []result.Run
-	err := r.waitForStart(ctx)
+	err := r.Segments.waitForStart(ctx, r.Clock)
 	if err == nil {
 		runs, err = r.runPlan(ctx)
 	}
@@ -196,11 +196,15 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 		return nil, err
 	}
 	defer session.Close()
-	lim, err := r.newLimiter(spec, session.Redis())
+	rdb := session.Redis()
+	if rdb == nil {
+		rdb = r.Env.Client
+	}
+	lim, err := bindLimiter(spec, rdb, r.NewLimiter)
 	if err != nil {
 		return nil, err
 	}
-	defer r.unload(lim)
+	defer unload(lim, pl.Timeout)
 	setup, cancel := context.WithTimeout(ctx, pl.Timeout+5*time.Second)
 	defer cancel()
 	if err := lim.Load(setup); err != nil {
@@ -228,7 +232,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 
 	target := probe.Target{Env: r.Env, Timeout: pl.Timeout, RunPrefix: r.RunPrefix()}
 	prb := probe.Start(ctx, target, probe.Config{Limiter: lim, Keys: keys, Identities: spec.Identities, Seed: pl.Seed})
-	if err := r.meet(ctx, index); err != nil {
+	if err := r.Segments.meet(ctx, r.Env.Client, r.Clock, r.Plan, index); err != nil {
 		prb.Stop()
 		return nil, err
 	}
@@ -349,7 +353,7 @@ func (r *Runner) runSchedule(ctx context.Context, t traffic) (out scheduleEnd, e
 	}
 	switch {
 	case s.Shape == plan.ShapeBoundary:
-		if out, err = r.scheduleBoundary(runCtx, d, s); err != nil {
+		if out, err = d.boundary(runCtx, r.Env.Client, s); err != nil {
 			return out, err
 		}
 	case s.ClosedLoop:

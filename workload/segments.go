@@ -65,13 +65,13 @@ func (s Segments) contract(p *plan.Plan) *result.SegmentInfo {
 	return info
 }
 
-// waitForStart sleeps until the common start, if one is set.
-func (r *Runner) waitForStart(ctx context.Context) error {
-	if r.Segments.StartAt.IsZero() {
+// waitForStart sleeps on clock until the common start, if one is set.
+func (s Segments) waitForStart(ctx context.Context, clock event.Clock) error {
+	if s.StartAt.IsZero() {
 		return nil
 	}
-	if d := time.Until(r.Segments.StartAt); d > 0 {
-		if err := r.Clock.Sleep(ctx, d); err != nil {
+	if d := time.Until(s.StartAt); d > 0 {
+		if err := clock.Sleep(ctx, d); err != nil {
 			return ErrInterrupted
 		}
 	}
@@ -83,8 +83,7 @@ func (r *Runner) waitForStart(ctx context.Context) error {
 // to arrive names an instant in Redis's own time, segmentLead later, at
 // which every segment starts. The keys lie outside every run's prefix (they
 // belong to the group), and expire.
-func (r *Runner) meet(ctx context.Context, index int) error {
-	seg := r.Segments
+func (seg Segments) meet(ctx context.Context, rdb redis.UniversalClient, clock event.Clock, pl *plan.Plan, index int) error {
 	if seg.Segment.Whole() {
 		return nil
 	}
@@ -94,8 +93,7 @@ func (r *Runner) meet(ctx context.Context, index int) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	base := fmt.Sprintf("%sseg-%s:run%d:", redisenv.KeyPrefixRoot, seg.Group(r.Plan), index)
-	rdb := r.Env.Client
+	base := fmt.Sprintf("%sseg-%s:run%d:", redisenv.KeyPrefixRoot, seg.Group(pl), index)
 	arrived, err := rdb.Incr(ctx, base+"arrived").Result()
 	if err != nil {
 		return fmt.Errorf("segment %s meeting the others at run %d: %w", seg.Segment, index+1, err)
@@ -128,7 +126,7 @@ func (r *Runner) meet(ctx context.Context, index int) error {
 			}
 			return fmt.Errorf("segment %s meeting the others at run %d: %w", seg.Segment, index+1, err)
 		}
-		if err := r.Clock.Sleep(ctx, 5*time.Millisecond); err != nil {
+		if err := clock.Sleep(ctx, 5*time.Millisecond); err != nil {
 			n, _ := rdb.Get(context.WithoutCancel(ctx), base+"arrived").Int64()
 			if errors.Is(err, context.DeadlineExceeded) {
 				return fmt.Errorf("segment %s: only %d of %d segments reached run %d within %s", seg.Segment, n, seg.Segment.Count, index+1, wait)
@@ -136,12 +134,12 @@ func (r *Runner) meet(ctx context.Context, index int) error {
 			return ErrInterrupted
 		}
 	}
-	offset, err := event.EstimateOffset(ctx, rdb, r.Clock, event.DefaultOffsetSamples)
+	offset, err := event.EstimateOffset(ctx, rdb, clock, event.DefaultOffsetSamples)
 	if err != nil {
 		return err
 	}
-	if d := offset.LocalTime(startMicros).Sub(r.Clock.Now()); d > 0 {
-		if err := r.Clock.Sleep(ctx, d); err != nil {
+	if d := offset.LocalTime(startMicros).Sub(clock.Now()); d > 0 {
+		if err := clock.Sleep(ctx, d); err != nil {
 			return ErrInterrupted
 		}
 	}

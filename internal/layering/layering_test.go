@@ -23,7 +23,7 @@ var allowed = map[string][]string{
 	"result":     {"internal/input", "internal/suggest"},
 	"plan":       {"algorithms", "result"},
 	// The verdict is decided from a result alone.
-	"verdict": {"result"},
+	"verdict": {"result", "internal/numfmt"},
 	// The vocabulary the engine shares with the packages beside it.
 	"internal/event": {"algorithms", "plan", "result"},
 	// The audit, the faults and the probes: none imports the engine, the
@@ -38,8 +38,8 @@ var allowed = map[string][]string{
 	// The profile language produces plans; it runs nothing.
 	"profile": {"algorithms", "plan", "result", "internal/input", "internal/redisconf", "internal/suggest"},
 	// Presentation reads results and the verdict, nothing that runs.
-	"report":      {"result", "verdict"},
-	"report/html": {"report", "result", "verdict"},
+	"report":      {"result", "verdict", "internal/numfmt"},
+	"report/html": {"report", "result", "verdict", "internal/numfmt"},
 	// Getting a Redis.
 	"internal/redisenv":  {"internal/redisconf", "internal/input"},
 	"internal/redisconf": {"internal/input"},

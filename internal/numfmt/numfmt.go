@@ -1,4 +1,8 @@
-package verdict
+// Package numfmt writes the figures of a result as people read them —
+// counts with thousands grouped, windows, latencies and sizes with their
+// units — the same way wherever they appear: in the verdict's reasons, the
+// summary, the page.
+package numfmt
 
 import (
 	"fmt"
@@ -9,13 +13,8 @@ import (
 	"github.com/rlbench/rlbench/result"
 )
 
-// The reasons are recorded in result.json, so the verdict writes its own
-// figures rather than import the report that renders it. These follow the
-// report's formatters exactly (TestFiguresLookAsInTheReport holds them to
-// it), so a figure reads the same in a reason and in a table.
-
-// formatCount groups thousands with commas: 177,436.
-func formatCount(n int64) string {
+// Count groups thousands with commas: 177,436.
+func Count(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
@@ -32,9 +31,9 @@ func formatCount(n int64) string {
 	return b.String()
 }
 
-// formatMillis renders a window in milliseconds as people write it (1s,
+// Millis renders a window in milliseconds as people write it (1s,
 // 250ms, 1m, 1h).
-func formatMillis(ms int64) string {
+func Millis(ms int64) string {
 	switch {
 	case ms != 0 && ms%3_600_000 == 0:
 		return fmt.Sprintf("%dh", ms/3_600_000)
@@ -47,9 +46,9 @@ func formatMillis(ms int64) string {
 	}
 }
 
-// formatMicros renders a latency in microseconds with a unit that keeps
+// Micros renders a latency in microseconds with a unit that keeps
 // three significant figures: 87us, 1.24ms, 2.00s.
-func formatMicros(us int64) string {
+func Micros(us int64) string {
 	switch {
 	case us < 1000:
 		return fmt.Sprintf("%dus", us)
@@ -72,9 +71,9 @@ func trimFloat(f float64) string {
 	}
 }
 
-// formatSize renders a size in bytes, which may be fractional or negative:
+// Size renders a size in bytes, which may be fractional or negative:
 // 87.5 B, 117 B, 1.50 KiB, 58.0 MiB.
-func formatSize(v float64) string {
+func Size(v float64) string {
 	const unit = 1024
 	if math.Abs(v) < unit {
 		if math.Abs(v) >= 100 || v == math.Trunc(v) {
@@ -96,10 +95,10 @@ func formatSize(v float64) string {
 	return sign + trimFloat(v) + " " + suffix
 }
 
-// formatFieldValue renders a value of the field at jsonPath with its unit:
+// FieldValue renders a value of the field at jsonPath with its unit:
 // latencies as 1.24ms, sizes as 117 B or 1.50 KiB, ratios to the reference
 // as 2.41x, other numbers plainly.
-func formatFieldValue(jsonPath string, v float64) string {
+func FieldValue(jsonPath string, v float64) string {
 	if strings.HasPrefix(jsonPath, "relative.") {
 		return strconv.FormatFloat(v, 'f', 2, 64) + "x"
 	}
@@ -109,16 +108,16 @@ func formatFieldValue(jsonPath string, v float64) string {
 	}
 	switch dim {
 	case result.Micros:
-		return formatMicros(int64(math.Round(v)))
+		return Micros(int64(math.Round(v)))
 	case result.Seconds:
-		return formatMicros(int64(math.Round(v * 1e6)))
+		return Micros(int64(math.Round(v * 1e6)))
 	case result.Bytes:
-		return formatSize(v)
+		return Size(v)
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
-// formatFraction renders a fraction as a percentage: 0.001 is "0.1%".
-func formatFraction(f float64) string {
+// Fraction renders a fraction as a percentage: 0.001 is "0.1%".
+func Fraction(f float64) string {
 	return strconv.FormatFloat(f*100, 'g', -1, 64) + "%"
 }
