@@ -68,7 +68,7 @@ func runFaults(t *testing.T, env *redisenv.Env, yaml string) *result.Result {
 		checkFaultRun(t, &res.Runs[i])
 	}
 	if j := verdict.Assess(res); j.Verdict != result.Pass {
-		t.Errorf("verdict %s: %s", j.Verdict, strings.Join(j.Reasons, "; "))
+		t.Errorf("verdict %s: %s", j.Verdict, strings.Join(j.Reasons(), "; "))
 	}
 	if n := countKeys(t, env.Client, runner.RunPrefix()+"*"); n != 0 {
 		t.Errorf("%d keys of the run left behind", n)
