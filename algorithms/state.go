@@ -1,0 +1,77 @@
+package algorithms
+
+// Stater is a Model that can state its state: two models of one limiter
+// whose states are equal decide every later request alike (the replies
+// they predict may still differ by the instant of the last request, which
+// the next request moves on). The audit's replay keeps one model of each
+// state when it follows several possible histories of an identity.
+type Stater interface {
+	// AppendState appends the state to dst.
+	AppendState(dst []int64) []int64
+}
+
+var (
+	_ Stater = (*fixedWindowModel)(nil)
+	_ Stater = (*slidingLogModel)(nil)
+	_ Stater = (*tokenBucketModel)(nil)
+	_ Stater = (*leakyBucketModel)(nil)
+	_ Stater = (*gcraModel)(nil)
+	_ Stater = (*slidingCounterModel)(nil)
+	_ Stater = (*slidingBucketsModel)(nil)
+)
+
+func b2i64(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// AppendState implements Stater: the window's count and its end.
+func (m *fixedWindowModel) AppendState(dst []int64) []int64 {
+	return append(dst, m.count, m.expireAtMs)
+}
+
+// AppendState implements Stater: the stamps still in the window at the
+// last request.
+func (m *slidingLogModel) AppendState(dst []int64) []int64 {
+	for _, s := range m.stamps[m.head:] {
+		if s > m.last-m.windowUs {
+			dst = append(dst, s)
+		}
+	}
+	return dst
+}
+
+// AppendState implements Stater: the tokens and when they were counted.
+func (m *tokenBucketModel) AppendState(dst []int64) []int64 {
+	return append(dst, b2i64(m.seen), m.tokens, m.ts)
+}
+
+// AppendState implements Stater: the level and when it was measured.
+func (m *leakyBucketModel) AppendState(dst []int64) []int64 {
+	return append(dst, b2i64(m.seen), m.level, m.ts)
+}
+
+// AppendState implements Stater: the theoretical arrival time, in whole
+// microseconds and 1/limit of one (a TAT in the past is none).
+func (m *gcraModel) AppendState(dst []int64) []int64 {
+	if !m.seen || m.ahead == 0 {
+		return append(dst, 0)
+	}
+	return append(dst, 1, m.last+m.ahead/m.limit, m.ahead%m.limit)
+}
+
+// AppendState implements Stater: the window, its count and the previous
+// window's.
+func (m *slidingCounterModel) AppendState(dst []int64) []int64 {
+	return append(dst, m.w, m.cur, m.prev)
+}
+
+// AppendState implements Stater: the live buckets.
+func (m *slidingBucketsModel) AppendState(dst []int64) []int64 {
+	for _, b := range m.buckets {
+		dst = append(dst, b.index, b.count)
+	}
+	return dst
+}
