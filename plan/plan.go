@@ -87,6 +87,8 @@ type Run struct {
 	// Planned is how many requests the run is scheduled to send (0 when
 	// only time bounds it).
 	Planned int64
+	// AcceptInconclusive accepts a run that cannot judge what it checks.
+	AcceptInconclusive bool
 }
 
 // Stage is one stage of a ramp: over Duration the offered rate moves in a

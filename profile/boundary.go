@@ -2,10 +2,10 @@ package profile
 
 import (
 	"fmt"
-	"github.com/rlbench/rlbench/plan"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/plan"
 )
 
 // boundaryFields are the fields a boundary scenario takes.
@@ -32,7 +32,10 @@ func parseBoundary(f *yamlMap, s *Scenario, pol *algorithms.Policy) {
 		return
 	}
 	if b.Burst == 0 {
-		b.Burst = pol.Limit
+		// One more than a window admits on each side: the two bursts offer
+		// more than any built-in's bound over the span they cover, so an
+		// admission beyond it (an off-by-one) can show.
+		b.Burst = max(pol.Limit, pol.Capacity()) + 1
 	}
 	if b.Offset+b.Spread >= pol.Window {
 		f.errorf("offset", "offset %s + spread %s must be shorter than the window %s, so the first burst comes after the priming request", b.Offset, b.Spread, pol.Window)

@@ -1,10 +1,11 @@
 package profile
 
 import (
-	"github.com/rlbench/rlbench/plan"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rlbench/rlbench/plan"
 )
 
 func TestParseBoundaryProfile(t *testing.T) {
@@ -29,12 +30,14 @@ scenarios:
 		t.Errorf("audit identities %d, want 500", p.Audit.Identities)
 	}
 	edge, wide := p.Scenarios[0], p.Scenarios[1]
-	if want := (plan.Boundary{Burst: 100, Offset: 10 * time.Millisecond, Stagger: 40 * time.Millisecond}); edge.Boundary != want {
+	// The burst defaults to one more than a window admits, so the two
+	// offer more than the bound over the span they cover.
+	if want := (plan.Boundary{Burst: 101, Offset: 10 * time.Millisecond, Stagger: 40 * time.Millisecond}); edge.Boundary != want {
 		t.Errorf("defaults: %+v, want %+v", edge.Boundary, want)
 	}
 	// 49 x 40ms between the first and last prime, then a window, the
 	// expiry millisecond and the offset.
-	if edge.Duration != 49*40*time.Millisecond+time.Second+time.Millisecond+10*time.Millisecond || edge.Requests != 50*201 {
+	if edge.Duration != 49*40*time.Millisecond+time.Second+time.Millisecond+10*time.Millisecond || edge.Requests != 50*203 {
 		t.Errorf("edge: duration %s, requests %d", edge.Duration, edge.Requests)
 	}
 	if got := edge.Rate.TargetPerSecond(p.Policy, edge.Identities); got < 3000 || got > 3500 {
@@ -78,9 +81,9 @@ func TestParseBoundaryProfileErrors(t *testing.T) {
 		{"a scenario too large to run",
 			head + "scenarios:\n  - shape: boundary\n    identities: 100000\n    burst: 1000\n",
 			`x.yaml:7: scenarios[0].burst: 100000 identities x (1 + 2 x 1000) requests is more than 10000000`},
-		{"the default burst (the limit) makes it too large, blamed on the burst",
+		{"the default burst (one more than the limit) makes it too large, blamed on the burst",
 			"policy: {limit: 1000000, window: 1s}\nscenarios:\n  - shape: boundary\n    identities: 10\n",
-			`x.yaml:3: scenarios[0].burst: 10 identities x (1 + 2 x 1000000) requests`},
+			`x.yaml:3: scenarios[0].burst: 10 identities x (1 + 2 x 1000001) requests`},
 		{"unknown audit field",
 			head + "audit:\n  identity: 5\nscenarios: [{shape: boundary}]\n",
 			`x.yaml:5: audit.identity: unknown field (known: identities)`},

@@ -1,9 +1,10 @@
 package profile
 
 import (
-	"github.com/rlbench/rlbench/plan"
 	"strconv"
 	"time"
+
+	"github.com/rlbench/rlbench/plan"
 )
 
 var cardinalityFields = []string{"name", "shape", "identities", "distribution", "zipf_exponent", "repeats",

@@ -2,10 +2,11 @@ package profile
 
 import (
 	"errors"
-	"github.com/rlbench/rlbench/plan"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rlbench/rlbench/plan"
 )
 
 const cardinalityHead = "policy:\n  limit: 10\n  window: 1h\nscenarios:\n"

@@ -2,12 +2,13 @@ package profile
 
 import (
 	"fmt"
-	"github.com/rlbench/rlbench/plan"
 	"slices"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/rlbench/rlbench/plan"
 )
 
 // MaxRetries bounds client.retries.

@@ -2,11 +2,11 @@ package profile
 
 import (
 	"fmt"
-	"github.com/rlbench/rlbench/plan"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/rlbench/rlbench/internal/redisconf"
+	"github.com/rlbench/rlbench/plan"
 )
 
 var clusterFields = []string{"masters", "replicas", "addrs"}

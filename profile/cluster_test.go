@@ -1,10 +1,11 @@
 package profile
 
 import (
-	"github.com/rlbench/rlbench/plan"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rlbench/rlbench/plan"
 )
 
 const clusterScenarios = "policy: {limit: 10, window: 1s}\nscenarios:\n  - shape: steady\n    rate: 2x\n    duration: 1s\n"

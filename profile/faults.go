@@ -2,7 +2,6 @@ package profile
 
 import (
 	"fmt"
-	"github.com/rlbench/rlbench/plan"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rlbench/rlbench/internal/suggest"
+	"github.com/rlbench/rlbench/plan"
 )
 
 // maxFaults bounds a scenario's list of faults.

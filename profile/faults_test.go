@@ -1,10 +1,11 @@
 package profile
 
 import (
-	"github.com/rlbench/rlbench/plan"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rlbench/rlbench/plan"
 )
 
 const faultsProfile = `name: outage

@@ -2,9 +2,10 @@ package profile
 
 import (
 	"fmt"
-	"github.com/rlbench/rlbench/plan"
 	"slices"
 	"strings"
+
+	"github.com/rlbench/rlbench/plan"
 )
 
 // parseIdentityChoice reads how a scenario picks identities: distribution

@@ -2,13 +2,14 @@ package profile
 
 import (
 	"fmt"
-	"github.com/rlbench/rlbench/plan"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/rlbench/rlbench/plan"
 )
 
 // MaxDuration bounds every duration a profile gives (windows, timeouts,

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/rlbench/rlbench/plan"
 	"io"
 	"path/filepath"
 	"regexp"
@@ -21,6 +20,7 @@ import (
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/input"
 	"github.com/rlbench/rlbench/internal/suggest"
+	"github.com/rlbench/rlbench/plan"
 )
 
 var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "report", "scenarios", "thresholds",

@@ -2,7 +2,6 @@ package profile
 
 import (
 	"context"
-	"github.com/rlbench/rlbench/plan"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/plan"
 )
 
 const goodProfile = `name: demo

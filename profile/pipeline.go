@@ -2,6 +2,7 @@ package profile
 
 import (
 	"fmt"
+
 	"github.com/rlbench/rlbench/plan"
 )
 

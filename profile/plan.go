@@ -69,6 +69,8 @@ func (p *Profile) resolve(s Scenario, alg string, rep int) plan.Run {
 		Client:          p.Client,
 		OnError:         s.OnError,
 		Planned:         p.PlannedRequests(s),
+
+		AcceptInconclusive: s.AcceptInconclusive,
 	}
 	if s.Shape == plan.ShapeRamp {
 		r.FromPerSecond = s.From.TargetPerSecond(pol, s.Identities)

@@ -6,11 +6,11 @@
 package profile
 
 import (
-	"github.com/rlbench/rlbench/plan"
 	"slices"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -44,13 +44,13 @@ type Profile struct {
 	// Concurrency is how many goroutines issue requests (and the size of the
 	// connection pool), unless a scenario says otherwise.
 	Concurrency int
-	// plan.Pipeline is how many requests one connection sends at once, unless
+	// Pipeline is how many requests one connection sends at once, unless
 	// a scenario says otherwise; not given, each request goes alone.
 	Pipeline plan.Pipeline
 	// Warmup is run before each measured run, on keys of its own, and not
 	// measured.
 	Warmup time.Duration
-	// Seed makes identity choice and plan.Poisson arrivals repeatable.
+	// Seed makes identity choice and Poisson arrivals repeatable.
 	Seed int64
 	// Timeout bounds every Redis call (the limiter's calls by Client.Timeout
 	// when the profile has a client section).

@@ -2,11 +2,12 @@ package profile
 
 import (
 	"fmt"
-	"github.com/rlbench/rlbench/plan"
 	"time"
 
-	"github.com/rlbench/rlbench/algorithms"
 	"gopkg.in/yaml.v3"
+
+	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/plan"
 )
 
 // rampFields are the fields a ramp scenario takes.

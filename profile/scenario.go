@@ -1,10 +1,10 @@
 package profile
 
 import (
-	"github.com/rlbench/rlbench/plan"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/plan"
 )
 
 // Scenario is one traffic shape with its parameters; each runs once per
@@ -12,11 +12,11 @@ import (
 type Scenario struct {
 	// Name is unique in the profile and part of the key prefix.
 	Name string
-	// plan.Shape selects the traffic generator.
+	// Shape selects the traffic generator.
 	Shape plan.Shape
 	// Rate is the offered load.
 	Rate Rate
-	// plan.Arrival spaces open-loop arrivals.
+	// Arrival spaces open-loop arrivals.
 	Arrival plan.Arrival
 	// Identities is how many distinct callers share the load.
 	Identities int
@@ -26,11 +26,11 @@ type Scenario struct {
 	Requests int64
 	// Concurrency overrides the profile's concurrency when above zero.
 	Concurrency int
-	// plan.Pipeline overrides the profile's pipeline when given.
+	// Pipeline overrides the profile's pipeline when given.
 	Pipeline plan.Pipeline
-	// plan.Boundary holds the boundary shape's parameters.
+	// Boundary holds the boundary shape's parameters.
 	Boundary plan.Boundary
-	// plan.Distribution chooses identities in a cardinality scenario.
+	// Distribution chooses identities in a cardinality scenario.
 	Distribution plan.Distribution
 	// ZipfExponent is the exponent s (> 1) of a Zipf distribution, or of
 	// the repeats after a sequential pass.
@@ -59,9 +59,13 @@ type Scenario struct {
 	// named <group>-<policy>.
 	OnError     plan.ErrorPolicy
 	PolicyGroup string
-	// plan.HashTag is how the built-in limiters tag their keys in this
+	// HashTag is how the built-in limiters tag their keys in this
 	// scenario (a declared limiter's keys are its own templates').
 	HashTag plan.HashTag
+	// AcceptInconclusive accepts runs of this scenario that cannot judge
+	// what they check (no power, a schedule not kept): they are reported,
+	// and do not make the result inconclusive.
+	AcceptInconclusive bool
 }
 
 // Stage is one stage of a ramp: over Duration the offered rate moves in a

@@ -2,14 +2,15 @@ package profile
 
 import (
 	"fmt"
-	"github.com/rlbench/rlbench/plan"
 	"slices"
 	"strings"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/suggest"
-	"gopkg.in/yaml.v3"
+	"github.com/rlbench/rlbench/plan"
 )
 
 // scenarioFields lists, per shape, the fields a scenario of that shape takes.
@@ -82,7 +83,7 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 		return s, nil, false
 	}
 	s.Shape = plan.Shape(shape)
-	f := d.mapping(n, path, append(slices.Clone(known), "policy", "faults", "hash_tag")...)
+	f := d.mapping(n, path, append(slices.Clone(known), "policy", "faults", "hash_tag", "accept_inconclusive")...)
 	before := len(d.errs)
 	s.Name = shape
 	f.str("name", &s.Name)
@@ -91,6 +92,7 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 	}
 	f.intField("concurrency", &s.Concurrency, 1)
 	parseHashTag(f, &s)
+	f.boolean("accept_inconclusive", &s.AcceptInconclusive)
 	s.Pipeline = parsePipeline(f)
 	if f.has("policy") {
 		pol = parseScenarioPolicy(d, f, pol)

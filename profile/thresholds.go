@@ -2,11 +2,11 @@ package profile
 
 import (
 	"fmt"
-	"github.com/rlbench/rlbench/plan"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
 )
 

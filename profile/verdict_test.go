@@ -86,7 +86,7 @@ scenarios:
 		{"plain", algorithms.Policy{Limit: 25, Window: 500 * time.Millisecond, Burst: 40}, 200},     // the profile's own
 		{"one", algorithms.Policy{Limit: 25, Window: 500 * time.Millisecond, Burst: 1}, 200},        // only the burst changes
 		{"fast", algorithms.Policy{Limit: 500, Window: 100 * time.Millisecond, Burst: 40}, 20000},   // 2 x 2 x 5000/s for 1s
-		{"edge", algorithms.Policy{Limit: 25, Window: 200 * time.Millisecond, Burst: 40}, 1 + 2*25}, // a prime and two bursts of the limit
+		{"edge", algorithms.Policy{Limit: 25, Window: 200 * time.Millisecond, Burst: 40}, 1 + 2*41}, // a prime and two bursts of one more than the capacity
 	} {
 		s := p.Scenarios[slices.Index(p.ScenarioNames(), tc.scenario)]
 		if got := p.PolicyFor(s); got != tc.want {

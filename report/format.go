@@ -2,12 +2,12 @@ package report
 
 import (
 	"fmt"
-	"github.com/rlbench/rlbench/internal/numfmt"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/rlbench/rlbench/internal/numfmt"
 	"github.com/rlbench/rlbench/result"
 )
 

@@ -127,6 +127,7 @@ func notesOf(r *result.Result, j verdict.Judgement) []string {
 	}
 	notes = append(notes, HotNodeNotes(r)...)
 	notes = append(notes, evictionNotes(r, j)...)
+	notes = append(notes, unscheduledNotes(r)...)
 	notes = append(notes, leakNotes(r, j)...)
 	notes = append(notes, skippedNotes(r)...)
 	if r.Redis.Note != "" {

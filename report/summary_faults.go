@@ -9,8 +9,9 @@ import (
 	"github.com/rlbench/rlbench/result"
 )
 
-// writeFaults prints, for the runs that had scheduled faults, one line per
-// fault window (what was scheduled, when the server saw it, the window's
+// writeFaults prints, for the runs that had faults (scheduled by the
+// profile, or seen by the server's watch), one line per fault window (what
+// was scheduled, when the server saw it, the window's
 // and its recovery's decisions, what the error policy decided, calls per
 // decision on the client and on the server, how long a caller waited for
 // the policy, the state lost), then the policies side by side when the
@@ -28,6 +29,10 @@ func writeFaults(w io.Writer, r *result.Result) error {
 			continue
 		}
 		for _, f := range run.Faults.Windows {
+			scheduled := fmt.Sprintf("%d-%d", f.ScheduledStartMs, f.ScheduledEndMs)
+			if f.Unscheduled {
+				scheduled = "unscheduled"
+			}
 			seen := fmt.Sprintf("%d-%d", f.ObservedStartMs, f.ObservedEndMs)
 			if f.Error != "" {
 				seen = "NOT INJECTED"
@@ -44,8 +49,8 @@ func writeFaults(w io.Writer, r *result.Result) error {
 			if l := f.StateLost; l != nil {
 				lost = fmt.Sprintf("%d ids, %d let through", l.Identities, l.Admitted)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d-%d\t%s\t%s\t%s\t%s\t%.2f|%s\t%s\t%s\t\n",
-				run.Algorithm, run.Scenario, f.Kind, f.ScheduledStartMs, f.ScheduledEndMs, seen,
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f|%s\t%s\t%s\t\n",
+				run.Algorithm, run.Scenario, f.Kind, scheduled, seen,
 				faultFigures(f.Window), faultFigures(f.Recovery), recovered,
 				f.ClientCallsPerDecision, server, FormatMicros(f.ErrorLatencyUs.P99), lost)
 		}
@@ -56,7 +61,7 @@ func writeFaults(w io.Writer, r *result.Result) error {
 	return writePolicyComparison(w, r)
 }
 
-// hasFaults says whether any run had scheduled faults.
+// hasFaults says whether any run had faults, scheduled or seen.
 func hasFaults(r *result.Result) bool {
 	for i := range r.Runs {
 		if r.Runs[i].Faults != nil {
@@ -161,4 +166,42 @@ func optionalCount(n *int64) string {
 		return "-"
 	}
 	return fmt.Sprint(*n)
+}
+
+// unscheduledNotes says, for each fault nobody scheduled but the server's
+// watch saw, what it was, when, and that the limiter is not blamed for it:
+// its connection errors are out of the error budget, and a reset of
+// limiter state is one the audit judged the decisions after it from.
+func unscheduledNotes(r *result.Result) []string {
+	var out []string
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		if run.Faults == nil {
+			continue
+		}
+		for _, w := range run.Faults.Windows {
+			if !w.Unscheduled || w.Kind == "evicted" {
+				continue // evictions have their note, with the policy
+			}
+			what := unscheduledConsequence(w.Kind)
+			out = append(out, fmt.Sprintf("%s: unscheduled %s seen between %s and %s (%s): %s", run.Key(), w.Kind,
+				FormatMillis(w.ObservedStartMs), FormatMillis(w.ObservedEndMs), w.Server, what))
+		}
+	}
+	return out
+}
+
+// unscheduledConsequence says what an unscheduled fault of kind did to the
+// run, and how rlbench took it.
+func unscheduledConsequence(kind string) string {
+	switch kind {
+	case "restart", "flushall":
+		return "limiter state was reset by the server, not by the limiter; the audit judged the decisions after it from an empty state"
+	case "flushdb", "deleted", "evicted":
+		return "limiter state may have been reset by the server or another client, not by the limiter; the audit judged each decision in every state it may have left"
+	case "script_flush":
+		return "the limiter's cached scripts were flushed; a call that found its script missing failed, not for the limiter's doing"
+	default:
+		return "the connection's errors in its window are not the limiter's and are left out of the error budget"
+	}
 }

@@ -40,7 +40,7 @@ func TestSummaryRendersTheVerdictsFindings(t *testing.T) {
 		"naive steady 1 60 60 0 20 20 0 5 << OVERSHOOT (expected)",
 		"sliding_log steady 1 60 60 0 20 20 0 0 ok",
 		"sliding_log steady 1 2 2 LEAK",
-		"! FAIL fixed_window/evicted: Redis evicted 7 keys (maxmemory-policy allkeys-lru)",
+		"! INCONCLUSIVE fixed_window/evicted: Redis evicted 7 keys (maxmemory-policy allkeys-lru)",
 		"! FAIL sliding_log/steady: 2 of 2 keys under",
 		"! naive/steady: OVERSHOOT: 1 identities got more than the algorithm's own bound",
 		"(expected: the profile runs it as a negative control)",

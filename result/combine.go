@@ -137,6 +137,7 @@ var rules = []rule{
 	{"audit.allowed", keep, sum},                                 // likewise
 	{"audit.expected_allowed", keep, sum},                        // likewise
 	{"audit.model_mismatches", worst, sum},                       // a finding; each segment found its own
+	{"audit.under_admitted", worst, sum},                         // a finding; each segment found its own
 	{"audit.overshoot", worst, sum},                              // a finding, summed over identities
 	{"audit.policy_excess", worst, highest},                      // a finding of one window: the busiest
 	{"audit.max_window_admitted", worst, highest},                // a finding of one window: the busiest
@@ -160,6 +161,14 @@ var rules = []rule{
 	{"audit.vs_exact.differ", keep, sum},                         // likewise
 	{"audit.vs_exact.admitted_beyond", keep, sum},                // likewise
 	{"audit.vs_exact.denied_within", keep, sum},                  // likewise
+	{"audit.power", byField, firstPresent},                       // what the audit could have caught
+	{"audit.power.offered_max_in_window", keep, highest},         // the busiest identity of any segment
+	{"audit.power.replayed", keep, allOf},                        // every segment replayed, or the sum of denials is not the model's
+	{"audit.power.expected_denied", keep, sum},                   // the disjoint identities' denials
+	{"audit.power.excess", keep, anyOf},                          // one segment that could show it is enough
+	{"audit.power.shortfall", keep, anyOf},                       // likewise
+	{"audit.power.promise_admits", keep, keep},                   // one limiter's promise
+	{"audit.power.promise_within_ms", keep, keep},                // likewise
 
 	// The pipeline: each segment wrote its own batches.
 	{"pipeline", byField, firstPresent},       // a segment that sent nothing has none
@@ -205,6 +214,7 @@ var rules = []rule{
 	{"eviction.expired_keys", worst, highest}, // likewise
 	{"eviction.restarted", anyOf, anyOf},      // a restart any part saw
 	{"eviction.server_switches", keep, keep},  // the faults of one profile
+	{"eviction.audited", allOf, allOf},        // the audit knew of every part's resets, or the merged run cannot say it did
 
 	// The reference, and the figures over it: noise across repetitions.
 	// Each segment measured its own beside its share of the load; the
@@ -303,6 +313,17 @@ var (
 				seen = seen || v.Bool()
 			}
 			dst.SetBool(seen)
+		}
+		return nil
+	}}
+	// allOf is true when every part that has the field has it true.
+	allOf = combiner{name: "all", apply: func(m *merging, path string) error {
+		if dst, ok := m.at(m.out, path); ok {
+			all := true
+			for _, v := range m.present(path) {
+				all = all && v.Bool()
+			}
+			dst.SetBool(all)
 		}
 		return nil
 	}}

@@ -23,10 +23,16 @@ type Eviction struct {
 	// the failing back after it). Its counters were read right before and
 	// right after each, never across one, and they do not set Restarted.
 	ServerSwitches int `json:"server_switches,omitempty"`
+	// Audited says the run's evictions and restarts were watched as they
+	// happened, placed on the run's timeline and handed to the audit,
+	// which judged the limiter from the state they left: they then do not
+	// keep the run from being judged.
+	Audited bool `json:"audited,omitempty"`
 }
 
 // ResetState reports whether the server dropped limiter state behind the
-// limiter's back during the run: it evicted keys or restarted.
+// limiter's back during the run (it evicted keys or restarted) without
+// the audit knowing when.
 func (e *Eviction) ResetState() bool {
-	return e != nil && (e.EvictedKeys > 0 || e.Restarted)
+	return e != nil && (e.EvictedKeys > 0 || e.Restarted) && !e.Audited
 }

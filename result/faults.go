@@ -70,6 +70,9 @@ type Faults struct {
 	// them, which are the fault's, not the limiter's.
 	Unjudged           int64 `json:"unjudged"`
 	UnjudgedMismatches int64 `json:"unjudged_mismatches"`
+	// Uncertain is how the audit replayed identities that had calls whose
+	// outcome is unknown (a call that timed out may have run or not).
+	Uncertain *Uncertain `json:"uncertain,omitempty"`
 	// CallsMaybeRun counts the calls that failed in a way that may have
 	// let them run on the server all the same (a timeout, a broken
 	// connection): each may have charged its caller, and a retry after it
@@ -86,6 +89,12 @@ type Faults struct {
 // and the figures of its window and of the recovery after it.
 type FaultWindow struct {
 	Kind string `json:"kind"`
+	// Unscheduled marks what nobody scheduled but the server's watch saw
+	// (a FLUSHALL or keys deleted by another client, evictions, a
+	// restart, a stall, connections closed by the server): its observed
+	// start and end are the glances around it, and its errors are left out
+	// of the error budget as a scheduled fault's are.
+	Unscheduled bool `json:"unscheduled,omitempty"`
 	// AddMs, JitterMs (latency) and RateKBps (bandwidth) are its
 	// parameters.
 	AddMs    float64 `json:"add_ms,omitempty"`
@@ -93,7 +102,8 @@ type FaultWindow struct {
 	RateKBps int64   `json:"rate_kbps,omitempty"`
 	// ScheduledStartMs and ScheduledEndMs are when the profile put it;
 	// InjectedMs when rlbench began to inject it (later only when the
-	// machine kept it from doing so on time).
+	// machine kept it from doing so on time). All three are zero for an
+	// unscheduled window.
 	ScheduledStartMs int64 `json:"scheduled_start_ms"`
 	ScheduledEndMs   int64 `json:"scheduled_end_ms"`
 	InjectedMs       int64 `json:"injected_ms"`
@@ -187,4 +197,18 @@ type FaultBin struct {
 	// decided among them).
 	Errors int64 `json:"errors"`
 	P99Us  int64 `json:"p99_us"`
+}
+
+// Uncertain is how the audit replayed the identities that had calls whose
+// outcome is unknown: each such call may have run or not, and the replay
+// kept every state it may have left (a branch each) until the later
+// replies told them apart.
+type Uncertain struct {
+	// Identities had such calls; Branched were replayed over more than
+	// one possible state; GaveUp had more possible states than the replay
+	// keeps, and were held to the bound from there (their decisions are
+	// among Unjudged).
+	Identities int64 `json:"identities"`
+	Branched   int64 `json:"branched"`
+	GaveUp     int64 `json:"gave_up"`
 }

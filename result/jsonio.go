@@ -120,8 +120,8 @@ func Decode(data []byte) (*Result, error) {
 			return nil, fmt.Errorf("runs[%d] lacks its algorithm or scenario", i)
 		}
 	}
-	if r.Verdict != Pass && r.Verdict != Fail {
-		return nil, fmt.Errorf("verdict %q is neither %q nor %q", r.Verdict, Pass, Fail)
+	if r.Verdict != Pass && r.Verdict != Fail && r.Verdict != Inconclusive {
+		return nil, fmt.Errorf("verdict %q is not %q, %q or %q", r.Verdict, Pass, Fail, Inconclusive)
 	}
 	if err := r.validate(); err != nil {
 		return nil, err

@@ -17,6 +17,10 @@ const Schema = "rlbench.result/v1"
 const (
 	Pass = "pass"
 	Fail = "fail"
+	// Inconclusive is a result that could not judge what it set out to:
+	// a run did not do what its scenario planned, or had no power to
+	// catch what it checks for.
+	Inconclusive = "inconclusive"
 )
 
 // Result is one rlbench invocation: every run of a profile and the verdict.

@@ -117,6 +117,10 @@ type Params struct {
 	// under one tag), or none; "declared" for a declared limiter, whose
 	// keys are its own templates'.
 	HashTag string `json:"hash_tag,omitempty"`
+	// AcceptInconclusive says the scenario accepts a run that cannot judge
+	// what it checks (the profile's accept_inconclusive): such a run is
+	// reported, and does not make the result inconclusive.
+	AcceptInconclusive bool `json:"accept_inconclusive,omitempty"`
 }
 
 // StageParams is one stage of a ramp: over DurationS seconds the offered
@@ -135,6 +139,9 @@ type Requests struct {
 	Late            int64 `json:"late"`
 	Unsent          int64 `json:"unsent"`
 	NoScriptReloads int64 `json:"noscript_reloads"`
+	// Planned is how many requests the run's schedule held (this segment's
+	// share of them); zero when only time bounds it (a closed loop).
+	Planned int64 `json:"planned,omitempty"`
 
 	// FaultErrors counts the errors (among Errors) of calls made inside a
 	// fault window the profile scheduled on purpose: they are that
@@ -194,8 +201,16 @@ type Audit struct {
 	Allowed   int64 `json:"allowed"`
 	// ExpectedAllowed is how many of those decisions the model admits.
 	ExpectedAllowed int64 `json:"expected_allowed"`
-	// ModelMismatches counts decisions where Redis and the model disagree.
+	// ModelMismatches counts decisions where Redis and the model disagree
+	// (in every state the model may have been in, when a call whose
+	// outcome is unknown or a reset left it uncertain).
 	ModelMismatches int64 `json:"model_mismatches"`
+	// UnderAdmitted counts denials the limiter's semantics promise to
+	// admit: on the server's times, denials every state of the reference
+	// model admits (among ModelMismatches); on the client's, denials that
+	// fewer admissions than the promise needs preceded, wherever in its
+	// round trip each was decided.
+	UnderAdmitted int64 `json:"under_admitted"`
 	// Overshoot sums over identities how far each one's busiest window
 	// went beyond BoundWindow; Violations counts those identities. A
 	// correct atomic limiter has both at zero.
@@ -234,6 +249,41 @@ type Audit struct {
 	// the exact one it approximates, on the same arrivals; nil for the
 	// others.
 	VsExact *ExactComparison `json:"vs_exact,omitempty"`
+	// Power says what the audit could have caught on this run's traffic.
+	Power *Power `json:"power,omitempty"`
+}
+
+// Power is what a run's audit could have caught: a run whose traffic
+// could not have shown the error a check looks for has not passed that
+// check.
+type Power struct {
+	// OfferedMaxInWindow is the most requests one audited identity offered
+	// (admitted or denied) within one interval the bound is stated over,
+	// within one lifetime of its state (a reset the server saw ends one):
+	// an admission beyond the bound can show only where it passes
+	// BoundWindow.
+	OfferedMaxInWindow int64 `json:"offered_max_in_window"`
+	// Replayed says the decisions were replayed through the reference
+	// model, and ExpectedDenied is how many it denied in every state the
+	// limiter may have been in (after a reset or a call whose outcome is
+	// unknown, it may have been in several): where it denied none, no
+	// identity certainly reached its limit, and an admission past the
+	// limit could not show.
+	Replayed       bool  `json:"replayed"`
+	ExpectedDenied int64 `json:"expected_denied"`
+	// Excess says the run could have shown an admission beyond what the
+	// limiter promises: replayed, the model certainly denied some of its
+	// requests; judged by the bound, an identity offered more than the
+	// bound within one interval.
+	Excess bool `json:"excess"`
+	// Shortfall says the run could have shown a denial of what the
+	// semantics promise to admit; PromiseAdmits and PromiseWithinMs state
+	// that promise (the limiter admits a request whenever fewer than
+	// PromiseAdmits were admitted within the PromiseWithinMs before it),
+	// zero when the limiter states none.
+	Shortfall       bool    `json:"shortfall"`
+	PromiseAdmits   int64   `json:"promise_admits,omitempty"`
+	PromiseWithinMs float64 `json:"promise_within_ms,omitempty"`
 }
 
 // ExactComparison is how often an approximate algorithm (the sliding

@@ -1,28 +1,35 @@
 // Package verdict decides whether a result passes. From the contract's
 // values alone, never from the text a summary prints about them, it says
-// pass or fail, why (most serious first), which negative controls were
-// caught, and what it found in each run: whether the run could be judged,
-// each finding as a value, and whether the run's limiter kept its promise.
+// pass, fail or inconclusive, why (most serious first), which negative
+// controls were caught, and what it found in each run: whether the run
+// could be judged, each finding as a value, and whether the run's limiter
+// kept its promise.
 // The summary, the page and the decision table render what it decided;
 // none of them decides again.
 package verdict
 
 import (
 	"fmt"
-	"github.com/rlbench/rlbench/internal/numfmt"
 	"slices"
 	"strings"
 
+	"github.com/rlbench/rlbench/internal/numfmt"
 	"github.com/rlbench/rlbench/result"
 )
 
 // Judgement is a verdict with what it rests on.
 type Judgement struct {
-	// Verdict is result.Pass or result.Fail.
+	// Verdict is result.Pass, result.Fail, or result.Inconclusive when
+	// nothing failed but a run could not judge what it set out to.
 	Verdict string
 	// Failures are what fails the result, most serious first; none on a
 	// pass. Their texts are the verdict's reasons.
 	Failures []Finding
+	// Inconclusive are why runs could not judge what they set out to, in
+	// the result's order, besides those their scenario accepts
+	// (Accepted); on a result that did not fail, their texts are the
+	// verdict's reasons.
+	Inconclusive, Accepted []Finding
 	// Caught lists the negative controls (expect_broken) the audit caught,
 	// as the profile expected, each with what caught it.
 	Caught []string
@@ -31,11 +38,16 @@ type Judgement struct {
 	Runs []Run
 }
 
-// Reasons are the texts of the failures: why the verdict is fail, most
-// serious first; empty on a pass.
+// Reasons say why the verdict is what it is: the failures' texts, most
+// serious first, or on an inconclusive result why it could not judge;
+// empty on a pass.
 func (j Judgement) Reasons() []string {
-	out := make([]string, len(j.Failures))
-	for i, f := range j.Failures {
+	from := j.Failures
+	if j.Verdict == result.Inconclusive {
+		from = j.Inconclusive
+	}
+	out := make([]string, len(from))
+	for i, f := range from {
 		out[i] = f.Text
 	}
 	return out
@@ -59,11 +71,16 @@ type Run struct {
 	// Findings are what was found wrong in this run, most serious first,
 	// whether or not they fail the result (a negative control's do not).
 	Findings []Finding
+	// Inconclusive are why the run could not judge what it set out to;
+	// Accepted says its scenario accepts that (accept_inconclusive).
+	Inconclusive []Finding
+	Accepted     bool
 }
 
-// Finding returns the run's finding of kind k, if it has one.
+// Finding returns the run's finding of kind k, if it has one, among what
+// was found wrong and why it could not judge.
 func (r Run) Finding(k Kind) (Finding, bool) {
-	for _, f := range r.Findings {
+	for _, f := range append(slices.Clone(r.Inconclusive), r.Findings...) {
 		if f.Kind == k {
 			return f, true
 		}
@@ -115,6 +132,9 @@ const (
 	// ModelMismatch: the limiter decided otherwise than its reference
 	// model.
 	ModelMismatch
+	// UnderAdmission: the limiter denied requests its semantics promise to
+	// admit.
+	UnderAdmission
 	// KeyWithoutTTL: the limiter left keys that never expire.
 	KeyWithoutTTL
 	// KeyOutsidePrefix: the limiter's script wrote keys outside the run
@@ -125,6 +145,18 @@ const (
 	ControlNotCaught
 	// ThresholdFailed: a threshold of the profile failed.
 	ThresholdFailed
+
+	// The kinds that make a run inconclusive rather than failed.
+
+	// NoPower: the run's traffic could not have shown an admission beyond
+	// what the limiter promises (no identity reached its limit, or none
+	// offered more than the bound).
+	NoPower
+	// FewSent: the run sent under 95% of the requests its schedule held.
+	FewSent
+	// NoBoundary: a boundary run placed no burst around any identity's
+	// window boundary.
+	NoBoundary
 )
 
 var kindNames = [...]string{
@@ -133,10 +165,14 @@ var kindNames = [...]string{
 	ErrorsOverBudget: "ERRORS",
 	Overshoot:        "OVERSHOOT",
 	ModelMismatch:    "MISMATCH",
+	UnderAdmission:   "UNDER-ADMISSION",
 	KeyWithoutTTL:    "NO TTL",
 	KeyOutsidePrefix: "OUTSIDE PREFIX",
 	ControlNotCaught: "NOT CAUGHT",
 	ThresholdFailed:  "THRESHOLD",
+	NoPower:          "NO POWER",
+	FewSent:          "FEW SENT",
+	NoBoundary:       "NO BOUNDARY",
 }
 
 // String is the kind's short name, as the summary marks it: OVERSHOOT,
@@ -151,7 +187,13 @@ func (k Kind) String() string {
 // limiter reports whether a finding of this kind blames the limiter: it
 // catches a negative control, and fails any other limiter.
 func (k Kind) limiter() bool {
-	return k == Overshoot || k == ModelMismatch || k == KeyWithoutTTL || k == KeyOutsidePrefix
+	return k == Overshoot || k == ModelMismatch || k == UnderAdmission || k == KeyWithoutTTL || k == KeyOutsidePrefix
+}
+
+// inconclusive reports whether a finding of this kind leaves a run unable
+// to judge rather than failing it: the limiter is not to blame.
+func (k Kind) inconclusive() bool {
+	return k == StateReset || k == NoPower || k == FewSent || k == NoBoundary
 }
 
 // Promise is whether a limiter kept what its algorithm promises: never to
@@ -162,7 +204,11 @@ const (
 	// NotAudited: no audit judged the limiter (none ran, or the server
 	// reset its state).
 	NotAudited Promise = iota
-	// Kept: the audit judged it and found no overshoot and no mismatch.
+	// Untested: the audit judged it on traffic that could not have shown
+	// an excess, and found nothing.
+	Untested
+	// Kept: the audit judged it, on traffic that could have shown an
+	// excess, and found no overshoot, mismatch or under-admission.
 	Kept
 	// Broken: the audit found an overshoot or a mismatch.
 	Broken
@@ -176,6 +222,8 @@ func (p Promise) String() string {
 		return "kept"
 	case Broken:
 		return "broken"
+	case Untested:
+		return "untested"
 	}
 	return "not audited"
 }
@@ -183,7 +231,9 @@ func (p Promise) String() string {
 // Limiter is the verdict on one algorithm's limiter over every run of it.
 type Limiter struct {
 	// Promise is Broken when some run found it broken, Kept when some run
-	// judged it and none found it broken, else NotAudited.
+	// with the power to catch it judged it and none found it broken,
+	// Untested when the runs that judged it had no such power, else
+	// NotAudited.
 	Promise Promise
 	// BrokenIn names the scenarios whose runs found it broken, in the
 	// result's order.
@@ -203,8 +253,8 @@ func (j Judgement) Limiter(algorithm string) Limiter {
 			if !slices.Contains(l.BrokenIn, run.Scenario) {
 				l.BrokenIn = append(l.BrokenIn, run.Scenario)
 			}
-		case Kept:
-			l.Promise = max(l.Promise, Kept)
+		case Kept, Untested:
+			l.Promise = max(l.Promise, run.Promise)
 		}
 	}
 	return l
@@ -214,18 +264,28 @@ func (j Judgement) Limiter(algorithm string) Limiter {
 // text a summary prints about them. By default a result fails when:
 //
 //   - it is incomplete (interrupted, aborted, or its server went away);
-//   - Redis evicted keys or restarted during a run: the limiter's state was
-//     reset behind its back, so that run's audit cannot judge it (and its
-//     overshoot or mismatches are not blamed on the limiter);
 //   - a run's calls that got no decision exceed the error budget (a
 //     fraction of its decisions; errors inside fault windows the profile
 //     scheduled do not count);
 //   - a limiter broke its own bound (overshoot), disagreed with its
-//     reference model (mismatches), left a key without a TTL or wrote one
+//     reference model (mismatches), denied what its semantics promise to
+//     admit (under-admission), left a key without a TTL or wrote one
 //     outside its prefix, unless the profile runs it as a negative control
 //     (expect_broken);
 //   - a negative control was not caught by any of its runs;
 //   - a threshold failed.
+//
+// A result that did not fail is inconclusive when a run could not judge
+// what it set out to, and its scenario does not accept that:
+//
+//   - Redis evicted keys or restarted during the run: the limiter's state
+//     was reset behind its back (its overshoot or mismatches are not
+//     blamed on it);
+//   - the run had no power: no identity reached its limit (the model
+//     denied none) and none offered more than the bound in one interval,
+//     so an admission beyond the promise could not show;
+//   - it sent under 95% of the requests its schedule held;
+//   - a boundary run placed no burst around any window boundary.
 func Assess(r *result.Result) Judgement {
 	j := Judgement{Runs: make([]Run, len(r.Runs))}
 	if !r.Complete {
@@ -235,16 +295,19 @@ func Assess(r *result.Result) Judgement {
 		}
 		j.Failures = append(j.Failures, Finding{Kind: Incomplete, Text: text})
 	}
-	var reset, errs, broken []Finding
+	var errs, broken []Finding
 	evidence := map[string][]string{}
 	for i := range r.Runs {
 		run := assessRun(r, &r.Runs[i])
 		j.Runs[i] = run
 		var caught []string
+		if run.Accepted {
+			j.Accepted = append(j.Accepted, run.Inconclusive...)
+		} else {
+			j.Inconclusive = append(j.Inconclusive, run.Inconclusive...)
+		}
 		for _, f := range run.Findings {
 			switch {
-			case f.Kind == StateReset:
-				reset = append(reset, f)
 			case f.Kind == ErrorsOverBudget:
 				errs = append(errs, f)
 			case !run.NegativeControl:
@@ -259,7 +322,6 @@ func Assess(r *result.Result) Judgement {
 			evidence[run.Algorithm] = append(evidence[run.Algorithm], run.Scenario+": "+strings.Join(caught, ", "))
 		}
 	}
-	j.Failures = append(j.Failures, reset...)
 	j.Failures = append(j.Failures, errs...)
 	j.Failures = append(j.Failures, broken...)
 	for _, alg := range r.Profile.ExpectBroken {
@@ -270,9 +332,13 @@ func Assess(r *result.Result) Judgement {
 		j.Failures = append(j.Failures, Finding{Kind: ControlNotCaught, Text: notCaughtText(r, alg)})
 	}
 	j.Failures = append(j.Failures, thresholdFailures(r.Thresholds)...)
-	j.Verdict = result.Pass
-	if len(j.Failures) > 0 {
+	switch {
+	case len(j.Failures) > 0:
 		j.Verdict = result.Fail
+	case len(j.Inconclusive) > 0:
+		j.Verdict = result.Inconclusive
+	default:
+		j.Verdict = result.Pass
 	}
 	return j
 }
@@ -285,16 +351,23 @@ func Judge(r *result.Result, thresholds []*result.Threshold) {
 	r.Verdict, r.VerdictReasons = j.Verdict, j.Reasons()
 }
 
-// assessRun finds what is wrong in one run, most serious first.
+// assessRun finds what is wrong in one run, most serious first, and why
+// it could not judge.
 func assessRun(r *result.Result, run *result.Run) Run {
 	out := Run{
 		Algorithm:       run.Algorithm,
 		Scenario:        run.Scenario,
 		Judged:          !run.Eviction.ResetState(),
 		NegativeControl: slices.Contains(r.Profile.ExpectBroken, run.Algorithm),
+		Accepted:        run.Params.AcceptInconclusive,
 	}
 	add := func(k Kind, count int64, text string) {
-		out.Findings = append(out.Findings, Finding{Kind: k, Run: run.Key(), Count: count, Text: text})
+		f := Finding{Kind: k, Run: run.Key(), Count: count, Text: text}
+		if k.inconclusive() {
+			out.Inconclusive = append(out.Inconclusive, f)
+			return
+		}
+		out.Findings = append(out.Findings, f)
 	}
 	if !out.Judged {
 		add(StateReset, run.Eviction.EvictedKeys, resetText(run))
@@ -302,8 +375,19 @@ func assessRun(r *result.Result, run *result.Run) Run {
 	if errs, text, over := overBudget(run, r.Profile.Budget()); over {
 		add(ErrorsOverBudget, errs, text)
 	}
+	if q := run.Requests; q.Planned > 0 && float64(q.Sent) < 0.95*float64(q.Planned) {
+		add(FewSent, q.Planned-q.Sent, fmt.Sprintf("%s: inconclusive: it sent %s of the %s requests its schedule held (%s): it did not do what its scenario planned",
+			run.Key(), numfmt.Count(q.Sent), numfmt.Count(q.Planned), numfmt.Fraction(float64(q.Sent)/float64(q.Planned))))
+	}
+	if a := run.Audit; a != nil && run.Shape == "boundary" && (run.Edge == nil || run.Edge.Identities == 0) {
+		add(NoBoundary, 0, fmt.Sprintf("%s: inconclusive: no burst was placed around any identity's window boundary, so the edge was never straddled", run.Key()))
+	}
 	if a := run.Audit; a != nil && out.Judged {
 		out.Promise = Kept
+		if p := a.Power; p != nil && !p.Excess {
+			out.Promise = Untested
+			add(NoPower, 0, noPowerText(r, run, p))
+		}
 		if a.Overshoot > 0 {
 			out.Promise = Broken
 			add(Overshoot, a.Overshoot, fmt.Sprintf("%s: OVERSHOOT: %s identities got more than the algorithm's own bound of %s within one %s (%s admissions beyond it)",
@@ -313,9 +397,13 @@ func assessRun(r *result.Result, run *result.Run) Run {
 			out.Promise = Broken
 			text := fmt.Sprintf("%s: MISMATCH: %s of %s decisions differ from the reference model", run.Key(), numfmt.Count(a.ModelMismatches), numfmt.Count(a.Decisions))
 			if run.Requests.Errors > 0 {
-				text += fmt.Sprintf(" (%s calls failed; a call that fails after its script ran leaves state the model cannot see)", numfmt.Count(run.Requests.Errors))
+				text += fmt.Sprintf(" in every state it may have been in after the %s calls whose outcome is unknown", numfmt.Count(run.Requests.Errors))
 			}
 			add(ModelMismatch, a.ModelMismatches, text)
+		}
+		if a.UnderAdmitted > 0 {
+			out.Promise = Broken
+			add(UnderAdmission, a.UnderAdmitted, underText(run, a))
 		}
 	}
 	if m := run.Memory; m != nil && m.KeysWithoutTTL > 0 {
@@ -326,6 +414,84 @@ func assessRun(r *result.Result, run *result.Run) Run {
 			run.Key(), numfmt.Count(m.KeysOutsidePrefix), strings.Join(m.OutsidePrefixExamples, ", ")))
 	}
 	return out
+}
+
+// noPowerText says why a run could not have shown an excess.
+func noPowerText(r *result.Result, run *result.Run, p *result.Power) string {
+	a := run.Audit
+	offered := fmt.Sprintf("its identities offered at most %s within one %s against a bound of %s",
+		numfmt.Count(p.OfferedMaxInWindow), numfmt.Millis(r.AuditWindowMs(run)), numfmt.Count(a.BoundWindow))
+	text := run.Key() + ": inconclusive: " + offered
+	switch causes := uncertainty(run); {
+	case causes != "" && p.Replayed && p.ExpectedDenied == 0:
+		text = fmt.Sprintf("%s: inconclusive: the reference model denied none of its requests in every state %s may have left the limiter in (%s, within one lifetime of their state)",
+			run.Key(), causes, offered)
+	case causes != "":
+		text += ", within one lifetime of their state (" + causes + " may have reset it)"
+	case p.Replayed && p.ExpectedDenied == 0:
+		text += ", and the reference model denied none of its requests"
+	}
+	return text + ": an admission beyond what the limiter promises could not show (offer more, or accept_inconclusive)"
+}
+
+// uncertainty names what left a run's limiter in more than one possible
+// state: resets the server's watch saw, faults that lost state, and calls
+// whose outcome is unknown; "" when nothing did.
+func uncertainty(run *result.Run) string {
+	var causes []string
+	seen := map[string]bool{}
+	if f := run.Faults; f != nil {
+		for _, w := range f.Windows {
+			what := resetCause(w)
+			if what == "" || seen[what] {
+				continue
+			}
+			seen[what] = true
+			causes = append(causes, fmt.Sprintf("%s at %s", what, numfmt.Millis(w.ObservedStartMs)))
+		}
+		if u := f.Uncertain; u != nil && u.Identities > 0 {
+			causes = append(causes, fmt.Sprintf("the calls of %s identities whose outcome is unknown", numfmt.Count(u.Identities)))
+		}
+	}
+	if e := run.Eviction; e != nil && e.EvictedKeys > 0 && !seen["Redis evictions"] {
+		causes = append(causes, fmt.Sprintf("Redis evicting %s keys", numfmt.Count(e.EvictedKeys)))
+	}
+	return strings.Join(causes, ", ")
+}
+
+// resetCause names the party that reset limiter state in a fault window,
+// "" when the window reset none.
+func resetCause(w result.FaultWindow) string {
+	switch w.Kind {
+	case "evicted":
+		return "Redis evictions"
+	case "flushall", "flushdb":
+		return "another client's " + strings.ToUpper(w.Kind)
+	case "deleted":
+		return "another client's deletes"
+	case "restart":
+		if w.Unscheduled {
+			return "an unscheduled restart"
+		}
+		return "the scheduled restart"
+	}
+	if !w.Unscheduled && w.StateLost != nil {
+		return "the " + w.Kind
+	}
+	return ""
+}
+
+// underText says how the limiter denied what its semantics promise.
+func underText(run *result.Run, a *result.Audit) string {
+	text := fmt.Sprintf("%s: UNDER-ADMISSION: it denied %s requests its semantics promise to admit", run.Key(), numfmt.Count(a.UnderAdmitted))
+	switch p := a.Power; {
+	case a.HasModel():
+		text += " (the reference model admits each of them in every state it may have been in)"
+	case p != nil && p.PromiseAdmits > 0:
+		text += fmt.Sprintf(" (fewer than %s admissions lay within the %s before each, wherever in its round trip each was decided)",
+			numfmt.Count(p.PromiseAdmits), numfmt.Millis(int64(p.PromiseWithinMs)))
+	}
+	return text
 }
 
 // resetText says that the server dropped a run's limiter state.

@@ -1,6 +1,8 @@
 package workload
 
 import (
+	"time"
+
 	"github.com/rlbench/rlbench/internal/audit"
 	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/internal/faults"
@@ -15,7 +17,10 @@ import (
 type parts struct {
 	run    plan.Run
 	prefix string
-	keys   event.KeyScheme
+	// planned is the share of the run's planned requests this process
+	// sends.
+	planned int64
+	keys    event.KeyScheme
 	// rec holds the outcomes, schedule how the schedule ended.
 	rec      *recorder
 	schedule scheduleEnd
@@ -29,6 +34,11 @@ type parts struct {
 	cost      float64
 	// err is why the run did not finish, or nil.
 	err error
+	// happenings are what the watch saw that nobody scheduled; timeout
+	// bounds a call, so that the errors a happening caused fall within it
+	// and the timeout after it.
+	happenings []probe.Happening
+	timeout    time.Duration
 }
 
 // assemble is the one place a run's result is built: each part's section
@@ -47,6 +57,7 @@ func assemble(p parts) *result.Run {
 		run.Rate.AchievedPerS = float64(run.Requests.Sent) / s.elapsed.Seconds()
 	}
 	run.Requests.Unsent = s.unsent
+	run.Requests.Planned = p.planned
 	run.Requests.NoScriptReloads = s.reloads
 	run.Pipeline = s.pipeline
 	run.Generator = s.generator
@@ -59,6 +70,26 @@ func assemble(p parts) *result.Run {
 		run.Faults = f.Faults
 		run.Requests.AllowedOnError, run.Requests.DeniedOnError = f.AllowedOnError, f.DeniedOnError
 		run.Requests.FaultErrors = f.FaultErrors
+	}
+
+	// What nobody scheduled, and the errors it caused: the server's, not
+	// the limiter's, so they are left out of the error budget.
+	if len(p.happenings) > 0 {
+		if run.Faults == nil {
+			run.Faults = &result.Faults{Windows: []result.FaultWindow{}}
+		}
+		var inWindows int64
+		for _, h := range p.happenings {
+			w := unscheduledWindow(h, p.rec.start, p.timeout, run.Timeline)
+			run.Faults.Windows = append(run.Faults.Windows, w)
+			inWindows += w.Window.Errors + w.Recovery.Errors
+		}
+		// Only failures of the connection are what a server that stalled,
+		// restarted or closed connections explains; an error it answered
+		// (OOM, NOPERM, a script's) stays the run's.
+		excused := min(inWindows, connectionErrors(run.Errors))
+		run.Faults.Errors += excused
+		run.Requests.FaultErrors += excused
 	}
 
 	// The audit.

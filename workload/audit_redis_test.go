@@ -3,11 +3,11 @@ package workload_test
 import (
 	"context"
 	"fmt"
-	"github.com/rlbench/rlbench/internal/event"
 	"strings"
 	"testing"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/internal/redistest"
 	"github.com/rlbench/rlbench/profile"

@@ -2,15 +2,15 @@ package workload
 
 import (
 	"context"
-	"github.com/rlbench/rlbench/internal/audit"
-	"github.com/rlbench/rlbench/internal/event"
-	"github.com/rlbench/rlbench/plan"
 	"runtime"
 	"testing"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/audit"
+	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/internal/redistest"
+	"github.com/rlbench/rlbench/plan"
 )
 
 // BenchmarkRequestPath measures rlbench's whole per-request path (key

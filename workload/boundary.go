@@ -3,11 +3,11 @@ package workload
 import (
 	"container/heap"
 	"context"
-	"github.com/rlbench/rlbench/internal/event"
-	"github.com/rlbench/rlbench/plan"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 )
 
 // boundaryGrace is how far past its planned span a boundary run still

@@ -3,8 +3,6 @@ package workload
 import (
 	"context"
 	"fmt"
-	"github.com/rlbench/rlbench/internal/event"
-	"github.com/rlbench/rlbench/plan"
 	"runtime"
 	"slices"
 	"strconv"
@@ -17,6 +15,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
 )
 

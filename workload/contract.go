@@ -1,15 +1,15 @@
 package workload
 
 import (
-	"github.com/rlbench/rlbench/internal/event"
-	"github.com/rlbench/rlbench/plan"
 	"os"
 	"runtime"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/internal/schedstat"
+	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -35,6 +35,8 @@ func newRun(s plan.Run, prefix string, keys event.KeyScheme) *result.Run {
 			Capacity:    pol.Capacity(),
 			KeyPrefix:   prefix,
 			HashTag:     string(keys.Tag),
+
+			AcceptInconclusive: s.AcceptInconclusive,
 		},
 		Rate: result.RateFigures{TargetPerS: s.TargetPerSecond},
 	}

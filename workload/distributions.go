@@ -2,9 +2,10 @@ package workload
 
 import (
 	"fmt"
-	"github.com/rlbench/rlbench/plan"
 	"math/rand/v2"
 	"sync"
+
+	"github.com/rlbench/rlbench/plan"
 )
 
 // zipfStream is the PCG stream Zipf draws from; other pickers use their

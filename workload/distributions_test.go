@@ -2,11 +2,12 @@ package workload
 
 import (
 	"fmt"
-	"github.com/rlbench/rlbench/plan"
 	"runtime"
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/rlbench/rlbench/plan"
 )
 
 // TestZipfIsSkewedAndRepeatable: identity 0 is the most frequent, the head

@@ -8,7 +8,6 @@ import (
 
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/internal/redistest"
-
 	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/verdict"
 	"github.com/rlbench/rlbench/workload"

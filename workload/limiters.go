@@ -2,10 +2,10 @@ package workload
 
 import (
 	"context"
-	"github.com/rlbench/rlbench/plan"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/plan"
 )
 
 // bindLimiter builds the limiter of run spec on rdb, under the run's

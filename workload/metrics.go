@@ -1,7 +1,6 @@
 package workload
 
 import (
-	"github.com/rlbench/rlbench/internal/event"
 	"runtime"
 	"sort"
 	"sync"
@@ -9,6 +8,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/result"
 )

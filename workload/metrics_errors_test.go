@@ -2,13 +2,13 @@ package workload
 
 import (
 	"fmt"
-	"github.com/rlbench/rlbench/internal/event"
 	"io"
 	"net"
 	"os"
 	"testing"
 	"time"
 
+	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/result"
 )
 

@@ -1,10 +1,11 @@
 package workload
 
 import (
-	"github.com/rlbench/rlbench/plan"
 	"math"
 	"math/rand/v2"
 	"time"
+
+	"github.com/rlbench/rlbench/plan"
 )
 
 // A Pacer says when each request of an open-loop schedule is due. Because the

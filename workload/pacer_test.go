@@ -2,8 +2,6 @@ package workload
 
 import (
 	"context"
-	"github.com/rlbench/rlbench/internal/event"
-	"github.com/rlbench/rlbench/plan"
 	"math"
 	"runtime"
 	"sync"
@@ -12,6 +10,8 @@ import (
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
 )
 

@@ -2,14 +2,15 @@ package workload
 
 import (
 	"context"
-	"github.com/rlbench/rlbench/internal/event"
-	"github.com/rlbench/rlbench/plan"
 	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -205,6 +206,7 @@ func (d *scheduler) sendBatch(w *pipeWorker, jobs []job) {
 			o.Done = d.clock.Now()
 		}
 		o.Decision, o.Err = d.piped.Decide(c.Cmd.Result())
+		o.MayHaveRun = redisenv.MayHaveRun(o.Err)
 		d.deliver(w.id, o)
 		if o.Err != nil {
 			lastBad = o.Done

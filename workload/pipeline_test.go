@@ -4,9 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"github.com/rlbench/rlbench/internal/audit"
-	"github.com/rlbench/rlbench/internal/event"
-	"github.com/rlbench/rlbench/plan"
 	"io"
 	"net"
 	"strconv"
@@ -19,7 +16,10 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/audit"
+	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/internal/redistest"
+	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -279,7 +279,7 @@ func TestPipelineRecoversALostScript(t *testing.T) {
 		if got := d.pipelineFigures(plan.Pipeline{Depth: 16}, 16, ""); got.Resent != 16 || got.Batches != 1 {
 			t.Errorf("%s: pipeline %+v, want one batch of 16, all sent again", tc.why, got)
 		}
-		got := aud.Finish(nil).Audit
+		got := aud.Finish(nil, nil).Audit
 		if got.Decisions != 16 || got.ModelMismatches != 0 || got.Allowed != 16 {
 			t.Errorf("%s: audit %+v, want 16 decisions, all admitted (4 per identity, within 5), no mismatch", tc.why, got)
 		}

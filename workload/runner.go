@@ -243,6 +243,12 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 		reference = probe.StartReference(ctx, target, spec.ClosedLoop, spec.Concurrency)
 	}
 	reloadsBefore := lim.NoScriptReloads()
+	// The server's clock, for placing failed calls and what the watch sees.
+	offset := session.Offset()
+	if session == nil {
+		offset = r.serverOffset(ctx)
+	}
+	watch := probe.StartWatch(target, r.Clock, offset, algorithms.DeletesKeys(lim))
 	rec := newRecorder(r.Clock.Now())
 	auditing := audit.Config{Limiter: lim, Identities: spec.Identities, Sample: pl.AuditIdentities, Seed: pl.Seed}
 	if b := spec.Boundary; spec.Shape == plan.ShapeBoundary {
@@ -252,7 +258,13 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 		auditing.EdgeFromMs, auditing.EdgeToMs = -reach-1, reach+1
 	}
 	if session != nil {
-		auditing.Timeline = &audit.Timeline{Faults: spec.Faults, Start: rec.start, Offset: session.Offset()}
+		auditing.Timeline = audit.Timeline{Faults: spec.Faults, Start: rec.start, Offset: session.Offset()}
+	} else {
+		// Without a caller of its own, a failed request is one call: the
+		// audit takes those that may have run as calls whose outcome is
+		// unknown, placed on the server's clock.
+		auditing.UnseenFromOutcomes = true
+		auditing.Timeline.Offset = offset
 	}
 	aud := audit.New(auditing)
 	prog := &Progress{Run: spec, Index: index, Total: total, Started: rec.start, Duration: spec.Duration,
@@ -276,6 +288,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 		out.generator = generatorFigures(cpuAfter.Sub(cpuBefore), out.elapsed)
 	}
 	out.reloads = lim.NoScriptReloads() - reloadsBefore
+	seen := unscheduled(watch.Stop(), spec.Faults, rec.start, offset)
 
 	// Each part finishes on its own state, in the order the server is
 	// read: the faults undone, the reference stopped, the server asked
@@ -288,9 +301,15 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 		sent, errs := rec.counts()
 		runErr = probe.CheckServer(ctx, target, spec.Key(), errs, sent)
 	}
-	p := parts{run: spec, prefix: prefix, keys: keys, rec: rec, schedule: out, err: runErr}
+	p := parts{run: spec, prefix: prefix, planned: prog.Planned, keys: keys, rec: rec, schedule: out, err: runErr,
+		happenings: seen.Happenings, timeout: pl.Timeout}
 	p.eviction = evictions.Finish(ctx, session.Switches())
-	p.audit = aud.Finish(session.StateLosses())
+	if p.eviction != nil && watch != nil {
+		// The watch placed every eviction and restart of the traffic on
+		// its timeline, and the audit judged from the state they left.
+		p.eviction.Audited = true
+	}
+	p.audit = aud.Finish(session.StateLosses(), seen.Resets)
 	p.faults = session.Finish(out.elapsed)
 	p.probe = prb.Finish(ctx, prefix, runErr, session.Switches())
 	p.reference, p.cost = reference.Finish(ctx, lim, prefix, runErr)
@@ -302,6 +321,19 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 		r.Observer.RunFinished(prog, run)
 	}
 	return run, runErr
+}
+
+// serverOffset estimates how far the server's clock is from this one, for
+// placing failed calls on the server's timeline; without an answer, the
+// two clocks are taken for one.
+func (r *Runner) serverOffset(ctx context.Context) event.Offset {
+	ctx, cancel := context.WithTimeout(ctx, r.Plan.Timeout)
+	defer cancel()
+	offset, err := event.EstimateOffset(ctx, r.Env.Client, r.Clock, event.DefaultOffsetSamples/2)
+	if err != nil {
+		return event.Offset{}
+	}
+	return offset
 }
 
 // faultsGrace is how much longer than its duration a run's fault bins

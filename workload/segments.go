@@ -6,14 +6,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/rlbench/rlbench/internal/event"
-	"github.com/rlbench/rlbench/plan"
 	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
 )
 

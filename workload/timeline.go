@@ -1,11 +1,11 @@
 package workload
 
 import (
-	"github.com/rlbench/rlbench/internal/event"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/result"
 )
 

@@ -2,11 +2,11 @@ package workload
 
 import (
 	"errors"
-	"github.com/rlbench/rlbench/internal/event"
 	"testing"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/event"
 )
 
 // TestTimelineBins: outcomes land in the bin of their decision time; a run

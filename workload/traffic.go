@@ -2,13 +2,14 @@ package workload
 
 import (
 	"context"
-	"github.com/rlbench/rlbench/internal/event"
-	"github.com/rlbench/rlbench/plan"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -96,6 +97,7 @@ func (d *scheduler) call(w *worker, identity uint64, due time.Time) string {
 	o.Sent = d.clock.Now()
 	o.Decision, o.Err = d.limiter.Allow(d.callCtx, key)
 	o.Done = d.clock.Now()
+	o.MayHaveRun = redisenv.MayHaveRun(o.Err)
 	d.record(w.id, o)
 	return key
 }

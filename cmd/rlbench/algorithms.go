@@ -5,13 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/rlbench/rlbench/plan"
 	"io"
 	"io/fs"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/report"
 	"github.com/rlbench/rlbench/result"
 )

@@ -29,10 +29,11 @@ func TestRunRecordsTheAudit(t *testing.T) {
 		if a.Identities != 3 || a.Decisions != r.Requests.Sent || a.ModelMismatches != 0 || a.Overshoot != 0 || a.BoundWindow == 0 {
 			t.Errorf("%s: audit %+v", r.Key(), *a)
 		}
-		if b := r.Params.Boundary; b.Burst != 10 || b.OffsetMs != 30 || b.StaggerMs != 50 || r.Params.Arrival != "" {
+		// The burst defaults to one more than the limit of 10.
+		if b := r.Params.Boundary; b.Burst != 11 || b.OffsetMs != 30 || b.StaggerMs != 50 || r.Params.Arrival != "" {
 			t.Errorf("%s: params %+v, boundary %+v", r.Key(), r.Params, *b)
 		}
-		if r.Requests.Sent != 3*21 || r.ClockOffset.Samples == 0 {
+		if r.Requests.Sent != 3*23 || r.ClockOffset.Samples == 0 {
 			t.Errorf("%s: sent %d, clock %+v", r.Key(), r.Requests.Sent, *r.ClockOffset)
 		}
 	}

@@ -35,6 +35,7 @@ scenarios:
     rate: 2x
     identities: 3
     duration: 200ms
+    accept_inconclusive: true  # too short for an identity to reach its limit
 `
 }
 

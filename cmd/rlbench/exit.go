@@ -9,6 +9,7 @@ import (
 
 	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/report"
+	"github.com/rlbench/rlbench/result"
 )
 
 // Exit codes, as DESIGN.md fixes them.
@@ -17,6 +18,9 @@ const (
 	exitFail    = 1
 	exitUsage   = 2
 	exitRuntime = 3
+	// exitInconclusive: nothing failed, but a run could not judge what it
+	// set out to (see verdict.Assess).
+	exitInconclusive = 4
 )
 
 // usageError is bad usage or bad input: exit 2.
@@ -33,6 +37,24 @@ func usageErrorf(format string, args ...any) error {
 type failedError struct{ msg string }
 
 func (e *failedError) Error() string { return e.msg }
+
+// inconclusiveError is a result that could not judge what it set out to:
+// exit 4. Its reasons have been printed with the summary already.
+type inconclusiveError struct{ msg string }
+
+func (e *inconclusiveError) Error() string { return e.msg }
+
+// verdictError is the error a finished result's verdict makes: nil on a
+// pass.
+func verdictError(verdict string) error {
+	switch verdict {
+	case result.Pass:
+		return nil
+	case result.Inconclusive:
+		return &inconclusiveError{msg: "verdict: inconclusive"}
+	}
+	return &failedError{msg: "verdict: " + verdict}
+}
 
 // interrupted is the error of a command the first Ctrl-C stopped while it
 // was doing what doing names: a runtime failure (exit 3).
@@ -53,9 +75,12 @@ func exitCode(err error, stderr io.Writer) int {
 	var perrs profile.Errors
 	var perr *profile.Error
 	var failed *failedError
+	var inconclusive *inconclusiveError
 	switch {
 	case errors.As(err, &failed):
 		return exitFail
+	case errors.As(err, &inconclusive):
+		return exitInconclusive
 	case errors.As(err, &usage), errors.As(err, &perrs), errors.As(err, &perr):
 		return exitUsage
 	default:

@@ -54,15 +54,15 @@ func TestThresholdProfileErrors(t *testing.T) {
 		want      string
 	}{
 		{"unknown field", `"*/* audit.overshot == 0"`,
-			`p.yaml:10: thresholds[0]: unknown field "audit.overshot" (did you mean "audit.overshoot"?)`},
+			`p.yaml:11: thresholds[0]: unknown field "audit.overshot" (did you mean "audit.overshoot"?)`},
 		{"unknown operator", `"*/* audit.overshoot => 0"`,
-			`p.yaml:10: thresholds[0]: unknown operator "=>" (use <, <=, >, >= or ==)`},
+			`p.yaml:11: thresholds[0]: unknown operator "=>" (use <, <=, >, >= or ==)`},
 		{"unit mismatch", `"*/* latency_us.p99 < 5B"`,
-			`p.yaml:10: thresholds[0]: latency_us.p99 is a time in microseconds; "5B" is a size`},
+			`p.yaml:11: thresholds[0]: latency_us.p99 is a time in microseconds; "5B" is a size`},
 		{"selector matching no run", `"token_buckett/* latency_us.p99 < 5ms"`,
-			`p.yaml:10: thresholds[0]: selector token_buckett/* matches no run (algorithms: fixed_window, sliding_log, token_bucket, leaky_bucket; scenarios: steady)`},
+			`p.yaml:11: thresholds[0]: selector token_buckett/* matches no run (algorithms: fixed_window, sliding_log, token_bucket, leaky_bucket; scenarios: steady)`},
 		{"not a string", `{field: p99}`,
-			`p.yaml:10: thresholds[0]: want a rule like "*/* audit.overshoot == 0", got a mapping`},
+			`p.yaml:11: thresholds[0]: want a rule like "*/* audit.overshoot == 0", got a mapping`},
 	} {
 		path := writeProfile(t, tinyProfile+"thresholds:\n  - "+tc.threshold+"\n")
 		code, _, stderr := runCLI(t, "validate", path)

@@ -84,9 +84,10 @@ Usage:
   rlbench algorithms               list the limiters and what they promise
   rlbench version                  print the version
 
-Exit codes: 0 pass, 1 a threshold or comparison failed, 2 bad usage or
-invalid profile, 3 runtime failure (Redis unreachable, run aborted or
-interrupted; a partial result is still written).
+Exit codes: 0 pass, 1 a check, threshold or comparison failed, 2 bad usage
+or invalid profile, 3 runtime failure (Redis unreachable, run aborted or
+interrupted; a partial result is still written), 4 inconclusive (nothing
+failed, but a run could not judge what it set out to).
 
 Run 'rlbench help COMMAND' (or 'rlbench COMMAND -h') for a command's flags.
 `

@@ -65,6 +65,7 @@ scenarios:
     rate: 2x
     identities: 3
     duration: 300ms
+    accept_inconclusive: true  # too short for an identity to reach its limit
 `
 
 // TestRunWritesAResultThatParsesBack runs a profile end to end on a private

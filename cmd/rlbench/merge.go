@@ -77,8 +77,8 @@ func mergeResults(ctx context.Context, paths []string, outDir string, noReport b
 		}
 		fmt.Fprintf(stdout, "report: %s\n", written[len(written)-1])
 	}
-	if merged.Verdict != result.Pass {
-		return &failedError{msg: "verdict: fail"}
+	if err := verdictError(merged.Verdict); err != nil {
+		return err
 	}
 	return nil
 }

@@ -118,6 +118,7 @@ scenarios:
     rate: 2x
     identities: 2
     duration: 200ms
+    accept_inconclusive: true  # too short for an identity to reach its limit
 `)
 	code, stdout, stderr := runCLI(t, "run", "--quiet", "--no-report", "--out", out, profile)
 	if code != exitOK {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/rlbench/rlbench/plan"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redisconf"
 	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/report"
 	"github.com/rlbench/rlbench/report/html"
@@ -232,8 +232,8 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	if reportErr != nil {
 		return reportErr
 	}
-	if res.Verdict != result.Pass {
-		return &failedError{msg: "verdict: fail"}
+	if err := verdictError(res.Verdict); err != nil {
+		return err
 	}
 	return nil
 }

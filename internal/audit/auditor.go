@@ -3,8 +3,6 @@ package audit
 import (
 	"cmp"
 	"errors"
-	"github.com/rlbench/rlbench/internal/event"
-	"github.com/rlbench/rlbench/plan"
 	"math"
 	"slices"
 	"strconv"
@@ -13,6 +11,8 @@ import (
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -52,6 +52,15 @@ type Auditor struct {
 	// decided counts every decision of the run, audited or not, for the
 	// audit's coverage.
 	decided atomic.Int64
+	// unseenFromOutcomes: see Config.UnseenFromOutcomes.
+	unseenFromOutcomes bool
+	// promiseAdmits and promiseWithinUs are the limiter's promise to
+	// admit (algorithms.Promiser); zero when it states none.
+	promiseAdmits, promiseWithinUs int64
+	// certainDenied counts the replayed decisions the model denied in
+	// every state the limiter may have been in: where an admission beyond
+	// the model would have shown.
+	certainDenied int64
 }
 
 var (
@@ -73,9 +82,15 @@ type Config struct {
 	// how admissions fall around each identity's window boundary, over
 	// that span of milliseconds around it (see Auditor.Boundary).
 	EdgeFromMs, EdgeToMs int64
-	// Timeline, when the run has faults or a caller with an error policy,
-	// is what the audit needs to tell their doing from the limiter's.
-	Timeline *Timeline
+	// Timeline places the run's faults and the error policy's decisions
+	// on the server's clock (the zero Timeline: no faults, the local clock
+	// taken for the server's).
+	Timeline Timeline
+	// UnseenFromOutcomes makes the audit take a failed request that may
+	// have run on the server (Outcome.MayHaveRun) as a call whose outcome
+	// is unknown. A run whose caller tells the audit of each failed call
+	// itself (RecordUnseen) leaves it unset.
+	UnseenFromOutcomes bool
 }
 
 // Timeline is a run's fault schedule as the audit places it: the faults,
@@ -133,6 +148,10 @@ func New(c Config) *Auditor {
 	if bi, ok := lim.(algorithms.BoundIntervaler); ok {
 		au.window = bi.BoundInterval().Microseconds()
 	}
+	if pr, ok := lim.(algorithms.Promiser); ok {
+		admits, within := pr.AdmitPromise()
+		au.promiseAdmits, au.promiseWithinUs = admits, within.Microseconds()
+	}
 	n := identities
 	if identities > c.Sample {
 		au.slots = sampleIdentities(uint64(identities), uint64(c.Sample), c.Seed)
@@ -143,9 +162,8 @@ func New(c Config) *Auditor {
 	if c.EdgeFromMs != c.EdgeToMs {
 		au.watchEdges(c.EdgeFromMs, c.EdgeToMs)
 	}
-	if c.Timeline != nil {
-		au.watchFaults(*c.Timeline)
-	}
+	au.watchFaults(c.Timeline)
+	au.unseenFromOutcomes = c.UnseenFromOutcomes
 	return au
 }
 
@@ -159,8 +177,11 @@ func (a *Auditor) Record(o *event.Outcome) {
 	}
 	if o.Err != nil {
 		var pd *event.PolicyDecision
-		if a.faults != nil && errors.As(o.Err, &pd) && pd.Decided {
+		if errors.As(o.Err, &pd) && pd.Decided {
 			a.recordOnError(o.Identity, a.faults.offset.ServerMicros(o.Sent), pd.Allowed)
+		}
+		if a.unseenFromOutcomes && o.MayHaveRun {
+			a.RecordUnseen(o.Identity, a.faults.offset.ServerMicros(o.Sent), a.faults.offset.ServerMicros(o.Done))
 		}
 		return
 	}
@@ -220,18 +241,16 @@ type Report struct {
 }
 
 // Finish judges the run once all recording has finished, given the losses
-// of state its faults caused, and frees what the audit held: call it
-// once. A nil Auditor reports nothing.
-func (a *Auditor) Finish(losses []event.StateLoss) Report {
+// of state its faults caused and the resets seen on the server, and frees
+// what the audit held: call it once. A nil Auditor reports nothing.
+func (a *Auditor) Finish(losses []event.StateLoss, resets []event.Reset) Report {
 	if a == nil {
 		return Report{}
 	}
 	rep := Report{HeapBytes: a.heapBytes()}
-	a.setStateLosses(losses)
+	a.setStateLosses(losses, resets)
 	rep.Audit, rep.Edge = a.result()
-	if a.faults != nil {
-		rep.Faults = &a.faults.fig
-	}
+	rep.Faults = &a.faults.fig
 	if decided := a.decided.Load(); rep.Audit != nil && decided > 0 {
 		// What share of the run's decisions was replayed: all of them,
 		// unless the audit kept a sample of the identities.
@@ -261,6 +280,9 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 	var timing *timingAudit
 	var admitted []auditRecord
 	var stamps []int64
+	var offeredMax int64
+	replayed := false
+	a.placeAfterDecisions()
 	for slot, decs := range a.decisions {
 		if len(decs) == 0 {
 			continue
@@ -269,12 +291,16 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 		slices.SortFunc(decs, func(x, y auditRecord) int { return cmp.Compare(x.key, y.key) })
 		res.Identities++
 		res.Decisions += int64(len(decs))
+		// Resets seen on the server start a new lifetime of the state:
+		// where the replay placed them, or, judged by the bound alone,
+		// after those that took every key.
+		var cuts []int64
 		if a.model != nil && !decs[0].timed() {
-			if a.faults != nil {
-				a.faults.replay(a, slot, decs, res, &checks)
-			} else {
-				a.replay(decs, res, &checks)
-			}
+			cuts = a.faults.replay(a, slot, decs, res, &checks)
+			replayed = true
+		} else {
+			cuts = a.faults.resetCuts(decs)
+			res.UnderAdmitted += a.shortfall(decs, a.faults.unseen[slot%auditShards][slot])
 		}
 		if a.exact != nil && !decs[0].timed() {
 			if vsExact == nil {
@@ -282,7 +308,7 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 			}
 			// Each lifetime of the limiter's state against an exact
 			// limiter that lost its state at the same instants.
-			for _, epoch := range a.faults.epochs(decs) {
+			for _, epoch := range a.faults.epochs(decs, cuts) {
 				compareWithExact(a.exact.Model(), epoch, vsExact)
 			}
 		}
@@ -290,7 +316,12 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 		// Windows are measured within each lifetime of the limiter's
 		// state: across a fault that took it away, what was admitted
 		// before is not what the limiter knew of after.
-		for _, epoch := range a.faults.epochs(decs) {
+		for _, epoch := range a.faults.epochs(decs, cuts) {
+			stamps = stamps[:0]
+			for _, r := range epoch {
+				stamps = append(stamps, r.at())
+			}
+			offeredMax = max(offeredMax, maxInWindow(stamps, a.window))
 			admitted = admitted[:0]
 			for _, r := range epoch {
 				if r.allowed() {
@@ -336,48 +367,8 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 		res.Reply = &checks
 	}
 	res.VsExact = vsExact
+	res.Power = a.power(res, offeredMax, replayed)
 	return res, a.edges.contract()
-}
-
-// replay runs one identity's decisions, in server time order, through a
-// fresh model: each one whose answer differs from the model's, or whose
-// remaining or retry hint the model contradicts, is a mismatch.
-func (a *Auditor) replay(decs []auditRecord, res *result.Audit, checks *result.ReplyCheck) {
-	model := a.model.Model()
-	for _, r := range decs {
-		if a.judge(model, r, res, checks) {
-			res.ModelMismatches++
-		}
-	}
-}
-
-// judge feeds decision r to model and reports whether they disagree: on
-// the answer, or on the remaining or retry hint the reply gave.
-func (a *Auditor) judge(model algorithms.Model, r auditRecord, res *result.Audit, checks *result.ReplyCheck) (wrong bool) {
-	rm, _ := model.(algorithms.ReplyModel)
-	stamp, allowed := r.at(), r.allowed()
-	expected := model.Allow(stamp)
-	if expected {
-		res.ExpectedAllowed++
-	}
-	wrong = expected != allowed
-	if rm != nil && !wrong {
-		if !math.IsNaN(r.remaining) {
-			checks.RemainingChecked++
-			if !algorithms.RemainingAgrees(r.remaining, rm.Remaining()) {
-				checks.RemainingWrong++
-				wrong = true
-			}
-		}
-		if a.fields.RetryAfter && !allowed {
-			checks.RetryAfterChecked++
-			if !algorithms.RetryAgrees(rm, stamp, time.Duration(r.retryMs)*time.Millisecond) {
-				checks.RetryAfterTooEarly++
-				wrong = true
-			}
-		}
-	}
-	return wrong
 }
 
 // compareWithExact feeds one identity's arrivals, in server time order, to

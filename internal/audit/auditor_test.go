@@ -2,7 +2,6 @@ package audit
 
 import (
 	"errors"
-	"github.com/rlbench/rlbench/internal/event"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/result"
 )
@@ -101,8 +101,15 @@ func TestAuditorReplaysInServerOrder(t *testing.T) {
 		MaxWindowAdmitted: 3, BoundWindow: 4, Overshoot: 0, Violations: 0, PolicyExcess: 1, Basis: result.AuditByModel,
 	}
 	// identity 0's window of t0+9500..t0+11000 holds 3 (t0 itself is out).
+	// Identity 0 offered 4 within 10ms, no more than the bound of 4, but
+	// the model denied 3 of the 11: the run could have shown an excess;
+	// and it admitted 8: a shortfall too.
+	wantPower := result.Power{OfferedMaxInWindow: 4, Replayed: true, ExpectedDenied: 3, Excess: true, Shortfall: true, PromiseAdmits: 2, PromiseWithinMs: 11}
+	if got.Power == nil || *got.Power != wantPower {
+		t.Errorf("power %+v, want %+v", got.Power, wantPower)
+	}
 	reply := got.Reply
-	got.Reply = nil
+	got.Reply, got.Power = nil, nil
 	if *got != want {
 		t.Errorf("audit\n got %+v\nwant %+v", *got, want)
 	}

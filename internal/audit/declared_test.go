@@ -1,12 +1,12 @@
 package audit
 
 import (
-	"github.com/rlbench/rlbench/internal/event"
 	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/result"
 )
 

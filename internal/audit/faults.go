@@ -2,13 +2,13 @@ package audit
 
 import (
 	"cmp"
-	"github.com/rlbench/rlbench/internal/event"
-	"github.com/rlbench/rlbench/plan"
 	"math"
 	"slices"
 	"sort"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -35,13 +35,17 @@ type auditFaults struct {
 	// spanUs are the faults' scheduled starts in server microseconds: a
 	// time belongs to the last fault that started by then.
 	spanUs []int64
-	// events are the losses of state, in order; set once the run is over.
+	// events are the losses of state, in order, and resets the resets seen
+	// on the server; set once the run is over.
 	events []event.StateLoss
+	resets []event.Reset
 	// onError and unseen are, per audited slot, the error policy's
 	// decisions (time and answer, as auditRecords) and the sends of calls
 	// that may have run unseen.
-	onError [][]auditRecord
-	unseen  [][]unseenCall
+	// Both are kept by slot in maps, a map per lock shard (guarded by the
+	// auditor's lock of the slot): most runs have neither.
+	onError [auditShards]map[int][]auditRecord
+	unseen  [auditShards]map[int][]unseenCall
 	limit   int64
 	policyW int64
 	// offset turns the client's clock into the server's.
@@ -63,6 +67,10 @@ type FaultFigures struct {
 	unjudged        int64
 	unjudgedWrong   int64
 	sampled         bool
+	// identitiesWithUnseen had calls whose outcome is unknown;
+	// identitiesBranched were replayed over more than one possible state;
+	// gaveUp passed maxBranches and were held to the bound from there.
+	identitiesWithUnseen, identitiesBranched, gaveUp int64
 }
 
 // watchFaults makes the audit aware of a run's faults.
@@ -70,9 +78,7 @@ func (a *Auditor) watchFaults(tl Timeline) {
 	faults, start, offset := tl.Faults, tl.Start, tl.Offset
 	pol := a.limiter.Policy()
 	af := &auditFaults{
-		onError: make([][]auditRecord, len(a.decisions)),
-		unseen:  make([][]unseenCall, len(a.decisions)),
-		limit:   pol.Limit, policyW: pol.WindowMicros(),
+		limit: pol.Limit, policyW: pol.WindowMicros(),
 		offset: offset,
 	}
 	n := len(faults)
@@ -107,7 +113,11 @@ func (a *Auditor) recordOnError(identity uint64, atUs int64, allowed bool) {
 	}
 	mu := &a.locks[slot%auditShards]
 	mu.Lock()
-	a.faults.onError[slot] = append(a.faults.onError[slot], r)
+	m := &a.faults.onError[slot%auditShards]
+	if *m == nil {
+		*m = map[int][]auditRecord{}
+	}
+	(*m)[slot] = append((*m)[slot], r)
 	mu.Unlock()
 }
 
@@ -124,17 +134,19 @@ func (a *Auditor) RecordUnseen(identity uint64, sentUs, doneUs int64) {
 	}
 	mu := &a.locks[slot%auditShards]
 	mu.Lock()
-	a.faults.unseen[slot] = append(a.faults.unseen[slot], unseenCall{sentUs: sentUs, doneUs: doneUs})
+	m := &a.faults.unseen[slot%auditShards]
+	if *m == nil {
+		*m = map[int][]unseenCall{}
+	}
+	(*m)[slot] = append((*m)[slot], unseenCall{sentUs: sentUs, doneUs: doneUs})
 	mu.Unlock()
 }
 
 // setStateLosses hands the audit the losses of state the run's faults
-// caused, once the run is over.
-func (a *Auditor) setStateLosses(losses []event.StateLoss) {
-	if a.faults == nil {
-		return
-	}
+// caused, and the resets seen on the server, once the run is over.
+func (a *Auditor) setStateLosses(losses []event.StateLoss, resets []event.Reset) {
 	a.faults.events = slices.SortedFunc(slices.Values(losses), func(x, y event.StateLoss) int { return cmp.Compare(x.ResumeUs, y.ResumeUs) })
+	a.faults.resets = resetsFrom(resets)
 }
 
 // faultAt is the index of the fault whose span holds server time us, or
@@ -144,15 +156,21 @@ func (af *auditFaults) faultAt(us int64) int {
 }
 
 // epochs splits an identity's decisions (in time order) at each loss of
-// state; without faults, they are one epoch.
-func (af *auditFaults) epochs(decs []auditRecord) [][]auditRecord {
-	if af == nil || len(af.events) == 0 {
+// state, and at each instant in cuts (where the replay placed a reset
+// seen on the server); without either, they are one epoch.
+func (af *auditFaults) epochs(decs []auditRecord, cuts []int64) [][]auditRecord {
+	if af == nil || len(af.events)+len(cuts) == 0 {
 		return [][]auditRecord{decs}
 	}
+	at := slices.Clone(cuts)
+	for _, e := range af.events {
+		at = append(at, e.ResumeUs)
+	}
+	slices.Sort(at)
 	var out [][]auditRecord
 	from := 0
-	for _, e := range af.events {
-		i := sort.Search(len(decs), func(i int) bool { return decs[i].at() >= e.ResumeUs })
+	for _, t := range at {
+		i := sort.Search(len(decs), func(i int) bool { return decs[i].at() >= t })
 		if i > from {
 			out = append(out, decs[from:i])
 			from = i
@@ -162,91 +180,6 @@ func (af *auditFaults) epochs(decs []auditRecord) [][]auditRecord {
 		out = append(out, decs[from:])
 	}
 	return out
-}
-
-// replay runs one identity's decisions through the model across the
-// run's losses of state, and leaves the decisions of an identity whose
-// state a fault made unknown unjudged (see auditFaults).
-func (af *auditFaults) replay(a *Auditor, slot int, decs []auditRecord, res *result.Audit, checks *result.ReplyCheck) {
-	model := a.model.Model()
-	var lineage []int64
-	unseen := af.unseen[slot]
-	slices.SortFunc(unseen, func(x, y unseenCall) int { return cmp.Compare(x.sentUs, y.sentUs) })
-	var pending []unseenCall // unseen calls still in the state
-	ui, ev := 0, 0
-	var kept algorithms.Model // the state had the loss not happened
-	var loss *result.StateLoss
-	var net int64
-	lost, first := false, false
-	closeLoss := func() {
-		if loss != nil {
-			loss.Admitted += max(net, 0)
-			if lost {
-				loss.Identities++
-			}
-		}
-		kept, loss, net, lost = nil, nil, 0, false
-	}
-	var scratch result.ReplyCheck
-	for _, r := range decs {
-		at := r.at()
-		for ev < len(af.events) && af.events[ev].ResumeUs <= at {
-			e := af.events[ev]
-			ev++
-			closeLoss()
-			kept = model
-			model = a.model.Model()
-			var survived []int64
-			for _, t := range lineage {
-				if t < e.CutUs {
-					model.Allow(t)
-					survived = append(survived, t)
-				}
-			}
-			lineage = survived
-			for ui < len(unseen) && unseen[ui].sentUs < e.ResumeUs {
-				pending = append(pending, unseen[ui])
-				ui++
-			}
-			// What ran unseen on the old server after the cut is gone
-			// with it; a call given up only once the new server was
-			// there may have run on it (waiting for a connection that
-			// reached the new server), and stays.
-			pending = slices.DeleteFunc(pending, func(u unseenCall) bool {
-				return (e.CutUs == math.MinInt64 || u.sentUs >= e.CutUs) && u.doneUs < e.ResumeUs
-			})
-			loss, first = af.fig.stateLost[e.Fault], true
-		}
-		for ui < len(unseen) && unseen[ui].sentUs <= at {
-			pending = append(pending, unseen[ui])
-			ui++
-		}
-		if kept != nil {
-			k := kept.Allow(at)
-			if k != r.allowed() {
-				lost = true
-			}
-			net += b2i(r.allowed()) - b2i(k)
-		}
-		lineage = append(lineage, at)
-		if len(pending) > 0 {
-			af.fig.unjudged++
-			if a.judge(model, r, res, &scratch) {
-				af.fig.unjudgedWrong++
-			}
-		} else if a.judge(model, r, res, checks) {
-			res.ModelMismatches++
-		}
-		if first && kept != nil {
-			first = false
-			km, ok1 := kept.(algorithms.ReplyModel)
-			mm, ok2 := model.(algorithms.ReplyModel)
-			if ok1 && ok2 && mm.Remaining() > km.Remaining()+1e-9 {
-				lost = true
-			}
-		}
-	}
-	closeLoss()
 }
 
 func b2i(b bool) int64 {
@@ -265,8 +198,9 @@ func (af *auditFaults) identity(a *Auditor, slot int, decs []auditRecord) {
 	if af == nil {
 		return
 	}
-	onErr := af.onError[slot]
-	af.onError[slot], af.unseen[slot] = nil, nil
+	onErr := af.onError[slot%auditShards][slot]
+	delete(af.onError[slot%auditShards], slot)
+	delete(af.unseen[slot%auditShards], slot)
 	slices.SortFunc(onErr, func(x, y auditRecord) int { return cmp.Compare(x.key, y.key) })
 	var redis []int64
 	for _, r := range decs {
@@ -414,6 +348,7 @@ func (fig *FaultFigures) Apply(f *result.Faults) {
 		f.AdmittedByFault, f.DeniedByFault = &admitted, &denied
 	}
 	f.Unjudged, f.UnjudgedMismatches = fig.unjudged, fig.unjudgedWrong
+	f.Uncertain = &result.Uncertain{Identities: fig.identitiesWithUnseen, Branched: fig.identitiesBranched, GaveUp: fig.gaveUp}
 	if fig.sampled {
 		f.Notes = append(f.Notes, "the figures from the audit (policy excess, admitted and denied by the fault, state lost) cover its sample of identities")
 	}
@@ -421,4 +356,69 @@ func (fig *FaultFigures) Apply(f *result.Faults) {
 
 // unseenCall is a call that failed but may have run on the server: when
 // it was sent and when its caller gave up, in server microseconds.
-type unseenCall struct{ sentUs, doneUs int64 }
+type unseenCall struct {
+	sentUs, doneUs int64
+	// nextUs is the first instant, after the call's send, at which the
+	// server decided any audited request: a call that ran ran no earlier
+	// (0 until known).
+	nextUs int64
+}
+
+// placeAfterDecisions finds, for every call whose outcome is unknown, the
+// first instant after its send at which the server decided any audited
+// request. A server runs what it received in order: a call that ran, ran
+// no earlier than that (a stalled server woke and ran its backlog from
+// there), and a replay places it there when it ran before the identity's
+// next decision. It reads every decision once, only when there are such
+// calls.
+func (a *Auditor) placeAfterDecisions() {
+	var calls []*unseenCall
+	for i := range a.faults.unseen {
+		for _, us := range a.faults.unseen[i] {
+			for k := range us {
+				calls = append(calls, &us[k])
+			}
+		}
+	}
+	if len(calls) == 0 {
+		return
+	}
+	var all []int64
+	for _, decs := range a.decisions {
+		for _, r := range decs {
+			if !r.timed() {
+				all = append(all, r.at())
+			}
+		}
+	}
+	slices.Sort(all)
+	for _, u := range calls {
+		if i, _ := slices.BinarySearch(all, u.sentUs); i < len(all) {
+			u.nextUs = all[i]
+		}
+	}
+}
+
+// resetCuts are where, judged by the bound alone, one identity's state
+// may have started a new lifetime: the end of each reset seen on the
+// server that took every key, and, for a reset of some keys (which may or
+// may not have been this identity's), each of its decisions within the
+// reset's span and the span's end. Windows are measured between cuts, so
+// an admission a reset explains is never counted against the limiter.
+func (af *auditFaults) resetCuts(decs []auditRecord) []int64 {
+	if af == nil {
+		return nil
+	}
+	var out []int64
+	for _, r := range af.resets {
+		out = append(out, r.ToUs)
+		if r.AllKeys {
+			continue
+		}
+		i := sort.Search(len(decs), func(i int) bool { return decs[i].at() >= r.FromUs })
+		for ; i < len(decs) && decs[i].at() <= r.ToUs; i++ {
+			out = append(out, decs[i].at())
+		}
+	}
+	return out
+}

@@ -1,12 +1,12 @@
 package audit
 
 import (
-	"github.com/rlbench/rlbench/internal/event"
 	"runtime"
 	"testing"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/event"
 )
 
 // TestAuditHeapIsWhatItHolds: the audit's heap, as the result records it,

@@ -18,6 +18,10 @@ type Outcome struct {
 	// its place).
 	Decision algorithms.Decision
 	Err      error
+	// MayHaveRun is set on a failed request that may have run on the
+	// server all the same (it timed out, or its connection broke after
+	// the command may have left): its effect on the limiter is unknown.
+	MayHaveRun bool
 }
 
 // Sink takes every outcome of a run, from many goroutines at once. The

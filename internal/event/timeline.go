@@ -40,3 +40,15 @@ func (e *PolicyDecision) Error() string {
 }
 
 func (e *PolicyDecision) Unwrap() error { return e.Err }
+
+// Reset is limiter state taken away by the server or another client at an
+// instant known only to lie in (FromUs, ToUs], in server microseconds: a
+// FLUSHALL, a restart nobody scheduled, keys of the run deleted or evicted.
+// Every identity's state is gone when AllKeys is set; otherwise some
+// identities' may be, and which is not known.
+type Reset struct {
+	// Kind names what took the state ("flushall", "restart", "del"...).
+	Kind         string
+	FromUs, ToUs int64
+	AllKeys      bool
+}

@@ -3,8 +3,6 @@ package faults
 import (
 	"context"
 	"errors"
-	"github.com/rlbench/rlbench/internal/event"
-	"github.com/rlbench/rlbench/plan"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,7 +10,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/plan"
 )
 
 // caller is the limiter as the service that calls it uses it: each call

@@ -4,14 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/rlbench/rlbench/internal/event"
-	"github.com/rlbench/rlbench/plan"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 )
 
 // fakeClock is a clock whose time moves only when told to, or when

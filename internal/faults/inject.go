@@ -3,15 +3,16 @@ package faults
 import (
 	"context"
 	"fmt"
-	"github.com/rlbench/rlbench/internal/event"
-	"github.com/rlbench/rlbench/internal/redisenv"
-	"github.com/rlbench/rlbench/plan"
 	"math"
 	"net"
 	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/plan"
 )
 
 // inject runs the scenario's faults in order, each at its time from the

@@ -2,13 +2,13 @@ package faults
 
 import (
 	"context"
-	"github.com/rlbench/rlbench/internal/event"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/internal/redisenv"
 )
 

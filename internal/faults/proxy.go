@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/rlbench/rlbench/plan"
 	"strings"
 	"sync"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/rs/zerolog"
 	zerologlog "github.com/rs/zerolog/log"
+
+	"github.com/rlbench/rlbench/plan"
 )
 
 // faultProxy is the TCP proxy a run with network faults (or a failover)

@@ -2,17 +2,15 @@ package faults
 
 import (
 	"errors"
-	"github.com/rlbench/rlbench/internal/event"
-	"github.com/rlbench/rlbench/plan"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/redis/go-redis/v9"
-
+	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -180,7 +178,7 @@ func (f *recorder) calls(done time.Time, n int64) {
 // out may have run, and a retry then charges the caller twice. The model
 // cannot know it ran.
 func (f *recorder) failedCall(identity uint64, sent, done time.Time, err error) {
-	if !mayRunUnseen(err) {
+	if !redisenv.MayHaveRun(err) {
 		return
 	}
 	if k := f.spanAt(done); k >= 0 {
@@ -197,18 +195,6 @@ func (f *recorder) failedCall(identity uint64, sent, done time.Time, err error) 
 		return
 	}
 	f.unseen.RecordUnseen(identity, f.offset.ServerMicros(sent), f.offset.ServerMicros(done))
-}
-
-// mayRunUnseen reports whether a call that failed with err may have run
-// on the server all the same: it timed out, or its connection broke, after
-// the command may have left. A connection that was never made sent
-// nothing, and an error reply is the server saying it did not run it.
-func mayRunUnseen(err error) bool {
-	var reply redis.Error
-	if errors.As(err, &reply) {
-		return false
-	}
-	return redisenv.ErrorKind(err) != redisenv.KindRefused
 }
 
 // span sums the fine bins from the one holding a up to the one holding b

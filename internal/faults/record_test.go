@@ -3,10 +3,11 @@ package faults
 import (
 	"context"
 	"errors"
-	"github.com/rlbench/rlbench/internal/event"
-	"github.com/rlbench/rlbench/plan"
 	"testing"
 	"time"
+
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 )
 
 // outcomeAt is an outcome decided ms after start, latencyUs after it was

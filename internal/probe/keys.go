@@ -2,10 +2,10 @@ package probe
 
 import (
 	"context"
-	"github.com/rlbench/rlbench/internal/event"
 	"strconv"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/result"
 )

@@ -64,3 +64,18 @@ func replyCode(msg string) string {
 	}
 	return code
 }
+
+// MayHaveRun reports whether a call that failed with err may have run on
+// the server all the same: it timed out, or its connection broke, after
+// the command may have left. A connection that was never made sent
+// nothing, and an error reply is the server saying it did not run it.
+func MayHaveRun(err error) bool {
+	if err == nil {
+		return false
+	}
+	var reply redis.Error
+	if errors.As(err, &reply) {
+		return false
+	}
+	return ErrorKind(err) != KindRefused
+}

@@ -8,9 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot"
+
 	"github.com/rlbench/rlbench/internal/resulttest"
 	"github.com/rlbench/rlbench/result"
-	"gonum.org/v1/plot"
 )
 
 // TestAHugeResultStaysBounded: past DefaultMaxScenarios scenarios the

@@ -16,6 +16,7 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
 	"github.com/rlbench/rlbench/internal/resulttest"
 )
 

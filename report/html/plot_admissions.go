@@ -3,11 +3,12 @@ package html
 import (
 	"fmt"
 
-	"github.com/rlbench/rlbench/report"
-	"github.com/rlbench/rlbench/result"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/rlbench/rlbench/report"
+	"github.com/rlbench/rlbench/result"
 )
 
 // admissionsOverTime draws one tile per algorithm: allowed requests per

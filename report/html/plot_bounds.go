@@ -3,9 +3,10 @@ package html
 import (
 	"strconv"
 
+	"gonum.org/v1/plot/vg"
+
 	"github.com/rlbench/rlbench/report"
 	"github.com/rlbench/rlbench/result"
-	"gonum.org/v1/plot/vg"
 )
 
 // admittedVsBound draws, per scenario, one bar per algorithm for the most

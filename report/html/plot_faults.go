@@ -5,11 +5,12 @@ import (
 	"image/color"
 	"math"
 
-	"github.com/rlbench/rlbench/report"
-	"github.com/rlbench/rlbench/result"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/rlbench/rlbench/report"
+	"github.com/rlbench/rlbench/result"
 )
 
 // Colours of the fault timeline: who decided each request, and the shades
@@ -150,12 +151,13 @@ func faultPanels(run *result.Run, last bool) (decisions, latency *plot.Plot, err
 	return decisions, latency, nil
 }
 
-// shadeFault shades fault w's window, from its scheduled start to the
-// later of its scheduled and observed end (an instant fault at least one
-// 50ms sliver wide), and, lighter, the recovery after it, from y0 to y1.
+// shadeFault shades fault w's window, from its start (scheduled, or seen
+// for an unscheduled one) to the later of its scheduled and observed end
+// (an instant fault at least one 50ms sliver wide), and, lighter, the
+// recovery after it, from y0 to y1.
 func shadeFault(p *plot.Plot, w result.FaultWindow, y0, y1 float64) error {
-	start := float64(w.ScheduledStartMs) / 1000
-	end := float64(max(w.ScheduledEndMs, w.ObservedEndMs, w.ScheduledStartMs+50)) / 1000
+	start := float64(w.Window.StartMs) / 1000
+	end := float64(max(w.ScheduledEndMs, w.ObservedEndMs, w.Window.StartMs+50)) / 1000
 	spans := []struct {
 		from, to float64
 		shade    color.Color

@@ -3,10 +3,11 @@ package html
 import (
 	"math"
 
-	"github.com/rlbench/rlbench/result"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/rlbench/rlbench/result"
 )
 
 // The latency spectrum puts percentiles on a "nines" axis, x = -log10(1-q):

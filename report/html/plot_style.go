@@ -4,12 +4,13 @@ import (
 	"image/color"
 	"math"
 
-	"github.com/rlbench/rlbench/report"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/rlbench/rlbench/report"
 )
 
 // Shared look of every plot: a sans-serif face (easier to read small than

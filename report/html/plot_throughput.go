@@ -5,12 +5,13 @@ import (
 	"image/color"
 	"math"
 
-	"github.com/rlbench/rlbench/report"
-	"github.com/rlbench/rlbench/result"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/rlbench/rlbench/report"
+	"github.com/rlbench/rlbench/result"
 )
 
 // throughputOverTime stacks two panels for one scenario: decisions per

@@ -6,11 +6,12 @@ import (
 	"math"
 	"sort"
 
-	"github.com/rlbench/rlbench/report"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/rlbench/rlbench/report"
 )
 
 // Marker radii of the trade-off plot: the area of a mark grows with the

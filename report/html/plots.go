@@ -7,12 +7,13 @@ import (
 	"image/color"
 	"image/png"
 
-	"github.com/rlbench/rlbench/result"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/rlbench/rlbench/result"
 )
 
 // Size of every plot, in pixels. 16:9 at 96 DPI reads well on a screen

@@ -19,7 +19,6 @@ import (
 	"encoding/csv"
 	"flag"
 	"fmt"
-	"github.com/rlbench/rlbench/plan"
 	"os"
 	"os/exec"
 	"runtime"
@@ -31,6 +30,7 @@ import (
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/workload"
 )

@@ -22,7 +22,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/rlbench/rlbench/plan"
 	"os"
 	"os/exec"
 	"runtime"
@@ -35,6 +34,7 @@ import (
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/workload"

@@ -1,0 +1,93 @@
+package audit
+
+import (
+	"math"
+	"sort"
+
+	"github.com/rlbench/rlbench/result"
+)
+
+// shortfall counts the denials among one identity's decisions (in time
+// order) that the limiter's promise to admit rules out: fewer than the
+// promised admissions lay within the promised interval before the denial,
+// wherever in its round trip each decision was made (a decision with the
+// server's time was made at that instant). A call whose outcome is unknown
+// counts as an admission that may have happened at any time from its send:
+// the count is the most admissions any placement puts in the interval, so
+// a denial counted here is one no placement explains.
+func (a *Auditor) shortfall(decs []auditRecord, unseen []unseenCall) int64 {
+	admits, within := a.promiseAdmits, a.promiseWithinUs
+	if admits <= 0 {
+		return 0
+	}
+	var lo, hi []int64 // the admissions' spans, by start
+	var widest int64
+	for _, r := range decs {
+		if r.allowed() {
+			lo, hi = append(lo, r.at()), append(hi, r.at()+int64(r.widthUs))
+			widest = max(widest, int64(r.widthUs))
+		}
+	}
+	for _, u := range unseen {
+		lo, hi = append(lo, u.sentUs), append(hi, math.MaxInt64)
+	}
+	if len(unseen) > 0 {
+		sort.Sort(spans{lo, hi})
+	}
+	var n int64
+	for _, d := range decs {
+		if d.allowed() {
+			continue
+		}
+		dlo, dhi := d.at(), d.at()+int64(d.widthUs)
+		// Admissions that may lie in (t-within, t] for some instant t of
+		// the denial: started by dhi, ended after dlo-within.
+		end := sort.Search(len(lo), func(i int) bool { return lo[i] > dhi })
+		var count int64
+		for k := end - 1; k >= 0 && count < admits; k-- {
+			if hi[k] > dlo-within {
+				count++
+			} else if len(unseen) == 0 && lo[k]+widest <= dlo-within {
+				break // every earlier admission ended before the interval
+			}
+		}
+		if count < admits {
+			n++
+		}
+	}
+	return n
+}
+
+// spans sorts admissions' spans by start.
+type spans struct{ lo, hi []int64 }
+
+func (s spans) Len() int           { return len(s.lo) }
+func (s spans) Less(i, j int) bool { return s.lo[i] < s.lo[j] }
+func (s spans) Swap(i, j int) {
+	s.lo[i], s.lo[j] = s.lo[j], s.lo[i]
+	s.hi[i], s.hi[j] = s.hi[j], s.hi[i]
+}
+
+// power says what the audit could have caught, from what the run offered
+// and what the model expected: an admission beyond the promise could show,
+// replayed, only where the model denied some requests in every state the
+// limiter may have been in (after a reset or a call whose outcome is
+// unknown, a denial some state admits proves nothing), and, judged by the
+// bound, where an identity offered more than the bound within one interval
+// of one lifetime of its state; a denial the semantics rule out, where the
+// model admitted some, or the limiter states a promise to admit.
+func (a *Auditor) power(res *result.Audit, offeredMax int64, replayed bool) *result.Power {
+	p := &result.Power{OfferedMaxInWindow: offeredMax, Replayed: replayed}
+	if a.promiseAdmits > 0 {
+		p.PromiseAdmits, p.PromiseWithinMs = a.promiseAdmits, float64(a.promiseWithinUs)/1000
+	}
+	p.Excess = offeredMax > res.BoundWindow
+	if replayed {
+		p.ExpectedDenied = a.certainDenied
+		p.Excess = p.ExpectedDenied > 0
+		p.Shortfall = res.ExpectedAllowed > 0
+	} else {
+		p.Shortfall = a.promiseAdmits > 0
+	}
+	return p
+}

@@ -1,0 +1,461 @@
+package audit
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/result"
+)
+
+// The replay of one identity keeps, where something whose effect is not
+// known may have changed the limiter's state, every state it may be in: a
+// branch each. A call whose outcome is unknown (it timed out, its
+// connection broke) may have run or not, and if it ran it ran before one
+// of the identity's next decisions; a reset seen on the server (a
+// FLUSHALL, keys deleted or evicted by another client) took the state at
+// an instant known only within the readings around it. Each decision keeps
+// the branches that explain it (its answer, and the remaining and retry
+// hint its reply gave); it is a mismatch only when none does.
+const (
+	// maxBranches bounds the states one identity's replay keeps at once;
+	// past it the replay gives up on the identity, whose later decisions
+	// are held to the bound only (and counted unjudged).
+	maxBranches = 64
+	// unseenPlacements is how many of the identity's decisions, after a
+	// call whose outcome is unknown was sent, the call may have run before.
+	unseenPlacements = 3
+)
+
+// branch is one state the identity's key may be in.
+type branch struct {
+	model algorithms.Model
+	// hist is every instant fed to model since it was last made fresh:
+	// what a copy is made from, and what a replica kept.
+	hist []int64
+	// pending are calls that may yet have run.
+	pending []pendingCall
+	// resets has bit i set once reset i has been placed (taken or passed
+	// over) on this branch.
+	resets uint64
+	// placed says a call whose outcome is unknown was placed in this
+	// state, at an instant known only within uncertainUs: the remaining
+	// and retry hints a reply gives, which the instant moves, are then not
+	// held against it (its answers are); and a model whose state a reply
+	// states (algorithms.Anchorer) takes the first plausible one.
+	placed      bool
+	uncertainUs int64
+	// anchors are the states replies stated, at their place in hist.
+	anchors []anchor
+	// cuts are the instants of the decisions a reset came right before.
+	cuts []int64
+}
+
+// anchor is a state a reply stated, right after hist[:at] was fed.
+type anchor struct {
+	at        int
+	remaining float64
+	instant   int64
+}
+
+// pendingCall is a call whose outcome is unknown, and how many of the
+// identity's decisions it has been passed over for.
+type pendingCall struct {
+	unseenCall
+	passed int
+}
+
+// feed decides a request at instant t.
+func (b *branch) feed(t int64) bool {
+	b.hist = append(b.hist, t)
+	return b.model.Allow(t)
+}
+
+// copyWith is a copy of b made from a fresh model fed b's history, then
+// at (a call that ran at that instant) when ran is set.
+func (b *branch) copyWith(fresh func() algorithms.Model, ran bool, at int64) *branch {
+	c := &branch{model: fresh(), hist: make([]int64, 0, len(b.hist)+1), pending: slices.Clone(b.pending), resets: b.resets,
+		placed: b.placed, uncertainUs: b.uncertainUs, anchors: slices.Clone(b.anchors), cuts: slices.Clone(b.cuts)}
+	k := 0
+	for i, t := range b.hist {
+		c.feed(t)
+		for k < len(b.anchors) && b.anchors[k].at == i+1 {
+			c.model.(algorithms.Anchorer).Anchor(b.anchors[k].remaining, b.anchors[k].instant)
+			k++
+		}
+	}
+	if ran {
+		c.feed(at)
+		c.placed = true
+	}
+	return c
+}
+
+// restart makes b's state the one a new server had: fresh, with the
+// instants before cutUs that a replica kept (math.MinInt64: none).
+func (b *branch) restart(fresh func() algorithms.Model, cutUs int64) {
+	kept := b.hist
+	b.model, b.hist, b.placed, b.anchors = fresh(), make([]int64, 0, len(kept)), false, nil
+	for _, t := range kept {
+		if t < cutUs {
+			b.feed(t)
+		}
+	}
+}
+
+// identityReplay is the replay of one identity's decisions.
+type identityReplay struct {
+	a        *Auditor
+	af       *auditFaults
+	branches []*branch
+	// gaveUp is set once the branches passed maxBranches.
+	gaveUp bool
+	// forked is set once the replay kept more than one state.
+	forked bool
+}
+
+// replay runs one identity's decisions (in server time order) through the
+// model across the run's losses of state, calls whose outcome is unknown
+// and resets seen on the server, and judges each decision (see above).
+// What the losses of state let through is measured against the state the
+// first branch would have had without them.
+//
+// It returns the instants at which the first state it kept took a reset,
+// where the identity's windows are measured anew.
+func (af *auditFaults) replay(a *Auditor, slot int, decs []auditRecord, res *result.Audit, checks *result.ReplyCheck) (cuts []int64) {
+	fresh := a.model.Model
+	rp := &identityReplay{a: a, af: af, branches: []*branch{{model: fresh()}}}
+	unseen := af.unseen[slot%auditShards][slot]
+	slices.SortFunc(unseen, func(x, y unseenCall) int { return cmp.Compare(x.sentUs, y.sentUs) })
+	ui, ev := 0, 0
+	var kept algorithms.Model // the state had the loss not happened
+	var loss *result.StateLoss
+	var net int64
+	lost, first := false, false
+	closeLoss := func() {
+		if loss != nil {
+			loss.Admitted += max(net, 0)
+			if lost {
+				loss.Identities++
+			}
+		}
+		kept, loss, net, lost = nil, nil, 0, false
+	}
+	if len(unseen) > 0 {
+		af.fig.identitiesWithUnseen++
+	}
+	for _, r := range decs {
+		at := r.at()
+		for ev < len(af.events) && af.events[ev].ResumeUs <= at {
+			e := af.events[ev]
+			ev++
+			closeLoss()
+			kept = rp.branches[0].copyWith(fresh, false, 0).model
+			for ui < len(unseen) && unseen[ui].sentUs < e.ResumeUs {
+				rp.add(unseen[ui])
+				ui++
+			}
+			for _, b := range rp.branches {
+				b.restart(fresh, e.CutUs)
+				// What ran unseen on the old server after the cut is gone
+				// with it; a call given up only once the new server was
+				// there may have run on it (waiting for a connection that
+				// reached the new server), and stays.
+				b.pending = slices.DeleteFunc(b.pending, func(u pendingCall) bool {
+					return (e.CutUs == math.MinInt64 || u.sentUs >= e.CutUs) && u.doneUs < e.ResumeUs
+				})
+			}
+			loss, first = af.fig.stateLost[e.Fault], true
+		}
+		for ui < len(unseen) && unseen[ui].sentUs <= at {
+			rp.add(unseen[ui])
+			ui++
+		}
+		if !rp.gaveUp {
+			rp.placeResets(at)
+			rp.placeUnseen(at)
+			if len(rp.branches) > maxBranches {
+				rp.gaveUp = true
+				af.fig.gaveUp++
+				rp.branches = rp.branches[:1]
+			}
+		}
+		if kept != nil {
+			k := kept.Allow(at)
+			if k != r.allowed() {
+				lost = true
+			}
+			net += b2i(r.allowed()) - b2i(k)
+		}
+		rp.decide(r, res, checks)
+		if first && kept != nil {
+			first = false
+			km, ok1 := kept.(algorithms.ReplyModel)
+			mm, ok2 := rp.branches[0].model.(algorithms.ReplyModel)
+			if ok1 && ok2 && mm.Remaining() > km.Remaining()+1e-9 {
+				lost = true
+			}
+		}
+	}
+	closeLoss()
+	if rp.forked {
+		af.fig.identitiesBranched++
+	}
+	return rp.branches[0].cuts
+}
+
+// add makes call u one every branch may have run.
+func (rp *identityReplay) add(u unseenCall) {
+	for _, b := range rp.branches {
+		b.pending = append(b.pending, pendingCall{unseenCall: u})
+	}
+}
+
+// placeUnseen forks, for each branch with calls pending, the branches in
+// which some of them ran right before the decision at at. A server runs
+// what it received in order: the first m pending calls (by send) ran,
+// each at the first instant after its send at which the server decided
+// anything (a reply that came late, a stalled server that woke and ran its
+// backlog) or at the decision's own instant; or one call ran alone, the
+// earlier ones lost with a connection that broke.
+func (rp *identityReplay) placeUnseen(at int64) {
+	fresh := rp.a.model.Model
+	var added []*branch
+	for _, b := range rp.branches {
+		n := len(b.pending)
+		if n == 0 {
+			continue
+		}
+		last := int64(math.MinInt64)
+		if k := len(b.hist); k > 0 {
+			last = b.hist[k-1]
+		}
+		ranAlone := func(i int, t int64) *branch {
+			c := b.copyWith(fresh, true, t)
+			c.uncertainUs = max(c.uncertainUs, at-max(b.pending[i].sentUs, last))
+			c.pending = slices.Delete(slices.Clone(b.pending), i, i+1)
+			return c
+		}
+		for m := 1; m <= n; m++ {
+			atWake := b.copyWith(fresh, false, 0)
+			atSend := b.copyWith(fresh, false, 0)
+			differ := false
+			atWake.placed, atSend.placed = true, true
+			for _, p := range b.pending[:m] {
+				u := at - max(p.sentUs, last)
+				atWake.uncertainUs, atSend.uncertainUs = max(atWake.uncertainUs, u), max(atSend.uncertainUs, u)
+				atWake.feed(at)
+				t := min(max(p.sentUs, p.nextUs, atSend.lastFed(last)), at)
+				differ = differ || t != at
+				atSend.feed(t)
+			}
+			atWake.pending, atSend.pending = slices.Clone(b.pending[m:]), slices.Clone(b.pending[m:])
+			added = append(added, atWake)
+			if differ {
+				added = append(added, atSend)
+			}
+		}
+		for i := 1; i < n; i++ {
+			added = append(added, ranAlone(i, at))
+		}
+	}
+	if len(added) > 0 {
+		rp.branches = dedup(append(rp.branches, added...))
+		rp.forked = true
+	}
+}
+
+// lastFed is the last instant fed to b, or otherwise.
+func (b *branch) lastFed(otherwise int64) int64 {
+	if n := len(b.hist); n > 0 {
+		return b.hist[n-1]
+	}
+	return otherwise
+}
+
+// dedup keeps one branch of each state, where the models can state theirs
+// (algorithms.Stater): branches in one state, with the same calls pending
+// and the same resets placed, decide alike from here on.
+func dedup(bs []*branch) []*branch {
+	seen := map[string]bool{}
+	out := bs[:0]
+	var key []int64
+	for _, b := range bs {
+		st, ok := b.model.(algorithms.Stater)
+		if !ok {
+			return bs
+		}
+		key = st.AppendState(key[:0])
+		key = append(key, -1, int64(b.resets), -2)
+		for _, p := range b.pending {
+			key = append(key, p.sentUs, p.doneUs)
+		}
+		k := fmt.Sprint(key)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, b)
+	}
+	return out
+}
+
+// placeResets forks, for each reset seen on the server whose span has
+// begun by at, a branch whose state it took right before the decision at
+// at; once the span is over, a reset of every key is taken on the
+// branches that had not placed it, and a reset of some keys is one they
+// may or may not have met.
+func (rp *identityReplay) placeResets(at int64) {
+	fresh := rp.a.model.Model
+	var added []*branch
+	for i, rs := range rp.af.resets {
+		if i >= 64 || rs.FromUs >= at {
+			continue
+		}
+		bit := uint64(1) << i
+		for _, b := range rp.branches {
+			if b.resets&bit != 0 {
+				continue
+			}
+			switch {
+			case at <= rs.ToUs || !rs.AllKeys:
+				// Within the span (or, for some keys, at the first
+				// decision after it): taken now, or not (yet).
+				c := &branch{model: fresh(), pending: slices.Clone(b.pending), resets: b.resets | bit, cuts: append(slices.Clone(b.cuts), at)}
+				added = append(added, c)
+				if at > rs.ToUs {
+					b.resets |= bit
+				}
+			default:
+				b.model, b.hist, b.placed, b.anchors = fresh(), nil, false, nil
+				b.resets |= bit
+				b.cuts = append(b.cuts, at)
+			}
+		}
+	}
+	if len(added) > 0 {
+		rp.branches = dedup(append(rp.branches, added...))
+		rp.forked = true
+	}
+}
+
+// decide judges decision r on every branch and keeps those it agrees
+// with; when none does, it is a mismatch (an under-admission when every
+// branch would have admitted what the limiter denied), and every branch
+// goes on from its own answer. After the replay gave up on the identity,
+// its decisions are counted unjudged (and held to the bound only).
+func (rp *identityReplay) decide(r auditRecord, res *result.Audit, checks *result.ReplyCheck) {
+	a := rp.a
+	var agree []*branch
+	var firstCheck judgement
+	allAdmit, allDeny := true, true
+	for i, b := range rp.branches {
+		j := a.check(b, r)
+		if i == 0 {
+			firstCheck = j
+		}
+		allAdmit = allAdmit && j.expected
+		allDeny = allDeny && !j.expected
+		if !j.wrong {
+			if agree == nil {
+				firstCheck = j
+			}
+			agree = append(agree, b)
+		}
+	}
+	if firstCheck.expected {
+		res.ExpectedAllowed++
+	}
+	if rp.gaveUp {
+		rp.af.fig.unjudged++
+		if len(agree) == 0 {
+			rp.af.fig.unjudgedWrong++
+		}
+		return
+	}
+	firstCheck.count(checks)
+	if allDeny {
+		a.certainDenied++
+	}
+	if len(agree) == 0 {
+		res.ModelMismatches++
+		if allAdmit && !r.allowed() {
+			res.UnderAdmitted++
+		}
+	} else {
+		rp.branches = dedup(agree)
+	}
+	for _, b := range rp.branches {
+		for i := range b.pending {
+			b.pending[i].passed++
+		}
+		b.pending = slices.DeleteFunc(b.pending, func(p pendingCall) bool { return p.passed >= unseenPlacements })
+	}
+}
+
+// judgement is what one branch made of one decision.
+type judgement struct {
+	expected, wrong                  bool
+	remainingChecked, remainingWrong bool
+	retryChecked, retryTooEarly      bool
+}
+
+// count adds the reply checks j made to checks.
+func (j judgement) count(checks *result.ReplyCheck) {
+	checks.RemainingChecked += b2i(j.remainingChecked)
+	checks.RemainingWrong += b2i(j.remainingWrong)
+	checks.RetryAfterChecked += b2i(j.retryChecked)
+	checks.RetryAfterTooEarly += b2i(j.retryTooEarly)
+}
+
+// check feeds decision r to branch b and says whether they disagree: on
+// the answer, or on the remaining or retry hint the reply gave.
+func (a *Auditor) check(b *branch, r auditRecord) judgement {
+	var j judgement
+	rm, _ := b.model.(algorithms.ReplyModel)
+	stamp, allowed := r.at(), r.allowed()
+	j.expected = b.feed(stamp)
+	j.wrong = j.expected != allowed
+	if b.placed {
+		// The past is known only roughly: a reply that states the whole
+		// state, within what the instants' uncertainty (and this request,
+		// decided either way) can move, tells what it left.
+		if an, ok := b.model.(algorithms.Anchorer); ok && rm != nil && !math.IsNaN(r.remaining) &&
+			math.Abs(r.remaining-rm.Remaining()) <= 1+an.Rate()*float64(b.uncertainUs)+1e-6 {
+			an.Anchor(r.remaining, stamp)
+			b.anchors = append(b.anchors, anchor{at: len(b.hist), remaining: r.remaining, instant: stamp})
+			b.placed, b.uncertainUs, j.wrong = false, 0, false
+		}
+		return j
+	}
+	if rm == nil || j.wrong {
+		return j
+	}
+	if !math.IsNaN(r.remaining) {
+		j.remainingChecked = true
+		if !algorithms.RemainingAgrees(r.remaining, rm.Remaining()) {
+			j.remainingWrong, j.wrong = true, true
+		}
+	}
+	if a.fields.RetryAfter && !allowed {
+		j.retryChecked = true
+		if !algorithms.RetryAgrees(rm, stamp, durationMs(r.retryMs)) {
+			j.retryTooEarly, j.wrong = true, true
+		}
+	}
+	return j
+}
+
+// durationMs is ms whole milliseconds.
+func durationMs(ms uint32) time.Duration { return time.Duration(ms) * time.Millisecond }
+
+// resetsFrom keeps the resets the replay can place (the first 64, by
+// start), in order.
+func resetsFrom(resets []event.Reset) []event.Reset {
+	out := slices.SortedFunc(slices.Values(resets), func(x, y event.Reset) int { return cmp.Compare(x.FromUs, y.FromUs) })
+	return out[:min(len(out), 64)]
+}
