@@ -18,6 +18,17 @@ type Model interface {
 	Allow(nowMicros int64) bool
 }
 
+// CostModel is a Model that decides requests of any cost: the policy's
+// limit then counts units. The built-in families' models implement it.
+type CostModel interface {
+	Model
+	// AllowN decides the identity's next request, asking for cost units
+	// (at least 1), decided at atMicros: admitted when that many fit, in
+	// which case it takes them; a denied request takes nothing. AllowN(t, 1)
+	// decides as Allow(t).
+	AllowN(atMicros int64, cost int64) bool
+}
+
 // ReplyModel is a Model that also predicts what a reply tells its caller,
 // who builds X-RateLimit-Remaining and Retry-After headers from it.
 type ReplyModel interface {
@@ -36,8 +47,10 @@ type ReplyModel interface {
 // within any interval. Every limiter rlbench can audit has one.
 type Bounded interface {
 	Limiter
-	// Bound is the most requests the algorithm may admit to one identity
-	// within any interval of length d.
+	// Bound is the most units the algorithm may admit to one identity
+	// within any interval of length d: requests, when each asks for one
+	// unit; with a cost per request (Decision.Cost), the admitted
+	// requests' costs added up.
 	Bound(d time.Duration) int64
 }
 
