@@ -85,6 +85,9 @@ type ReplyFields struct {
 	Remaining, RetryAfter bool
 	// ServerTime is set when each Decision carries the Redis TIME it used.
 	ServerTime bool
+	// WindowEnd is set when the reply says where the window ends
+	// (ReplyWindower).
+	WindowEnd bool
 }
 
 // ReplyDescriber is implemented by limiters that say which parts of their
@@ -103,6 +106,30 @@ type WindowProber interface {
 	// limiter's windows do not end at an instant (a bucket, a rolling
 	// window).
 	ProbeWindowEnd(ctx context.Context, key string) (end int64, ok bool, err error)
+}
+
+// ReplyWindower is implemented by limiters whose reply can say where the
+// window that decided a request ends: a declared window_end, or for a
+// fixed window its reset_at or reset_after. Traffic aimed at a window
+// boundary can ask it with the decision of the request that opened the
+// window, rather than probe the server or assume a window after it.
+type ReplyWindower interface {
+	// ReplyWindowEnd is the first microsecond of the next window, since
+	// the epoch, as the decision's reply says: on the server's clock when
+	// the limiter takes its time from Redis, on the caller's when it takes
+	// it from its arguments (Clocked). ok is false when this reply does
+	// not say.
+	ReplyWindowEnd(d Decision) (micros int64, ok bool)
+	// ReplyWindowResolution is the unit the reply counts that instant in
+	// (a second, a millisecond): the window's true end lies within one of
+	// it of the instant read, as the script rounds.
+	ReplyWindowResolution() time.Duration
+}
+
+// Clocked is implemented by limiters that say whose clock they decide by:
+// the server's (TIME in the script) or the caller's (in the arguments).
+type Clocked interface {
+	TimeFrom() TimeSource
 }
 
 // Windowed is implemented by limiters whose window opens at an identity's

@@ -62,6 +62,11 @@ type Scenario struct {
 	// plan.HashTag is how the built-in limiters tag their keys in this
 	// scenario (a declared limiter's keys are its own templates').
 	HashTag plan.HashTag
+	// Cost is how many units each request asks for, passed to a declared
+	// limiter as ${cost}; the zero Cost asks for one. CostLine is where
+	// the scenario gives it (0 when it does not).
+	Cost     algorithms.Cost
+	CostLine int
 }
 
 // Stage is one stage of a ramp: over Duration the offered rate moves in a

@@ -48,6 +48,7 @@ func assemble(p parts) *result.Run {
 	}
 	run.Requests.Unsent = s.unsent
 	run.Requests.NoScriptReloads = s.reloads
+	run.ReplyMalformed = s.malformed
 	run.Pipeline = s.pipeline
 	run.Generator = s.generator
 	if s.clock != nil {

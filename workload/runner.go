@@ -200,7 +200,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 	if rdb == nil {
 		rdb = r.Env.Client
 	}
-	lim, err := bindLimiter(spec, rdb, r.NewLimiter)
+	lim, err := bindLimiter(spec, pl.Seed, rdb, r.NewLimiter)
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +242,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 		// Trivial calls would go through the faults too: no reference.
 		reference = probe.StartReference(ctx, target, spec.ClosedLoop, spec.Concurrency)
 	}
-	reloadsBefore := lim.NoScriptReloads()
+	reloadsBefore, malformedBefore := lim.NoScriptReloads(), malformedReplies(lim)
 	rec := newRecorder(r.Clock.Now())
 	auditing := audit.Config{Limiter: lim, Identities: spec.Identities, Sample: pl.AuditIdentities, Seed: pl.Seed}
 	if b := spec.Boundary; spec.Shape == plan.ShapeBoundary {
@@ -276,6 +276,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 		out.generator = generatorFigures(cpuAfter.Sub(cpuBefore), out.elapsed)
 	}
 	out.reloads = lim.NoScriptReloads() - reloadsBefore
+	out.malformed = malformedSince(malformedBefore, malformedReplies(lim))
 
 	// Each part finishes on its own state, in the order the server is
 	// read: the faults undone, the reference stopped, the server asked
