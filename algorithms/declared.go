@@ -226,6 +226,7 @@ func (d *Declaration) BindWith(rdb Redis, p Policy, b Binding) (Limiter, error) 
 		VarWindowS:  strconv.FormatInt(int64(p.Window/time.Second), 10),
 		VarWindowUs: strconv.FormatInt(p.WindowMicros(), 10),
 		VarBurst:    strconv.FormatInt(p.Capacity(), 10),
+		VarRatePerS: strconv.FormatFloat(p.RatePerSecond(), 'f', -1, 64),
 	}
 	l := &Declared{decl: d, policy: p, rdb: rdb, cost: b.Cost, seed: uint64(b.Seed), now: b.Now, reader: d.Reply.reader()}
 	if l.now == nil {

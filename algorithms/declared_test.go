@@ -31,7 +31,7 @@ func TestParseTemplate(t *testing.T) {
 // TestTemplateExpansion binds the run's fixed values and fills in the
 // request's, and reads identities back out of keys.
 func TestTemplateExpansion(t *testing.T) {
-	fixed := map[string]string{VarScenario: "steady", VarLimit: "100"}
+	fixed := map[string]string{VarScenario: "steady", VarLimit: "100", VarRatePerS: "0.5"}
 	for _, tc := range []struct {
 		why, template, want string
 	}{
@@ -42,6 +42,7 @@ func TestTemplateExpansion(t *testing.T) {
 			"1764000000 1764000000.123046 1764000000123 1764000000123046"},
 		{"microseconds below 100000 keep their leading zeros", "${now_s_float}", "1764000000.123046"},
 		{"the request's cost", "cost=${cost}", "cost=3"},
+		{"the policy's rate per second", "${rate_per_s}/s", "0.5/s"},
 	} {
 		b := MustParseTemplate(tc.template, ArgVariables).bind(fixed)
 		got := string(b.appendTo(nil, &requestVars{identity: "42", requestID: 7, nowMicros: 1764000000123046, cost: 3}))

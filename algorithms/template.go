@@ -22,6 +22,9 @@ const (
 	VarWindowS  = "window_s"
 	VarWindowUs = "window_us"
 	VarBurst    = "burst"
+	// VarRatePerS is the policy's rate, limit / window, in requests per
+	// second: a decimal ("100", "0.5", "33.333333333333336").
+	VarRatePerS = "rate_per_s"
 	// VarRequestID is a number unique among one limiter's requests.
 	VarRequestID = "request_id"
 	// VarNowS, VarNowSFloat, VarNowMs and VarNowUs are the caller's clock
@@ -46,7 +49,7 @@ var NowVariables = []string{VarNowS, VarNowSFloat, VarNowMs, VarNowUs}
 var KeyVariables = []string{VarIdentity, VarScenario}
 
 // ArgVariables are the variables an argument template may use.
-var ArgVariables = []string{VarIdentity, VarScenario, VarLimit, VarWindowMs, VarWindowS, VarWindowUs, VarBurst, VarRequestID,
+var ArgVariables = []string{VarIdentity, VarScenario, VarLimit, VarWindowMs, VarWindowS, VarWindowUs, VarBurst, VarRatePerS, VarRequestID,
 	VarNowS, VarNowSFloat, VarNowMs, VarNowUs, VarCost}
 
 // Template is a key or argument pattern: text with ${variable} placeholders,
