@@ -119,8 +119,10 @@ func readSource(f *yamlMap, field string) (src, path string) {
 		f.errorf(field, "reading %s: %v", resolved, err)
 	case len(data) > MaxSourceBytes:
 		f.errorf(field, "%s is larger than %d bytes; a limiter's Lua is far smaller", resolved, MaxSourceBytes)
-	case strings.TrimSpace(string(data)) == "":
-		f.errorf(field, "%s is empty", resolved)
+	default:
+		if err := CheckLuaText(data); err != nil {
+			f.errorf(field, "%s %v", resolved, err)
+		}
 	}
 	return string(data), path
 }
