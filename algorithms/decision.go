@@ -48,12 +48,7 @@ type Decision struct {
 }
 
 // Units is how many units the request asked for: Cost, or 1 when unset.
-func (d Decision) Units() int64 {
-	if d.Cost > 0 {
-		return d.Cost
-	}
-	return 1
-}
+func (d Decision) Units() int64 { return unitsOf(d.Cost) }
 
 // Carries reports whether the decision holds a value of part: declared for
 // the limiter's replies (see ReplyFields) and read from this one.

@@ -15,9 +15,12 @@ type Request struct {
 }
 
 // units is the cost, one when unset.
-func (r Request) units() int64 {
-	if r.Cost > 0 {
-		return r.Cost
+func (r Request) units() int64 { return unitsOf(r.Cost) }
+
+// unitsOf is a cost as units: one when unset.
+func unitsOf(cost int64) int64 {
+	if cost > 0 {
+		return cost
 	}
 	return 1
 }

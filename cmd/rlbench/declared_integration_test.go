@@ -87,15 +87,8 @@ func TestIntegrationExampleProfiles(t *testing.T) {
 func TestIntegrationInitOnPublishedLimiters(t *testing.T) {
 	redistest.ServerPath(t)
 	for _, name := range []string{"hash_fixed_window", "list_sliding_log", "gcra_cost", "token_bucket_microtime"} {
-		dir := t.TempDir()
-		src, err := os.ReadFile(filepath.Join("../../profiles/examples", name+".lua"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		lua := filepath.Join(dir, name+".lua")
-		if err := os.WriteFile(lua, src, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		lua := filepath.Join(t.TempDir(), name+".lua")
+		copyExample(t, name, lua)
 		profilePath := initShortened(t, lua)
 		out := t.TempDir()
 		code, stdout, stderr := runCLI(t, "run", "--quiet", "--no-report", "--out", out, profilePath)

@@ -16,17 +16,8 @@ import (
 func TestInitWritesAProfileThatRuns(t *testing.T) {
 	redistest.ServerPath(t)
 	dir := t.TempDir()
-	src, err := os.ReadFile("../../profiles/examples/textbook_fixed_window.lua")
-	if err != nil {
-		t.Fatal(err)
-	}
 	lua := filepath.Join(dir, "limiters", "checkout.lua")
-	if err := os.MkdirAll(filepath.Dir(lua), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(lua, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	copyExample(t, "textbook_fixed_window", lua)
 	out := filepath.Join(dir, "checkout.yaml")
 	code, stdout, stderr := runCLI(t, "init", lua, "-o", out)
 	if code != exitOK || !strings.Contains(stdout, "then: rlbench run "+out) || !strings.Contains(stdout, "semantics: fixed_window, guessed from INCR") {
@@ -49,6 +40,21 @@ func TestInitWritesAProfileThatRuns(t *testing.T) {
 	code, stdout, stderr = runCLI(t, "run", "--quiet", "--no-report", "--out", t.TempDir(), out)
 	if code != exitOK || !strings.Contains(stdout, "checkout") || !strings.Contains(stdout, "fixed_window") {
 		t.Errorf("the skeleton's first run: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// copyExample copies the Lua of the shipped example name to path.
+func copyExample(t *testing.T, name, path string) {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("../../profiles/examples", name+".lua"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -80,15 +86,8 @@ func initShortened(t *testing.T, lua string) string {
 // call or a reply part it cannot read.
 func TestInitOnAScriptInSeconds(t *testing.T) {
 	redistest.ServerPath(t)
-	dir := t.TempDir()
-	src, err := os.ReadFile("../../profiles/examples/hash_fixed_window.lua")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lua := filepath.Join(dir, "throttle.lua")
-	if err := os.WriteFile(lua, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	lua := filepath.Join(t.TempDir(), "throttle.lua")
+	copyExample(t, "hash_fixed_window", lua)
 	out := initShortened(t, lua)
 	text, _ := os.ReadFile(out)
 	for _, want := range []string{`- "${now_s_float}"`, `- "${window_s}"`, "time_from: args", "retry_after: {position: 3, unit: s, none: -1}",
