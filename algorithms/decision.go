@@ -20,7 +20,39 @@ type Decision struct {
 	// ServerNowMicros is the Redis TIME, in microseconds since the epoch,
 	// that the decision used.
 	ServerNowMicros int64
+
+	// Cost is how many units the request asked for: admitted, it took that
+	// many of what the limiter allows. Zero reads as one (Units); the
+	// built-in limiters decide one unit per request.
+	Cost int64
+	// ClientNowMicros is the caller's clock reading, in microseconds since
+	// the epoch, that the request's time templates carried (${now_s},
+	// ${now_ms}, ...): the time a limiter that takes its time from its
+	// arguments decided by. Zero when the request carried no time.
+	ClientNowMicros int64
+
+	// ResetAfter, ResetAtMicros and WindowEndMicros are what a declared
+	// reply says of the window: how long until the limit is whole again,
+	// the instant it is, and the first microsecond of the next window,
+	// since the epoch on the limiter's clock. Each is zero when the reply
+	// does not carry it.
+	ResetAfter      time.Duration
+	ResetAtMicros   int64
+	WindowEndMicros int64
+
+	// Unread are the optional parts the limiter's replies are declared to
+	// carry that this reply did not: a value the declaration names as
+	// "none", or one that could not be read (counted by the limiter). An
+	// audit skips them rather than read the zero value.
+	Unread ReplyParts
 }
+
+// Units is how many units the request asked for: Cost, or 1 when unset.
+func (d Decision) Units() int64 { return unitsOf(d.Cost) }
+
+// Carries reports whether the decision holds a value of part: declared for
+// the limiter's replies (see ReplyFields) and read from this one.
+func (d Decision) Carries(part ReplyPart) bool { return !d.Unread.Has(part) }
 
 // ParseReply turns the uniform script reply
 // {allowed 0|1, remaining (string), retry_after_ms, server_now_us} into a

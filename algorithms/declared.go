@@ -47,6 +47,37 @@ type Declaration struct {
 	Semantics Semantics
 	// Promise is the declared bound, for SemanticsBound only.
 	Promise Promise
+	// TimeFrom says whose clock the limiter decides by: Redis TIME in the
+	// script, or the caller's, passed in its arguments. Empty means args
+	// when an argument carries the time (${now_s}, ${now_s_float},
+	// ${now_ms}, ${now_us}), else redis (see Clock).
+	TimeFrom TimeSource
+}
+
+// Clock is whose clock the limiter decides by: TimeFrom, or when that is
+// not given, the caller's when an argument carries the time, else Redis's.
+func (d *Declaration) Clock() TimeSource {
+	if d.TimeFrom != "" {
+		return d.TimeFrom
+	}
+	if d.argsUse(NowVariables...) {
+		return TimeFromArgs
+	}
+	return TimeFromRedis
+}
+
+// UsesCost reports whether the limiter is told each request's cost: an
+// argument uses ${cost}.
+func (d *Declaration) UsesCost() bool { return d.argsUse(VarCost) }
+
+// argsUse reports whether any argument template uses any of variables.
+func (d *Declaration) argsUse(variables ...string) bool {
+	for _, a := range d.Args {
+		if a.UsesAny(variables) {
+			return true
+		}
+	}
+	return false
 }
 
 // Validate reports the first thing that keeps the declaration from running
@@ -90,6 +121,17 @@ func (d *Declaration) Validate(p Policy) error {
 	if err := d.Reply.Validate(); err != nil {
 		return fmt.Errorf("reply.%w", err)
 	}
+	if d.Reply.When == AllowedCost && !d.UsesCost() {
+		return errors.New("reply.allowed: when: cost reads the answer as the request's cost, but no argument passes ${cost} to the script")
+	}
+	if d.TimeFrom != "" {
+		if _, err := ParseTimeSource(string(d.TimeFrom)); err != nil {
+			return fmt.Errorf("time_from: %w", err)
+		}
+		if d.TimeFrom == TimeFromArgs && !d.argsUse(NowVariables...) {
+			return errors.New("time_from: args, but no argument carries the time: pass ${now_s}, ${now_s_float}, ${now_ms} or ${now_us}")
+		}
+	}
 	switch {
 	case d.Semantics == "":
 		return fmt.Errorf("semantics: missing (known: %s)", strings.Join(SemanticsNames(), ", "))
@@ -110,7 +152,7 @@ func (d *Declaration) Validate(p Policy) error {
 // through a reference model: its semantics has one and its reply carries
 // the server time each decision used.
 func (d *Declaration) Exact() bool {
-	return d.Semantics.HasModel() && d.Reply.ServerTimeUs > 0
+	return d.Semantics.HasModel() && d.Reply.Has(PartServerTime)
 }
 
 // Describe says in one line what the limiter is and how it is judged.
@@ -121,50 +163,87 @@ func (d *Declaration) Describe() string {
 	} else {
 		what = "your Lua script " + d.SourcePath
 	}
+	if d.Clock() == TimeFromArgs {
+		what += ", which takes its time from its arguments (the caller's clock)"
+	} else {
+		what += ", which takes its time from Redis (TIME in the script)"
+	}
 	switch {
 	case d.Semantics == SemanticsBound:
-		return fmt.Sprintf("%s, which promises at most %s to one identity; the audit checks only that promise", what, d.Promise)
+		return fmt.Sprintf("%s and promises at most %s to one identity; the audit checks only that promise", what, d.Promise)
 	case d.Exact():
 		return fmt.Sprintf("%s, declared a %s; its reply carries server time, so the audit replays every decision through the %s reference model", what, d.Semantics, d.Semantics)
-	case d.Reply.ServerTimeUs > 0:
+	case d.Reply.Has(PartServerTime):
 		return fmt.Sprintf("%s, declared a %s; it is judged by the %s bound at the server times its replies carry", what, d.Semantics, d.Semantics)
 	default:
 		return fmt.Sprintf("%s, declared a %s; its reply carries no server time, so the audit judges the %s bound on client times, reporting only what holds however each decision is placed within its round trip", what, d.Semantics, d.Semantics)
 	}
 }
 
+// Binding is what a declared limiter decides in besides its client and
+// policy: the scenario, what each request costs, and the caller's clock.
+type Binding struct {
+	// Scenario stands for ${scenario}.
+	Scenario string
+	// Cost is what each request asks for, passed as ${cost}; the zero Cost
+	// asks for one unit.
+	Cost Cost
+	// Seed makes the costs drawn repeatable: the n-th request of a seed
+	// always draws the same cost.
+	Seed int64
+	// Now is the caller's clock the time templates read; nil is time.Now.
+	Now func() time.Time
+}
+
 // Bind makes the declared limiter for policy p on rdb, with ${scenario}
-// standing for scenario. The limiter is Bounded always, Auditable when its
-// decisions can be replayed exactly (Exact), and a WindowProber for
-// fixed_window semantics.
+// standing for scenario and every request asking for one unit: BindWith
+// for a Binding of the scenario alone.
 func (d *Declaration) Bind(rdb Redis, p Policy, scenario string) (Limiter, error) {
+	return d.BindWith(rdb, p, Binding{Scenario: scenario})
+}
+
+// BindWith makes the declared limiter for policy p on rdb, in the run b
+// describes. The limiter is Bounded always, Auditable when its decisions
+// can be replayed exactly (Exact), a WindowProber for fixed_window
+// semantics, and a ReplyWindower whose reply says where its window ends.
+func (d *Declaration) BindWith(rdb Redis, p Policy, b Binding) (Limiter, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
 	if err := d.Validate(p); err != nil {
 		return nil, fmt.Errorf("%s: %w", d.Name, err)
 	}
+	if err := b.Cost.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: cost: %w", d.Name, err)
+	}
+	if !b.Cost.IsOne() && !d.UsesCost() {
+		return nil, fmt.Errorf("%s: cost: requests ask for %s units, but no argument passes ${cost} to the script", d.Name, b.Cost)
+	}
 	fixed := map[string]string{
-		VarScenario: scenario,
+		VarScenario: b.Scenario,
 		VarLimit:    strconv.FormatInt(p.Limit, 10),
 		VarWindowMs: strconv.FormatInt(p.WindowMillis(), 10),
 		VarWindowS:  strconv.FormatInt(int64(p.Window/time.Second), 10),
 		VarWindowUs: strconv.FormatInt(p.WindowMicros(), 10),
 		VarBurst:    strconv.FormatInt(p.Capacity(), 10),
+		VarRatePerS: strconv.FormatFloat(p.RatePerSecond(), 'f', -1, 64),
 	}
-	l := &Declared{decl: d, policy: p, rdb: rdb}
+	l := &Declared{decl: d, policy: p, rdb: rdb, cost: b.Cost, seed: uint64(b.Seed), now: b.Now, reader: d.Reply.reader()}
+	if l.now == nil {
+		l.now = time.Now
+	}
 	for _, k := range d.Keys {
 		l.keys = append(l.keys, k.bind(fixed))
 	}
 	l.staticArgs = make([]any, len(d.Args))
 	for i, a := range d.Args {
-		b := a.bind(fixed)
-		l.args = append(l.args, b)
-		if b.isStatic {
-			l.staticArgs[i] = b.static
+		bt := a.bind(fixed)
+		l.args = append(l.args, bt)
+		if bt.isStatic {
+			l.staticArgs[i] = bt.static
 		}
-		l.usesRequestID = l.usesRequestID || b.uses(VarRequestID)
-		l.usesNow = l.usesNow || b.uses(VarNowMs)
+		l.usesRequestID = l.usesRequestID || bt.uses(VarRequestID)
+		l.usesNow = l.usesNow || bt.uses(NowVariables...)
 	}
 	if d.Library != "" {
 		fn, err := NewFunction(d.Function, d.Library)
@@ -191,6 +270,15 @@ type Declared struct {
 	usesRequestID bool
 	usesNow       bool
 	requestIDs    atomic.Uint64
+	// cost is drawn for each request, the n-th draw from seed and n.
+	cost  Cost
+	seed  uint64
+	draws atomic.Uint64
+	now   func() time.Time
+	// reader reads replies by the declared layout; malformed counts, per
+	// part, the replies whose value it could not read.
+	reader    *replyReader
+	malformed [replyPartCount]malformedCount
 	// callee is what a decision calls: the script, or the function fn
 	// (nil for a script).
 	callee callee
@@ -201,12 +289,15 @@ type Declared struct {
 }
 
 var (
-	_ Bounded         = (*Declared)(nil)
-	_ BoundIntervaler = (*Declared)(nil)
-	_ ReplyDescriber  = (*Declared)(nil)
-	_ ServerCommander = (*Declared)(nil)
-	_ WindowProber    = (*Declared)(nil)
-	_ Auditable       = (*declaredExact)(nil)
+	_ Bounded          = (*Declared)(nil)
+	_ BoundIntervaler  = (*Declared)(nil)
+	_ ReplyDescriber   = (*Declared)(nil)
+	_ ServerCommander  = (*Declared)(nil)
+	_ WindowProber     = (*Declared)(nil)
+	_ ReplyWindower    = (*Declared)(nil)
+	_ Clocked          = (*Declared)(nil)
+	_ MalformedCounter = (*Declared)(nil)
+	_ Auditable        = (*declaredExact)(nil)
 )
 
 // callee is what a declared limiter calls on the server: a *Script or a
@@ -267,7 +358,14 @@ func (l *Declared) ServerCommand() string {
 
 // ReplyFields implements ReplyDescriber: what the reply was declared to
 // carry.
-func (l *Declared) ReplyFields() ReplyFields { return l.decl.Reply.Fields() }
+func (l *Declared) ReplyFields() ReplyFields {
+	f := l.decl.Reply.Fields()
+	_, f.WindowEnd = l.windowPart()
+	return f
+}
+
+// TimeFrom implements Clocked: the declaration's Clock.
+func (l *Declared) TimeFrom() TimeSource { return l.decl.Clock() }
 
 // Bound implements Bounded: the bound of the declared semantics, or the
 // declared promise.
@@ -314,20 +412,25 @@ func (l *Declared) expandKeys(namespace string, v *requestVars) []string {
 // namespace, so `checkout:{${identity}}` under rlbench:r1:co:steady:42 is
 // the key rlbench:r1:co:steady:checkout:{42}.
 func (l *Declared) Allow(ctx context.Context, key string) (Decision, error) {
-	keys, args := l.call(key)
-	return l.Decide(l.callee.Run(ctx, l.rdb, keys, args...))
+	keys, args, req := l.call(key)
+	reply, err := l.callee.Run(ctx, l.rdb, keys, args...)
+	return l.Decide(req, reply, err)
 }
 
 // call is the keys and arguments of the call deciding the identity key:
-// the templates filled in for this request.
-func (l *Declared) call(key string) (keys []string, args []any) {
+// the templates filled in for this request, its cost drawn and the clock
+// read once.
+func (l *Declared) call(key string) (keys []string, args []any, req Request) {
 	ns, id := splitIdentity(key)
-	v := requestVars{identity: id}
+	v := requestVars{identity: id, cost: 1}
 	if l.usesRequestID {
 		v.requestID = l.requestIDs.Add(1)
 	}
 	if l.usesNow {
-		v.nowMs = time.Now().UnixMilli()
+		v.nowMicros = l.now().UnixMicro()
+	}
+	if !l.cost.IsOne() {
+		v.cost = l.cost.Draw(splitmix64(l.seed ^ l.draws.Add(1)*0x9e3779b97f4a7c15))
 	}
 	keys = l.expandKeys(ns, &v)
 	args = make([]any, len(l.args))
@@ -337,7 +440,7 @@ func (l *Declared) call(key string) (keys []string, args []any) {
 			args[i] = string(a.appendTo(nil, &v))
 		}
 	}
-	return keys, args
+	return keys, args, Request{Cost: v.cost, NowMicros: v.nowMicros}
 }
 
 // ProbeWindowEnd implements WindowProber for fixed_window semantics: right

@@ -117,46 +117,71 @@ func TestRedeclaredBuiltinsAgreeWithTheirModels(t *testing.T) {
 }
 
 // TestDeclaredRepliesOnRedis: scripts that answer the way people write
-// them: Lua booleans, a bare value, text; and one whose reply does not
-// match its declaration, which fails that call naming the position.
+// them: Lua booleans, a bare value, text, the units granted, a retry-after
+// in float seconds with -1 for none; and one whose optional part does not
+// match its declaration, which is counted while its decisions stand.
 func TestDeclaredRepliesOnRedis(t *testing.T) {
 	rdb := redistest.Client(t)
 	ctx := context.Background()
 	p := algorithms.Policy{Limit: 2, Window: time.Minute}
 	const counter = "local n = redis.call('INCR', KEYS[1])\nif n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end\n"
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		why    string
 		script string
 		reply  algorithms.ReplyLayout
 		want   string // the answers to four requests, or the error
+		// malformed is the count of replies whose optional part did not
+		// read.
+		malformed int64
 	}{
 		{"a Lua boolean: true is 1, false is nil", counter + "return n <= tonumber(ARGV[1])",
-			algorithms.ReplyLayout{Allowed: 1}, "1100"},
+			algorithms.ReplyLayout{Allowed: 1}, "1100", 0},
 		{"a bare number", counter + "if n <= tonumber(ARGV[1]) then return 1 end return 0",
-			algorithms.ReplyLayout{Allowed: 1}, "1100"},
+			algorithms.ReplyLayout{Allowed: 1}, "1100", 0},
 		{"declared strings", counter + "if n <= tonumber(ARGV[1]) then return {'OK', n} end return {'SLOW DOWN', n}",
-			algorithms.ReplyLayout{Allowed: 1, Admit: []string{"OK"}, Deny: []string{"SLOW DOWN"}}, "1100"},
-		{"a reply the declaration does not match", counter + "return {n <= tonumber(ARGV[1]), 'plenty'}",
-			algorithms.ReplyLayout{Allowed: 1, Remaining: 2}, `my_limiter: reply position 2 (remaining): got the string "plenty", want a number`},
+			algorithms.ReplyLayout{Allowed: 1, Admit: []string{"OK"}, Deny: []string{"SLOW DOWN"}}, "1100", 0},
+		{"the units granted, or 0", counter + "if n <= tonumber(ARGV[1]) then return 1 end return 0",
+			algorithms.ReplyLayout{Allowed: 1, When: algorithms.AllowedCost}, "1100", 0},
+		{"what is left, -1 when denied", counter + "if n <= tonumber(ARGV[1]) then return tonumber(ARGV[1]) - n end return -1",
+			algorithms.ReplyLayout{Allowed: 1, When: algorithms.AllowedNonNegative}, "1100", 0},
+		{"a retry-after in float seconds, -1 for none", counter +
+			"if n <= tonumber(ARGV[1]) then return {1, -1} end return {0, tostring(redis.call('PTTL', KEYS[1]) / 1000)}",
+			algorithms.ReplyLayout{Allowed: 1, Values: map[algorithms.ReplyPart]algorithms.ReplyValue{
+				algorithms.PartRetryAfter: {Position: 2, Unit: algorithms.Seconds, None: []string{"-1"}}}}, "1100", 0},
+		{"a reply the declaration does not match", counter + "return {n <= tonumber(ARGV[1]) and 1 or 0, 'plenty'}",
+			algorithms.ReplyLayout{Allowed: 1, Remaining: 2}, "1100", 4},
 	} {
 		d := &algorithms.Declaration{
 			Name: "my_limiter", Script: tc.script, Reply: tc.reply, Semantics: algorithms.SemanticsFixedWindow,
 			Keys: templates(t, algorithms.KeyVariables, "counter:{${identity}}"),
-			Args: templates(t, algorithms.ArgVariables, "${limit}", "${window_ms}"),
+			Args: templates(t, algorithms.ArgVariables, "${limit}", "${window_ms}", "${cost}"),
 		}
 		l := bind(t, d, rdb, p)
-		key := "rlbench:test:replies:" + strconv.Itoa(len(tc.why)) + ":42"
+		key := "rlbench:test:replies:" + strconv.Itoa(i) + ":42"
 		var got strings.Builder
-		for i := 0; i < 4; i++ {
+		for j := 0; j < 4; j++ {
 			dec, err := l.Allow(ctx, key)
 			if err != nil {
 				got.WriteString(err.Error())
 				break
 			}
 			got.WriteString(map[bool]string{true: "1", false: "0"}[dec.Allowed])
+			if tc.reply.Has(algorithms.PartRetryAfter) && dec.Allowed == dec.Carries(algorithms.PartRetryAfter) {
+				t.Errorf("%s: request %d allowed %v carries a retry-after %v (%s)", tc.why, j, dec.Allowed, dec.Carries(algorithms.PartRetryAfter), dec.RetryAfter)
+			}
+			if tc.reply.Has(algorithms.PartRetryAfter) && !dec.Allowed && (dec.RetryAfter <= 50*time.Second || dec.RetryAfter > time.Minute) {
+				t.Errorf("%s: request %d: retry after %s, want the key's TTL of about a minute", tc.why, j, dec.RetryAfter)
+			}
 		}
 		if !strings.HasPrefix(got.String(), tc.want) {
 			t.Errorf("%s: got %q, want %q", tc.why, got.String(), tc.want)
+		}
+		var malformed int64
+		for _, m := range l.(algorithms.MalformedCounter).MalformedReplies() {
+			malformed += m.Count
+		}
+		if malformed != tc.malformed {
+			t.Errorf("%s: %d malformed replies counted, want %d: %+v", tc.why, malformed, tc.malformed, l.(algorithms.MalformedCounter).MalformedReplies())
 		}
 		// The key template went behind the namespace.
 		k := strings.TrimSuffix(key, "42") + "counter:{42}"
@@ -166,37 +191,58 @@ func TestDeclaredRepliesOnRedis(t *testing.T) {
 	}
 }
 
-// TestDeclaredRequestVariables: ${request_id} differs on every request and
-// ${now_ms} is the client's clock.
+// TestDeclaredRequestVariables: ${request_id} differs on every request,
+// the time variables carry one reading of the client's clock in every
+// unit, and ${cost} the cost drawn for the request, which the decision
+// keeps.
 func TestDeclaredRequestVariables(t *testing.T) {
 	rdb := redistest.Client(t)
 	ctx := context.Background()
 	d := &algorithms.Declaration{
-		Name:      "echo",
-		Script:    "redis.call('RPUSH', KEYS[1], ARGV[1] .. ' ' .. ARGV[2] .. ' ' .. ARGV[3])\nredis.call('PEXPIRE', KEYS[1], 60000)\nreturn 1",
-		Keys:      templates(t, algorithms.KeyVariables, "log:${identity}"),
-		Args:      templates(t, algorithms.ArgVariables, "${request_id}", "${now_ms}", "${scenario}/${identity}"),
-		Reply:     algorithms.ReplyLayout{Allowed: 1},
+		Name: "echo",
+		Script: "redis.call('RPUSH', KEYS[1], table.concat(ARGV, ' '))\nredis.call('PEXPIRE', KEYS[1], 60000)\n" +
+			"return {1, ARGV[7]}",
+		Keys: templates(t, algorithms.KeyVariables, "log:${identity}"),
+		Args: templates(t, algorithms.ArgVariables, "${request_id}", "${now_ms}", "${scenario}/${identity}",
+			"${now_s}", "${now_s_float}", "${now_us}", "${cost}"),
+		Reply:     algorithms.ReplyLayout{Allowed: 1, Remaining: 2},
 		Semantics: algorithms.SemanticsBound, Promise: algorithms.Promise{Admitted: 10, Per: time.Second},
 	}
-	l := bind(t, d, rdb, algorithms.Policy{Limit: 1, Window: time.Second})
-	before := time.Now().UnixMilli()
-	for i := 0; i < 3; i++ {
-		if _, err := l.Allow(ctx, "rlbench:test:vars:5"); err != nil {
+	lim, err := d.BindWith(rdb, algorithms.Policy{Limit: 1, Window: time.Second},
+		algorithms.Binding{Scenario: "test", Cost: algorithms.Cost{Values: []int64{2, 7}, Weights: []int64{1, 1}}, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now().UnixMicro()
+	var decisions []algorithms.Decision
+	for i := 0; i < 20; i++ {
+		dec, err := lim.Allow(ctx, "rlbench:test:vars:5")
+		if err != nil {
 			t.Fatal(err)
 		}
+		decisions = append(decisions, dec)
 	}
-	after := time.Now().UnixMilli()
+	after := time.Now().UnixMicro()
 	lines, err := rdb.LRange(ctx, "rlbench:test:vars:log:5", 0, -1).Result()
-	if err != nil || len(lines) != 3 {
+	if err != nil || len(lines) != 20 {
 		t.Fatalf("log %q, %v", lines, err)
 	}
+	costs := map[string]bool{}
 	for i, line := range lines {
 		f := strings.Fields(line)
-		now, _ := strconv.ParseInt(f[1], 10, 64)
-		if f[0] != strconv.Itoa(i+1) || now < before || now > after || f[2] != "test/5" {
-			t.Errorf("request %d sent %q, want id %d, a time in [%d, %d] and test/5", i, line, i+1, before, after)
+		us, _ := strconv.ParseInt(f[5], 10, 64)
+		dec := decisions[i]
+		same := f[1] == strconv.FormatInt(us/1000, 10) && f[3] == strconv.FormatInt(us/1_000_000, 10) &&
+			f[4] == fmt.Sprintf("%d.%06d", us/1_000_000, us%1_000_000)
+		if f[0] != strconv.Itoa(i+1) || us < before || us > after || f[2] != "test/5" || !same ||
+			dec.ClientNowMicros != us || strconv.FormatInt(dec.Units(), 10) != f[6] || dec.Remaining != f[6] {
+			t.Errorf("request %d sent %q, decided %+v; want id %d, one time in [%d, %d] in every unit, test/5, and the cost it decided",
+				i, line, dec, i+1, before, after)
 		}
+		costs[f[6]] = true
+	}
+	if !costs["2"] || !costs["7"] || len(costs) != 2 {
+		t.Errorf("costs sent: %v, want 2 and 7", costs)
 	}
 }
 

@@ -31,22 +31,33 @@ func TestParseTemplate(t *testing.T) {
 // TestTemplateExpansion binds the run's fixed values and fills in the
 // request's, and reads identities back out of keys.
 func TestTemplateExpansion(t *testing.T) {
-	fixed := map[string]string{VarScenario: "steady", VarLimit: "100"}
+	fixed := map[string]string{VarScenario: "steady", VarLimit: "100", VarRatePerS: "0.5"}
 	for _, tc := range []struct {
 		why, template, want string
 	}{
 		{"identity in a hash tag", "checkout:{${identity}}", "checkout:{42}"},
 		{"scenario and policy are fixed for the run", "${scenario}:${limit}:${identity}", "steady:100:42"},
 		{"request values", "${request_id}@${now_ms}", "7@1764000000123"},
+		{"every unit of one clock reading", "${now_s} ${now_s_float} ${now_ms} ${now_us}",
+			"1764000000 1764000000.123046 1764000000123 1764000000123046"},
+		{"microseconds below 100000 keep their leading zeros", "${now_s_float}", "1764000000.123046"},
+		{"the request's cost", "cost=${cost}", "cost=3"},
+		{"the policy's rate per second", "${rate_per_s}/s", "0.5/s"},
 	} {
 		b := MustParseTemplate(tc.template, ArgVariables).bind(fixed)
-		got := string(b.appendTo(nil, &requestVars{identity: "42", requestID: 7, nowMs: 1764000000123}))
+		got := string(b.appendTo(nil, &requestVars{identity: "42", requestID: 7, nowMicros: 1764000000123046, cost: 3}))
 		if got != tc.want {
 			t.Errorf("%s: %q expands to %q, want %q", tc.why, tc.template, got, tc.want)
 		}
 	}
 	if b := MustParseTemplate("${limit}", ArgVariables).bind(fixed); !b.isStatic || b.static != "100" {
 		t.Errorf("a template of fixed values is not precomputed: %+v", b)
+	}
+	// A whole second, and a microsecond before one: six decimals each.
+	for us, want := range map[int64]string{1764000000_000000: "1764000000.000000", 1764000000_999999: "1764000000.999999", 5: "0.000005"} {
+		if got := string(appendSecondsFloat(nil, us)); got != want {
+			t.Errorf("appendSecondsFloat(%d) = %q, want %q", us, got, want)
+		}
 	}
 }
 
@@ -86,45 +97,91 @@ func TestReplyLayoutParse(t *testing.T) {
 	const now = int64(1_764_000_000_123_456)
 	full := ReplyLayout{Allowed: 1, Remaining: 2, RetryAfterMs: 3, ServerTimeUs: 4}
 	text := ReplyLayout{Allowed: 2, Admit: []string{"OK"}, Deny: []string{"LIMITED", "BANNED"}}
+	// A library's reply: allowed, remaining, a retry-after in float
+	// seconds with -1 for none, and the window's end in seconds.
+	seconds := ReplyLayout{Allowed: 1, Remaining: 2, Values: map[ReplyPart]ReplyValue{
+		PartRetryAfter: {Position: 3, Unit: Seconds, None: []string{"-1"}},
+		PartResetAt:    {Position: 4, Unit: Seconds},
+		PartWindowEnd:  {Position: 5, Unit: Milliseconds},
+		PartServerTime: {Position: 6, Unit: Seconds},
+	}}
+	const sec = int64(1_764_000_060)
 	for _, tc := range []struct {
 		why    string
 		layout ReplyLayout
+		req    Request
 		reply  any
 		want   Decision
-		err    string
+		// bad is the malformed optional part's error, err the error that
+		// loses the decision.
+		bad, err string
 	}{
-		{"the built-ins' reply", full, []any{int64(0), "0.5", int64(12), now},
-			Decision{Remaining: "0.5", RetryAfter: 12 * time.Millisecond, ServerNowMicros: now}, ""},
-		{"numbers as text", full, []any{"1", int64(3), "12.5", "1764000000123456"},
-			Decision{Allowed: true, Remaining: "3", RetryAfter: 12500 * time.Microsecond, ServerNowMicros: now}, ""},
-		{"Lua true is 1", ReplyLayout{Allowed: 1}, []any{int64(1)}, Decision{Allowed: true}, ""},
-		{"Lua false is nil", ReplyLayout{Allowed: 1}, []any{nil}, Decision{}, ""},
-		{"a single value is an array of one", ReplyLayout{Allowed: 1}, int64(1), Decision{Allowed: true}, ""},
-		{"a single false", ReplyLayout{Allowed: 1}, nil, Decision{}, ""},
-		{"declared strings, admitted", text, []any{"x", "OK"}, Decision{Allowed: true}, ""},
-		{"declared strings, one of two denials", text, []any{"x", "BANNED"}, Decision{}, ""},
-		{"extra elements are ignored", ReplyLayout{Allowed: 1}, []any{int64(0), "extra"}, Decision{}, ""},
+		{"the built-ins' reply", full, Request{}, []any{int64(0), "0.5", int64(12), now},
+			Decision{Remaining: "0.5", RetryAfter: 12 * time.Millisecond, ServerNowMicros: now}, "", ""},
+		{"numbers as text", full, Request{}, []any{"1", int64(3), "12.5", "1764000000123456"},
+			Decision{Allowed: true, Remaining: "3", RetryAfter: 12500 * time.Microsecond, ServerNowMicros: now}, "", ""},
+		{"Lua true is 1", ReplyLayout{Allowed: 1}, Request{}, []any{int64(1)}, Decision{Allowed: true}, "", ""},
+		{"Lua false is nil", ReplyLayout{Allowed: 1}, Request{}, []any{nil}, Decision{}, "", ""},
+		{"a single value is an array of one", ReplyLayout{Allowed: 1}, Request{}, int64(1), Decision{Allowed: true}, "", ""},
+		{"a single false", ReplyLayout{Allowed: 1}, Request{}, nil, Decision{}, "", ""},
+		{"declared strings, admitted", text, Request{}, []any{"x", "OK"}, Decision{Allowed: true}, "", ""},
+		{"declared strings, one of two denials", text, Request{}, []any{"x", "BANNED"}, Decision{}, "", ""},
+		{"extra elements are ignored", ReplyLayout{Allowed: 1}, Request{}, []any{int64(0), "extra"}, Decision{}, "", ""},
+		{"the request's cost and clock stay with the decision", ReplyLayout{Allowed: 1}, Request{Cost: 3, NowMicros: now}, []any{int64(1)},
+			Decision{Allowed: true, Cost: 3, ClientNowMicros: now}, "", ""},
 
-		{"a string the declaration does not list", text, []any{"x", "MAYBE"}, Decision{},
+		{"float seconds and instants in seconds and milliseconds", seconds, Request{}, []any{int64(0), "0", "0.25", sec, "1764000060000", "1764000000.123456"},
+			Decision{Remaining: "0", RetryAfter: 250 * time.Millisecond, ResetAtMicros: sec * 1_000_000, WindowEndMicros: sec * 1_000_000, ServerNowMicros: now}, "", ""},
+		{"-1 means no retry-after", seconds, Request{}, []any{int64(1), "9", int64(-1), sec, sec * 1000, "1764000000.123456"},
+			Decision{Allowed: true, Remaining: "9", ResetAtMicros: sec * 1_000_000, WindowEndMicros: sec * 1_000_000, ServerNowMicros: now, Unread: ReplyParts(0).With(PartRetryAfter)}, "", ""},
+		{"-1 written as a float still means none", seconds, Request{}, []any{int64(1), "9", "-1.0", sec, sec * 1000, "1764000000.123456"},
+			Decision{Allowed: true, Remaining: "9", ResetAtMicros: sec * 1_000_000, WindowEndMicros: sec * 1_000_000, ServerNowMicros: now, Unread: ReplyParts(0).With(PartRetryAfter)}, "", ""},
+		{"a reply that ends early leaves the later parts unread", seconds, Request{}, []any{int64(1), "9"},
+			Decision{Allowed: true, Remaining: "9", Unread: ReplyParts(0).With(PartRetryAfter).With(PartResetAt).With(PartWindowEnd).With(PartServerTime)}, "", ""},
+		{"an exponent keeps every microsecond", ReplyLayout{Allowed: 1, Values: map[ReplyPart]ReplyValue{PartServerTime: {Position: 2, Unit: Seconds}}},
+			Request{}, []any{int64(1), "1.764000000123456e+09"}, Decision{Allowed: true, ServerNowMicros: now}, "", ""},
+
+		{"allowed as any non-zero number", ReplyLayout{Allowed: 1, When: AllowedNonZero}, Request{}, []any{int64(-3)}, Decision{Allowed: true}, "", ""},
+		{"allowed as a positive number, 0 denies", ReplyLayout{Allowed: 1, When: AllowedPositive}, Request{}, []any{int64(0)}, Decision{}, "", ""},
+		{"allowed as what is left, -1 denies", ReplyLayout{Allowed: 1, When: AllowedNonNegative}, Request{}, []any{int64(-1)}, Decision{}, "", ""},
+		{"allowed as what is left, 0 admits", ReplyLayout{Allowed: 1, When: AllowedNonNegative}, Request{}, []any{"0"}, Decision{Allowed: true}, "", ""},
+		{"allowed as the cost", ReplyLayout{Allowed: 1, When: AllowedCost}, Request{Cost: 4}, []any{int64(4)}, Decision{Allowed: true, Cost: 4}, "", ""},
+		{"denied as 0 units", ReplyLayout{Allowed: 1, When: AllowedCost}, Request{Cost: 4}, []any{int64(0)}, Decision{Cost: 4}, "", ""},
+		{"admitting texts alone: anything else denies", ReplyLayout{Allowed: 1, Admit: []string{"OK"}}, Request{}, []any{"SLOW DOWN"}, Decision{}, "", ""},
+		{"denying texts alone: anything else admits", ReplyLayout{Allowed: 1, Deny: []string{"LIMITED"}}, Request{}, []any{"go"}, Decision{Allowed: true}, "", ""},
+
+		{"a string the declaration does not list", text, Request{}, []any{"x", "MAYBE"}, Decision{}, "",
 			`reply position 2 (allowed): got the string "MAYBE", want one of ["OK"] (admit) or ["LIMITED", "BANNED"] (deny)`},
-		{"text without declared strings", ReplyLayout{Allowed: 1}, []any{"OK"}, Decision{},
+		{"text without declared strings", ReplyLayout{Allowed: 1}, Request{}, []any{"OK"}, Decision{}, "",
 			`reply position 1 (allowed): got the string "OK", want 1/0 or true/false; declare the admitting and denying strings`},
-		{"a count where a flag goes", ReplyLayout{Allowed: 1}, []any{int64(7)}, Decision{},
-			"reply position 1 (allowed): got the integer 7, want 1/0 or true/false"},
-		{"too short for the declaration", full, []any{int64(1), "3"}, Decision{},
-			"reply: got an array of 2, want at least 4 elements"},
-		{"a single value where positions 1-4 are read", full, int64(1), Decision{},
+		{"a count where a flag goes", ReplyLayout{Allowed: 1}, Request{}, []any{int64(7)}, Decision{}, "",
+			"reply position 1 (allowed): got the integer 7, want 1/0 or true/false (declare when: nonzero"},
+		{"a grant that is not the cost", ReplyLayout{Allowed: 1, When: AllowedCost}, Request{Cost: 4}, []any{int64(2)}, Decision{}, "",
+			"want the request's cost 4 (admitted) or 0 (denied)"},
+		{"too short for the answer", ReplyLayout{Allowed: 3}, Request{}, []any{int64(1), "3"}, Decision{}, "",
+			"reply: got an array of 2, want at least 3 elements"},
+		{"a single value where positions 1-4 are read", full, Request{}, int64(1), Decision{}, "",
 			"reply: got the integer 1, want an array of at least 4"},
-		{"remaining not a number", full, []any{int64(1), "lots", int64(0), now}, Decision{},
-			`reply position 2 (remaining): got the string "lots", want a number`},
-		{"negative retry", full, []any{int64(0), "0", int64(-5), now}, Decision{},
-			"reply position 3 (retry_after_ms): got the integer -5"},
-		{"server time in milliseconds", full, []any{int64(1), "0", int64(0), now / 1000}, Decision{},
-			"reply position 4 (server_time_us): got the integer 1764000000123, which looks like milliseconds"},
-		{"server time in seconds", full, []any{int64(1), "0", int64(0), now / 1_000_000}, Decision{},
-			"which looks like seconds"},
+
+		{"remaining not a number: the decision stands", full, Request{}, []any{int64(1), "lots", int64(0), now},
+			Decision{Allowed: true, ServerNowMicros: now, Unread: ReplyParts(0).With(PartRemaining)},
+			`reply position 2 (remaining): got the string "lots", want a number`, ""},
+		{"negative retry", full, Request{}, []any{int64(0), "0", int64(-5), now},
+			Decision{Remaining: "0", ServerNowMicros: now, Unread: ReplyParts(0).With(PartRetryAfter)},
+			"reply position 3 (retry_after_ms): got the integer -5, want milliseconds from 0 to a year", ""},
+		{"a sentinel not declared is named in the error", seconds, Request{}, []any{int64(0), "0", "soon", sec, sec * 1000, "1764000000.123456"},
+			Decision{Remaining: "0", ResetAtMicros: sec * 1_000_000, WindowEndMicros: sec * 1_000_000, ServerNowMicros: now, Unread: ReplyParts(0).With(PartRetryAfter)},
+			`reply position 3 (retry_after): got the string "soon", want seconds from 0 to a year, or ["-1"] for none`, ""},
+		{"server time in milliseconds", full, Request{}, []any{int64(1), "0", int64(0), now / 1000},
+			Decision{Allowed: true, Remaining: "0", Unread: ReplyParts(0).With(PartServerTime)},
+			"reply position 4 (server_time_us): got the integer 1764000000123, want the Redis TIME the decision used, in microseconds since the epoch (seconds * 1000000 + microseconds); it looks like milliseconds (declare unit: ms)", ""},
+		{"server time in seconds", full, Request{}, []any{int64(1), "0", int64(0), now / 1_000_000},
+			Decision{Allowed: true, Remaining: "0", Unread: ReplyParts(0).With(PartServerTime)}, "it looks like seconds (declare unit: s)", ""},
+		{"a window end declared in seconds that came in milliseconds", seconds, Request{}, []any{int64(1), "0", int64(-1), sec * 1000, sec * 1000, "1764000000.123456"},
+			Decision{Allowed: true, Remaining: "0", WindowEndMicros: sec * 1_000_000, ServerNowMicros: now, Unread: ReplyParts(0).With(PartRetryAfter).With(PartResetAt)},
+			"reply position 4 (reset_at): got the integer 1764000060000, want seconds since the epoch; it looks like milliseconds (declare unit: ms)", ""},
 	} {
-		got, err := tc.layout.Parse(tc.reply)
+		got, bad, err := tc.layout.Parse(tc.req, tc.reply)
 		if tc.err != "" {
 			var re *ReplyError
 			if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.As(err, &re) {
@@ -134,6 +191,12 @@ func TestReplyLayoutParse(t *testing.T) {
 		}
 		if err != nil || got != tc.want {
 			t.Errorf("%s: got %+v, %v; want %+v", tc.why, got, err, tc.want)
+		}
+		switch {
+		case tc.bad == "" && len(bad) > 0:
+			t.Errorf("%s: malformed %v, want none", tc.why, bad)
+		case tc.bad != "" && (len(bad) != 1 || !strings.Contains(bad[0].Error(), tc.bad)):
+			t.Errorf("%s: malformed %v, want one containing %q", tc.why, bad, tc.bad)
 		}
 	}
 }
@@ -165,7 +228,28 @@ func TestDeclarationValidate(t *testing.T) {
 		}, Policy{Limit: 10, Window: 1500 * time.Millisecond}, "${window_s} needs a window of whole seconds"},
 		{"no allowed position", func(d *Declaration) { d.Reply = ReplyLayout{Remaining: 2} }, second, "reply.allowed: missing"},
 		{"two parts at one position", func(d *Declaration) { d.Reply.Remaining = 1 }, second, "remaining: position 1 is already allowed"},
-		{"admitting strings without denying ones", func(d *Declaration) { d.Reply.Admit = []string{"OK"} }, second, "give both the admitting and the denying values"},
+		{"a reading of numbers beside texts", func(d *Declaration) {
+			d.Reply.Admit, d.Reply.When = []string{"OK"}, AllowedNonZero
+		}, second, "give either when"},
+		{"allowed as the cost, with no cost passed", func(d *Declaration) { d.Reply.When = AllowedCost }, second, "no argument passes ${cost}"},
+		{"a retry-after without its unit", func(d *Declaration) {
+			d.Reply.Values = map[ReplyPart]ReplyValue{PartRetryAfter: {Position: 2}}
+		}, second, "retry_after: unit: missing"},
+		{"a count with a unit", func(d *Declaration) {
+			d.Reply.Values = map[ReplyPart]ReplyValue{PartRemaining: {Position: 2, Unit: Seconds}}
+		}, second, "remaining: a count takes no unit"},
+		{"a part in full and in short", func(d *Declaration) {
+			d.Reply.RetryAfterMs = 2
+			d.Reply.Values = map[ReplyPart]ReplyValue{PartRetryAfter: {Position: 3, Unit: Seconds}}
+		}, second, "retry_after: given twice"},
+		{"an unknown unit", func(d *Declaration) {
+			d.Reply.Values = map[ReplyPart]ReplyValue{PartResetAt: {Position: 2, Unit: "minutes"}}
+		}, second, `reset_at: unknown unit "minutes"`},
+		{"two parts at one position, in full", func(d *Declaration) {
+			d.Reply.Values = map[ReplyPart]ReplyValue{PartResetAt: {Position: 2, Unit: Seconds}, PartWindowEnd: {Position: 2, Unit: Seconds}}
+		}, second, "window_end: position 2 is already reset_at"},
+		{"time from the args, with none passed", func(d *Declaration) { d.TimeFrom = TimeFromArgs }, second, "time_from: args, but no argument carries the time"},
+		{"an unknown time source", func(d *Declaration) { d.TimeFrom = "ntp" }, second, `unknown time source "ntp"`},
 		{"no semantics", func(d *Declaration) { d.Semantics = "" }, second, "semantics: missing"},
 		{"unknown semantics", func(d *Declaration) { d.Semantics = "token_bukket" }, second, `unknown semantics "token_bukket"`},
 		{"bound without a promise", func(d *Declaration) { d.Semantics = SemanticsBound }, second, "bound: admitted must be at least 1"},

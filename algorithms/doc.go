@@ -36,4 +36,16 @@
 //		Reply: algorithms.ReplyLayout{Allowed: 1, Remaining: 2}, Semantics: algorithms.SemanticsFixedWindow}
 //	lim, _ := decl.Bind(rdb, policy, "steady")
 //	d, err := lim.Allow(ctx, "app:limits:42") // keys app:limits:<template with 42>
+//
+// A declaration fits the script rather than the other way round: its
+// arguments may carry the caller's clock in any unit (${now_s},
+// ${now_s_float}, ${now_ms}, ${now_us}, one reading per request, with
+// TimeFrom saying whose clock it decides by) and each request's cost
+// (${cost}, drawn from the Cost a Binding gives; Decision.Cost keeps it);
+// its reply's parts are read in a unit with values that mean none
+// (ReplyValue), its answer as 1/0, a number read by AllowedWhen, or texts.
+// An optional part that cannot be read leaves the decision standing
+// (Decision.Unread) and is counted (MalformedCounter). A reply that says
+// where its window ends makes the limiter a ReplyWindower. The families'
+// models decide requests of any cost (CostModel), and bounds count units.
 package algorithms

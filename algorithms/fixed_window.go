@@ -59,8 +59,12 @@ func fixedWindowEnd(p Policy, openedMicros int64) int64 {
 
 // fixedWindowModel replays fixed_window.lua. The key holds a count and
 // expires at expireAtMs; it is alive while the decision's millisecond
-// floor(now/1000) is at most expireAtMs. Denied requests count too, as
-// INCR does not know the answer.
+// floor(now/1000) is at most expireAtMs. The script counts denied
+// requests too (INCR does not know the answer), which leaves the count
+// above the limit until the window ends; the model counts the admitted
+// units only, which admits and denies the same requests of one unit and
+// lets a request of several units that did not fit leave room for a
+// smaller one.
 type fixedWindowModel struct {
 	limit, windowMs int64
 	count           int64
@@ -68,20 +72,29 @@ type fixedWindowModel struct {
 	last            int64
 }
 
-var _ ReplyModel = (*fixedWindowModel)(nil)
+var (
+	_ ReplyModel = (*fixedWindowModel)(nil)
+	_ CostModel  = (*fixedWindowModel)(nil)
+)
 
-func (m *fixedWindowModel) Allow(nowMicros int64) bool {
+func (m *fixedWindowModel) Allow(nowMicros int64) bool { return m.AllowN(nowMicros, 1) }
+
+// AllowN implements CostModel: a window opens at the first request it
+// admits and holds limit units.
+func (m *fixedWindowModel) AllowN(nowMicros, cost int64) bool {
 	m.last = nowMicros
 	nowMs := floorDiv(nowMicros, 1000)
 	if m.count == 0 || nowMs > m.expireAtMs {
 		m.count, m.expireAtMs = 0, nowMs+m.windowMs
 	}
-	m.count++
-	return m.count <= m.limit
+	if cost > m.limit-m.count {
+		return false
+	}
+	m.count += cost
+	return true
 }
 
-// Remaining implements ReplyModel: what the window has left; denied
-// requests used it up too.
+// Remaining implements ReplyModel: what the window has left.
 func (m *fixedWindowModel) Remaining() float64 {
 	return float64(max(m.limit-m.count, 0))
 }

@@ -55,9 +55,17 @@ type gcraModel struct {
 	seen  bool
 }
 
-var _ ReplyModel = (*gcraModel)(nil)
+var (
+	_ ReplyModel = (*gcraModel)(nil)
+	_ CostModel  = (*gcraModel)(nil)
+)
 
-func (m *gcraModel) Allow(nowMicros int64) bool {
+func (m *gcraModel) Allow(nowMicros int64) bool { return m.AllowN(nowMicros, 1) }
+
+// AllowN implements CostModel: a request of cost units moves the TAT cost
+// intervals on, and is admitted when its last unit would still be within
+// the tolerance: the TAT at most (burst - cost) x T ahead.
+func (m *gcraModel) AllowN(nowMicros, cost int64) bool {
 	if m.seen {
 		// A TAT in the past is the same as none: due now.
 		if drained := (nowMicros - m.last); drained > 0 {
@@ -69,10 +77,10 @@ func (m *gcraModel) Allow(nowMicros int64) bool {
 		}
 	}
 	m.seen, m.last = true, nowMicros
-	if m.ahead > m.tolerance {
+	if cost > m.burst || m.ahead+(cost-1)*m.windowUs > m.tolerance {
 		return false
 	}
-	m.ahead += m.windowUs
+	m.ahead += cost * m.windowUs
 	return true
 }
 

@@ -42,9 +42,16 @@ type leakyBucketModel struct {
 	seen                  bool
 }
 
-var _ ReplyModel = (*leakyBucketModel)(nil)
+var (
+	_ ReplyModel = (*leakyBucketModel)(nil)
+	_ CostModel  = (*leakyBucketModel)(nil)
+)
 
-func (m *leakyBucketModel) Allow(nowMicros int64) bool {
+func (m *leakyBucketModel) Allow(nowMicros int64) bool { return m.AllowN(nowMicros, 1) }
+
+// AllowN implements CostModel: a request pours cost units in when they fit
+// below the brim.
+func (m *leakyBucketModel) AllowN(nowMicros, cost int64) bool {
 	if m.seen {
 		if elapsed := nowMicros - m.ts; elapsed > 0 {
 			if elapsed >= ceilDiv(m.level, m.limit) {
@@ -55,10 +62,10 @@ func (m *leakyBucketModel) Allow(nowMicros int64) bool {
 		}
 	}
 	m.seen, m.ts = true, nowMicros
-	if m.level+m.windowUs > m.size {
+	if cost > m.size/m.windowUs || m.level+cost*m.windowUs > m.size {
 		return false
 	}
-	m.level += m.windowUs
+	m.level += cost * m.windowUs
 	return true
 }
 

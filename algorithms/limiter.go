@@ -59,7 +59,8 @@ func (s *scripted) ReplyFields() ReplyFields {
 func (s *scripted) ServerCommand() string { return "evalsha" }
 
 func (s *scripted) Allow(ctx context.Context, key string) (Decision, error) {
-	return s.Decide(s.script.Run(ctx, s.rdb, []string{key}, s.args...))
+	reply, err := s.script.Run(ctx, s.rdb, []string{key}, s.args...)
+	return s.Decide(Request{}, reply, err)
 }
 
 // Info describes an algorithm for people choosing one.

@@ -18,6 +18,17 @@ type Model interface {
 	Allow(nowMicros int64) bool
 }
 
+// CostModel is a Model that decides requests of any cost: the policy's
+// limit then counts units. The built-in families' models implement it.
+type CostModel interface {
+	Model
+	// AllowN decides the identity's next request, asking for cost units
+	// (at least 1), decided at atMicros: admitted when that many fit, in
+	// which case it takes them; a denied request takes nothing. AllowN(t, 1)
+	// decides as Allow(t).
+	AllowN(atMicros int64, cost int64) bool
+}
+
 // ReplyModel is a Model that also predicts what a reply tells its caller,
 // who builds X-RateLimit-Remaining and Retry-After headers from it.
 type ReplyModel interface {
@@ -36,8 +47,10 @@ type ReplyModel interface {
 // within any interval. Every limiter rlbench can audit has one.
 type Bounded interface {
 	Limiter
-	// Bound is the most requests the algorithm may admit to one identity
-	// within any interval of length d.
+	// Bound is the most units the algorithm may admit to one identity
+	// within any interval of length d: requests, when each asks for one
+	// unit; with a cost per request (Decision.Cost), the admitted
+	// requests' costs added up.
 	Bound(d time.Duration) int64
 }
 
@@ -72,6 +85,9 @@ type ReplyFields struct {
 	Remaining, RetryAfter bool
 	// ServerTime is set when each Decision carries the Redis TIME it used.
 	ServerTime bool
+	// WindowEnd is set when the reply says where the window ends
+	// (ReplyWindower).
+	WindowEnd bool
 }
 
 // ReplyDescriber is implemented by limiters that say which parts of their
@@ -90,6 +106,30 @@ type WindowProber interface {
 	// limiter's windows do not end at an instant (a bucket, a rolling
 	// window).
 	ProbeWindowEnd(ctx context.Context, key string) (end int64, ok bool, err error)
+}
+
+// ReplyWindower is implemented by limiters whose reply can say where the
+// window that decided a request ends: a declared window_end, or for a
+// fixed window its reset_at or reset_after. Traffic aimed at a window
+// boundary can ask it with the decision of the request that opened the
+// window, rather than probe the server or assume a window after it.
+type ReplyWindower interface {
+	// ReplyWindowEnd is the first microsecond of the next window, since
+	// the epoch, as the decision's reply says: on the server's clock when
+	// the limiter takes its time from Redis, on the caller's when it takes
+	// it from its arguments (Clocked). ok is false when this reply does
+	// not say.
+	ReplyWindowEnd(d Decision) (micros int64, ok bool)
+	// ReplyWindowResolution is the unit the reply counts that instant in
+	// (a second, a millisecond): the window's true end lies within one of
+	// it of the instant read, as the script rounds.
+	ReplyWindowResolution() time.Duration
+}
+
+// Clocked is implemented by limiters that say whose clock they decide by:
+// the server's (TIME in the script) or the caller's (in the arguments).
+type Clocked interface {
+	TimeFrom() TimeSource
 }
 
 // Windowed is implemented by limiters whose window opens at an identity's

@@ -2,11 +2,8 @@ package algorithms
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // Pipelined is a Limiter whose decision is one Redis command, so that many
@@ -18,11 +15,13 @@ type Pipelined interface {
 	Limiter
 	// AppendCommand appends to dst the command that decides the identity
 	// key, as go-redis sends it: EVALSHA sha numkeys keys... args..., or
-	// FCALL. A caller that reuses dst from call to call allocates no
+	// FCALL, and says what the request carried (its cost, its clock
+	// reading). A caller that reuses dst from call to call allocates no
 	// arguments.
-	AppendCommand(dst []any, key string) []any
-	// Decide reads the decision from the command's reply and error.
-	Decide(reply any, err error) (Decision, error)
+	AppendCommand(dst []any, key string) ([]any, Request)
+	// Decide reads the decision from the reply and error of the command
+	// that carried req.
+	Decide(req Request, reply any, err error) (Decision, error)
 	// Lost reports whether err says the server no longer has the script
 	// or function: the call did not run, and may be sent again once
 	// Reload has loaded it.
@@ -46,13 +45,14 @@ var (
 
 // AppendCommand implements Pipelined: EVALSHA of the limiter's script on
 // key.
-func (s *scripted) AppendCommand(dst []any, key string) []any {
+func (s *scripted) AppendCommand(dst []any, key string) ([]any, Request) {
 	dst = append(dst, "evalsha", s.script.shaArg, 1, key)
-	return append(dst, s.args...)
+	return append(dst, s.args...), Request{}
 }
 
-// Decide implements Pipelined: the uniform reply, read by ParseReply.
-func (s *scripted) Decide(reply any, err error) (Decision, error) {
+// Decide implements Pipelined: the uniform reply, read by ParseReply; a
+// built-in decides one unit per request.
+func (s *scripted) Decide(_ Request, reply any, err error) (Decision, error) {
 	if err != nil {
 		return Decision{}, err
 	}
@@ -71,26 +71,9 @@ func (s *scripted) Reload(ctx context.Context) error { return s.script.Reload(ct
 
 // AppendCommand implements Pipelined: EVALSHA of the script, or FCALL of
 // the function, with the keys and arguments the templates make for key.
-func (l *Declared) AppendCommand(dst []any, key string) []any {
-	keys, args := l.call(key)
-	return l.callee.AppendCommand(dst, keys, args...)
-}
-
-// Decide implements Pipelined: the reply read by the declared layout. A
-// script that returns false (or nothing) answers nil, which the layout
-// reads as such.
-func (l *Declared) Decide(reply any, err error) (Decision, error) {
-	if errors.Is(err, redis.Nil) {
-		reply, err = nil, nil
-	}
-	if err != nil {
-		return Decision{}, err
-	}
-	d, err := l.decl.Reply.Parse(reply)
-	if err != nil {
-		return Decision{}, fmt.Errorf("%s: %w", l.decl.Name, err)
-	}
-	return d, nil
+func (l *Declared) AppendCommand(dst []any, key string) ([]any, Request) {
+	keys, args, req := l.call(key)
+	return l.callee.AppendCommand(dst, keys, args...), req
 }
 
 // Lost implements Pipelined: NOSCRIPT, or a function the server lost.

@@ -2,86 +2,257 @@ package algorithms
 
 import (
 	"fmt"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 )
 
 // MaxReplyPosition is the highest reply position a declaration may read.
 const MaxReplyPosition = 64
 
-// Plausible server times, in microseconds since the epoch: from 1973 to
-// 5138. A value outside is in another unit (seconds, milliseconds) or not
-// a time at all.
+// MaxNoneValues is the most "none" values one reply part may declare.
+const MaxNoneValues = 8
+
+// ReplyPart is one optional part of a declared limiter's reply.
+type ReplyPart uint8
+
+// The optional parts a declared reply may carry.
 const (
-	minServerTimeUs = 100_000_000_000_000
-	maxServerTimeUs = 100_000_000_000_000_000
+	// PartRemaining is what is left after the request: a number.
+	PartRemaining ReplyPart = iota
+	// PartRetryAfter is how long until a request would be admitted: a
+	// duration.
+	PartRetryAfter
+	// PartResetAfter is how long until the limit is whole again: a
+	// duration.
+	PartResetAfter
+	// PartResetAt is the instant the limit is whole again, since the epoch.
+	PartResetAt
+	// PartWindowEnd is the first instant of the next window, since the
+	// epoch.
+	PartWindowEnd
+	// PartServerTime is the Redis TIME the decision used, since the epoch.
+	PartServerTime
+	replyPartCount
 )
+
+var replyPartNames = [replyPartCount]string{"remaining", "retry_after", "reset_after", "reset_at", "window_end", "server_time"}
+
+// String is the part's name in a profile: "retry_after".
+func (p ReplyPart) String() string {
+	if p < replyPartCount {
+		return replyPartNames[p]
+	}
+	return fmt.Sprintf("part(%d)", uint8(p))
+}
+
+// ReplyPartNames lists the optional parts by name, in reply-layout order.
+func ReplyPartNames() []string { return slices.Clone(replyPartNames[:]) }
+
+// ParseReplyPart reads a part's name.
+func ParseReplyPart(s string) (ReplyPart, bool) {
+	i := slices.Index(replyPartNames[:], s)
+	return ReplyPart(i), i >= 0
+}
+
+// replyKind is how a part's value reads.
+type replyKind uint8
+
+const (
+	kindNumber   replyKind = iota // a count, kept as the script wrote it
+	kindDuration                  // a length of time, in a unit, 0 or more
+	kindInstant                   // an instant since the epoch, in a unit
+)
+
+func (p ReplyPart) kind() replyKind {
+	switch p {
+	case PartRetryAfter, PartResetAfter:
+		return kindDuration
+	case PartResetAt, PartWindowEnd, PartServerTime:
+		return kindInstant
+	}
+	return kindNumber
+}
+
+// Timed reports whether the part is a time or a duration, read in a unit.
+func (p ReplyPart) Timed() bool { return p.kind() != kindNumber }
+
+// ReplyParts is a set of reply parts.
+type ReplyParts uint8
+
+// Has reports whether the set holds p.
+func (s ReplyParts) Has(p ReplyPart) bool { return s&(1<<p) != 0 }
+
+// With is the set with p added.
+func (s ReplyParts) With(p ReplyPart) ReplyParts { return s | 1<<p }
+
+// ReplyValue says where a reply carries one optional part and how to read
+// it.
+type ReplyValue struct {
+	// Position is 1-based.
+	Position int
+	// Unit is the unit of a time or a duration, which those parts need;
+	// a remaining takes none.
+	Unit TimeUnit
+	// None are the values that mean the reply does not carry the part
+	// this time, such as -1 for "no retry-after": matched as numbers when
+	// both are numbers (-1 matches "-1.0"), else as text. A Lua false or
+	// nil, or a reply that ends before the position, always means none.
+	None []string
+}
+
+// AllowedWhen says which values at the allowed position admit a request.
+type AllowedWhen string
+
+// The readings of the allowed position. A Lua false or nil denies in each.
+const (
+	// AllowedOne admits on 1 or true and denies on 0 or false (the
+	// default); anything else is an error.
+	AllowedOne AllowedWhen = "one"
+	// AllowedNonZero admits on any number but 0.
+	AllowedNonZero AllowedWhen = "nonzero"
+	// AllowedPositive admits on a number above 0.
+	AllowedPositive AllowedWhen = "positive"
+	// AllowedNonNegative admits on 0 or more (a script that answers what
+	// is left, or -1 when it denies).
+	AllowedNonNegative AllowedWhen = "nonnegative"
+	// AllowedCost admits on the request's cost (a script that answers the
+	// units it granted) and denies on 0; anything else is an error.
+	AllowedCost AllowedWhen = "cost"
+)
+
+var allowedWhens = []AllowedWhen{AllowedOne, AllowedNonZero, AllowedPositive, AllowedNonNegative, AllowedCost}
+
+// ParseAllowedWhen reads one, nonzero, positive, nonnegative or cost.
+func ParseAllowedWhen(s string) (AllowedWhen, error) {
+	if slices.Contains(allowedWhens, AllowedWhen(s)) {
+		return AllowedWhen(s), nil
+	}
+	names := make([]string, len(allowedWhens))
+	for i, w := range allowedWhens {
+		names[i] = string(w)
+	}
+	return "", fmt.Errorf("unknown reading %q (known: %s)", s, strings.Join(names, ", "))
+}
 
 // ReplyLayout says where each part of a declared limiter's array reply is:
 // 1-based positions, 0 for a part the reply does not carry.
 type ReplyLayout struct {
-	// Allowed is required: 1/0 or true/false, or one of Admit and Deny.
-	Allowed int
-	// Admit and Deny, when given, are the values the allowed position holds
-	// for an admission and for a denial (e.g. "OK" and "LIMITED").
+	// Allowed is required: where the answer is. When says which numbers
+	// admit (AllowedOne when empty); alternatively Admit and Deny list the
+	// texts that mean each (e.g. "OK" and "LIMITED"). With only one of
+	// them, any other value means the other answer.
+	Allowed     int
+	When        AllowedWhen
 	Admit, Deny []string
-	// Remaining is what is left after the request, a number (or a decimal
-	// string).
-	Remaining int
-	// RetryAfterMs is how long until a request would be admitted, in
-	// milliseconds.
-	RetryAfterMs int
-	// ServerTimeUs is the Redis TIME the decision used, in microseconds
-	// since the epoch: with it, the audit replays decisions exactly.
-	ServerTimeUs int
+	// Remaining, RetryAfterMs and ServerTimeUs are the short forms of
+	// three parts: a position, read as a number, as milliseconds, and as
+	// microseconds since the epoch.
+	Remaining, RetryAfterMs, ServerTimeUs int
+	// Values are the optional parts given in full (position, unit, the
+	// values meaning none); a part given here has no short form too.
+	Values map[ReplyPart]ReplyValue
+}
+
+// Value is part as the layout reads it, a short form included; ok is false
+// when the reply does not carry it.
+func (r ReplyLayout) Value(part ReplyPart) (ReplyValue, bool) {
+	if v, ok := r.Values[part]; ok {
+		return v, true
+	}
+	switch {
+	case part == PartRemaining && r.Remaining > 0:
+		return ReplyValue{Position: r.Remaining}, true
+	case part == PartRetryAfter && r.RetryAfterMs > 0:
+		return ReplyValue{Position: r.RetryAfterMs, Unit: Milliseconds}, true
+	case part == PartServerTime && r.ServerTimeUs > 0:
+		return ReplyValue{Position: r.ServerTimeUs, Unit: Microseconds}, true
+	}
+	return ReplyValue{}, false
+}
+
+// Has reports whether the reply is declared to carry part.
+func (r ReplyLayout) Has(part ReplyPart) bool {
+	_, ok := r.Value(part)
+	return ok
+}
+
+// PartName is how the declaration names part: its short form's name
+// ("retry_after_ms") when given so.
+func (r ReplyLayout) PartName(part ReplyPart) string {
+	if _, full := r.Values[part]; !full {
+		switch part {
+		case PartRetryAfter:
+			return "retry_after_ms"
+		case PartServerTime:
+			return "server_time_us"
+		}
+	}
+	return part.String()
 }
 
 // Fields says which parts the reply carries.
 func (r ReplyLayout) Fields() ReplyFields {
-	return ReplyFields{Remaining: r.Remaining > 0, RetryAfter: r.RetryAfterMs > 0, ServerTime: r.ServerTimeUs > 0}
-}
-
-// replyPart is one declared position and the name people know it by.
-type replyPart struct {
-	name     string
-	position int
-}
-
-func (r ReplyLayout) parts() []replyPart {
-	return []replyPart{
-		{"allowed", r.Allowed}, {"remaining", r.Remaining}, {"retry_after_ms", r.RetryAfterMs}, {"server_time_us", r.ServerTimeUs},
-	}
+	return ReplyFields{Remaining: r.Has(PartRemaining), RetryAfter: r.Has(PartRetryAfter), ServerTime: r.Has(PartServerTime)}
 }
 
 // Validate reports what makes the layout unreadable: a missing or
-// out-of-range position, two parts at one position, admitting values
-// without denying ones.
+// out-of-range position, two parts at one position, a part given twice, a
+// time without its unit, admitting values that also deny.
 func (r ReplyLayout) Validate() error {
 	if r.Allowed == 0 {
 		return fmt.Errorf("allowed: missing: give the position of the admit/deny answer in the reply")
 	}
-	seen := map[int]string{}
-	for _, p := range r.parts() {
-		if p.position == 0 {
-			continue
-		}
-		if p.position < 1 || p.position > MaxReplyPosition {
-			return fmt.Errorf("%s: position %d is not between 1 and %d", p.name, p.position, MaxReplyPosition)
-		}
-		if other, dup := seen[p.position]; dup {
-			return fmt.Errorf("%s: position %d is already %s", p.name, p.position, other)
-		}
-		seen[p.position] = p.name
+	if r.Allowed < 1 || r.Allowed > MaxReplyPosition {
+		return fmt.Errorf("allowed: position %d is not between 1 and %d", r.Allowed, MaxReplyPosition)
 	}
-	if (len(r.Admit) == 0) != (len(r.Deny) == 0) {
-		return fmt.Errorf("allowed: give both the admitting and the denying values, or neither (then 1/0 or true/false)")
+	if r.When != "" {
+		if _, err := ParseAllowedWhen(string(r.When)); err != nil {
+			return fmt.Errorf("allowed: %w", err)
+		}
+		if len(r.Admit)+len(r.Deny) > 0 {
+			return fmt.Errorf("allowed: give either when (a reading of numbers) or admit/deny (texts), not both")
+		}
 	}
 	for _, a := range r.Admit {
 		if slices.Contains(r.Deny, a) {
 			return fmt.Errorf("allowed: %q is both an admitting and a denying value", a)
+		}
+	}
+	for part, short := range map[ReplyPart]int{PartRemaining: r.Remaining, PartRetryAfter: r.RetryAfterMs, PartServerTime: r.ServerTimeUs} {
+		if _, full := r.Values[part]; full && short != 0 {
+			return fmt.Errorf("%s: given twice, in full and as %s", part, r.PartName(part))
+		}
+	}
+	seen := map[int]string{r.Allowed: "allowed"}
+	for part := ReplyPart(0); part < replyPartCount; part++ {
+		v, ok := r.Value(part)
+		if !ok {
+			continue
+		}
+		name := r.PartName(part)
+		switch {
+		case v.Position < 1 || v.Position > MaxReplyPosition:
+			return fmt.Errorf("%s: position %d is not between 1 and %d", name, v.Position, MaxReplyPosition)
+		case part.Timed() && v.Unit == "":
+			return fmt.Errorf("%s: unit: missing: s, ms or us (what the script counts %s in)", name, part)
+		case !part.Timed() && v.Unit != "":
+			return fmt.Errorf("%s: a count takes no unit", name)
+		case len(v.None) > MaxNoneValues:
+			return fmt.Errorf("%s: %d values mean none; at most %d", name, len(v.None), MaxNoneValues)
+		}
+		if part.Timed() {
+			if _, err := ParseTimeUnit(string(v.Unit)); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+		}
+		if other, dup := seen[v.Position]; dup {
+			return fmt.Errorf("%s: position %d is already %s", name, v.Position, other)
+		}
+		seen[v.Position] = name
+	}
+	for part := range r.Values {
+		if part >= replyPartCount {
+			return fmt.Errorf("%s: not a part of a reply", part)
 		}
 	}
 	return nil
@@ -89,9 +260,11 @@ func (r ReplyLayout) Validate() error {
 
 // last is the highest position the layout reads.
 func (r ReplyLayout) last() int {
-	n := 0
-	for _, p := range r.parts() {
-		n = max(n, p.position)
+	n := r.Allowed
+	for part := ReplyPart(0); part < replyPartCount; part++ {
+		if v, ok := r.Value(part); ok {
+			n = max(n, v.Position)
+		}
 	}
 	return n
 }
@@ -105,6 +278,8 @@ type ReplyError struct {
 	Part string
 	// Got describes what came back; Want what the declaration expects.
 	Got, Want string
+	// part is the optional part read, for counting.
+	part ReplyPart
 }
 
 func (e *ReplyError) Error() string {
@@ -112,180 +287,4 @@ func (e *ReplyError) Error() string {
 		return fmt.Sprintf("reply: got %s, want %s", e.Got, e.Want)
 	}
 	return fmt.Sprintf("reply position %d (%s): got %s, want %s", e.Position, e.Part, e.Got, e.Want)
-}
-
-// Parse reads one reply by the layout. A reply that is a single value
-// rather than an array is read as an array of one, when the layout reads
-// position 1 only.
-func (r ReplyLayout) Parse(v any) (Decision, error) {
-	arr, ok := v.([]any)
-	if !ok {
-		if r.last() != 1 {
-			return Decision{}, &ReplyError{Got: describeValue(v), Want: fmt.Sprintf("an array of at least %d elements", r.last())}
-		}
-		arr = []any{v}
-	}
-	if len(arr) < r.last() {
-		return Decision{}, &ReplyError{Got: fmt.Sprintf("an array of %d", len(arr)), Want: fmt.Sprintf("at least %d elements (the declaration reads position %d)", r.last(), r.last())}
-	}
-	at := func(pos int) any { return arr[pos-1] }
-	var d Decision
-	var err error
-	if d.Allowed, err = r.allowed(at(r.Allowed)); err != nil {
-		return Decision{}, err
-	}
-	if r.Remaining > 0 {
-		if d.Remaining, err = remainingValue(r.Remaining, at(r.Remaining)); err != nil {
-			return Decision{}, err
-		}
-	}
-	if r.RetryAfterMs > 0 {
-		if d.RetryAfter, err = retryValue(r.RetryAfterMs, at(r.RetryAfterMs)); err != nil {
-			return Decision{}, err
-		}
-	}
-	if r.ServerTimeUs > 0 {
-		if d.ServerNowMicros, err = serverTimeValue(r.ServerTimeUs, at(r.ServerTimeUs)); err != nil {
-			return Decision{}, err
-		}
-	}
-	return d, nil
-}
-
-func (r ReplyLayout) allowed(v any) (bool, error) {
-	if len(r.Admit) > 0 {
-		text, ok := scalarText(v)
-		switch {
-		case ok && slices.Contains(r.Admit, text):
-			return true, nil
-		case ok && slices.Contains(r.Deny, text):
-			return false, nil
-		}
-		return false, &ReplyError{Position: r.Allowed, Part: "allowed", Got: describeValue(v),
-			Want: fmt.Sprintf("one of %s (admit) or %s (deny)", quoteList(r.Admit), quoteList(r.Deny))}
-	}
-	switch x := v.(type) {
-	case int64:
-		if x == 0 || x == 1 {
-			return x == 1, nil
-		}
-	case nil:
-		// Lua false travels as a nil reply; Lua true as the integer 1.
-		return false, nil
-	case bool:
-		return x, nil
-	case string:
-		if x == "0" || x == "1" {
-			return x == "1", nil
-		}
-		return false, &ReplyError{Position: r.Allowed, Part: "allowed", Got: describeValue(v),
-			Want: "1/0 or true/false; declare the admitting and denying strings if the script answers with text"}
-	}
-	return false, &ReplyError{Position: r.Allowed, Part: "allowed", Got: describeValue(v), Want: "1/0 or true/false"}
-}
-
-// remainingValue keeps the number as the script sent it, as Decision does.
-func remainingValue(pos int, v any) (string, error) {
-	switch x := v.(type) {
-	case int64:
-		return strconv.FormatInt(x, 10), nil
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64), nil
-	case string:
-		if f, err := strconv.ParseFloat(x, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
-			return x, nil
-		}
-	}
-	return "", &ReplyError{Position: pos, Part: "remaining", Got: describeValue(v), Want: "a number"}
-}
-
-func retryValue(pos int, v any) (time.Duration, error) {
-	var ms float64
-	switch x := v.(type) {
-	case int64:
-		ms = float64(x)
-	case float64:
-		ms = x
-	case string:
-		f, err := strconv.ParseFloat(x, 64)
-		if err != nil {
-			ms = -1
-			break
-		}
-		ms = f
-	default:
-		ms = -1
-	}
-	if ms < 0 || math.IsNaN(ms) || ms > float64(365*24*time.Hour/time.Millisecond) {
-		return 0, &ReplyError{Position: pos, Part: "retry_after_ms", Got: describeValue(v), Want: "milliseconds, a number from 0 to a year"}
-	}
-	return time.Duration(ms * float64(time.Millisecond)), nil
-}
-
-func serverTimeValue(pos int, v any) (int64, error) {
-	var us int64
-	ok := true
-	switch x := v.(type) {
-	case int64:
-		us = x
-	case string:
-		n, err := strconv.ParseInt(x, 10, 64)
-		us, ok = n, err == nil
-	default:
-		ok = false
-	}
-	want := "the Redis TIME the decision used, in microseconds since the epoch (seconds * 1000000 + microseconds)"
-	switch {
-	case !ok:
-		return 0, &ReplyError{Position: pos, Part: "server_time_us", Got: describeValue(v), Want: want}
-	case us >= minServerTimeUs/1_000_000 && us < maxServerTimeUs/1_000_000:
-		return 0, &ReplyError{Position: pos, Part: "server_time_us", Got: describeValue(v) + ", which looks like seconds", Want: want}
-	case us >= minServerTimeUs/1000 && us < maxServerTimeUs/1000:
-		return 0, &ReplyError{Position: pos, Part: "server_time_us", Got: describeValue(v) + ", which looks like milliseconds", Want: want}
-	case us < minServerTimeUs || us >= maxServerTimeUs:
-		return 0, &ReplyError{Position: pos, Part: "server_time_us", Got: describeValue(v), Want: want}
-	}
-	return us, nil
-}
-
-// scalarText is a reply value as text, for matching declared strings.
-func scalarText(v any) (string, bool) {
-	switch x := v.(type) {
-	case string:
-		return x, true
-	case int64:
-		return strconv.FormatInt(x, 10), true
-	}
-	return "", false
-}
-
-// describeValue says what a reply value is, briefly enough for an error
-// message that is counted and grouped.
-func describeValue(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "nil (Lua false or nil)"
-	case int64:
-		return "the integer " + strconv.FormatInt(x, 10)
-	case float64:
-		return "the number " + strconv.FormatFloat(x, 'g', -1, 64)
-	case bool:
-		return "the boolean " + strconv.FormatBool(x)
-	case string:
-		if len(x) > 40 {
-			x = x[:40] + "..."
-		}
-		return "the string " + strconv.Quote(x)
-	case []any:
-		return fmt.Sprintf("an array of %d", len(x))
-	}
-	return fmt.Sprintf("a %T", v)
-}
-
-func quoteList(vs []string) string {
-	q := make([]string, len(vs))
-	for i, v := range vs {
-		q[i] = strconv.Quote(v)
-	}
-	return "[" + strings.Join(q, ", ") + "]"
 }

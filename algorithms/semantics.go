@@ -101,6 +101,16 @@ func (s Semantics) family(p Policy) Auditable {
 // that decisions carrying server time can be replayed.
 func (s Semantics) HasModel() bool { return s.family(Policy{}) != nil }
 
+// Bound is the most units a family admits to one identity within any
+// interval of length d under policy p; zero for SemanticsBound, whose
+// bound is its promise.
+func (s Semantics) Bound(p Policy, d time.Duration) int64 {
+	if f := s.family(p); f != nil {
+		return f.Bound(d)
+	}
+	return 0
+}
+
 // bound is the most the semantics admits to one identity within any
 // interval of length d, for policy p (or the promise, for SemanticsBound).
 func (s Semantics) bound(p Policy, promise Promise, d time.Duration) int64 {

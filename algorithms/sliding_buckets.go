@@ -76,9 +76,16 @@ type slidingBucketsModel struct {
 	last               int64
 }
 
-var _ ReplyModel = (*slidingBucketsModel)(nil)
+var (
+	_ ReplyModel = (*slidingBucketsModel)(nil)
+	_ CostModel  = (*slidingBucketsModel)(nil)
+)
 
-func (m *slidingBucketsModel) Allow(nowMicros int64) bool {
+func (m *slidingBucketsModel) Allow(nowMicros int64) bool { return m.AllowN(nowMicros, 1) }
+
+// AllowN implements CostModel: admitted while the live buckets and the
+// request hold at most limit units.
+func (m *slidingBucketsModel) AllowN(nowMicros, cost int64) bool {
 	m.last = nowMicros
 	cur := floorDiv(nowMicros, m.bucketUs)
 	drop := 0
@@ -87,14 +94,14 @@ func (m *slidingBucketsModel) Allow(nowMicros int64) bool {
 		drop++
 	}
 	m.buckets = m.buckets[:copy(m.buckets, m.buckets[drop:])]
-	if m.sum >= m.limit {
+	if cost > m.limit-m.sum {
 		return false
 	}
-	m.sum++
+	m.sum += cost
 	if k := len(m.buckets); k > 0 && m.buckets[k-1].index == cur {
-		m.buckets[k-1].count++
+		m.buckets[k-1].count += cost
 	} else {
-		m.buckets = append(m.buckets, bucketCount{index: cur, count: 1})
+		m.buckets = append(m.buckets, bucketCount{index: cur, count: cost})
 	}
 	return true
 }

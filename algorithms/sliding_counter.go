@@ -104,7 +104,10 @@ type slidingCounterModel struct {
 	last            int64
 }
 
-var _ ReplyModel = (*slidingCounterModel)(nil)
+var (
+	_ ReplyModel = (*slidingCounterModel)(nil)
+	_ CostModel  = (*slidingCounterModel)(nil)
+)
 
 // roll moves the counters to the window nowMicros falls in.
 func (m *slidingCounterModel) roll(nowMicros int64) {
@@ -126,13 +129,18 @@ func (m *slidingCounterModel) budget(nowMicros int64) int64 {
 	return m.limit*m.windowUs - m.prev*(m.windowUs-elapsed)
 }
 
-func (m *slidingCounterModel) Allow(nowMicros int64) bool {
+func (m *slidingCounterModel) Allow(nowMicros int64) bool { return m.AllowN(nowMicros, 1) }
+
+// AllowN implements CostModel: as the script admits a request while the
+// estimate is below the limit, a request of cost units is admitted while
+// the estimate with all but its last unit is; it counts them all.
+func (m *slidingCounterModel) AllowN(nowMicros, cost int64) bool {
 	m.last = nowMicros
 	m.roll(nowMicros)
-	if m.cur*m.windowUs >= m.budget(nowMicros) {
+	if cost > m.limit || (m.cur+cost-1)*m.windowUs >= m.budget(nowMicros) {
 		return false
 	}
-	m.cur++
+	m.cur += cost
 	return true
 }
 

@@ -35,45 +35,65 @@ func (l *SlidingLog) Bound(d time.Duration) int64 {
 }
 
 // slidingLogModel replays sliding_log.lua: stamps <= now - W leave the log,
-// and a request is admitted while fewer than limit remain. Server time
-// only moves forward, so the log is sorted and trimming is from the front.
+// and a request is admitted while its units fit beside those that remain.
+// Server time only moves forward, so the log is sorted and trimming is
+// from the front.
 type slidingLogModel struct {
 	limit, windowUs int64
-	stamps          []int64
+	log             []logEntry
 	head            int
-	last            int64
+	// active is the units of log[head:].
+	active int64
+	last   int64
 }
 
-var _ ReplyModel = (*slidingLogModel)(nil)
+// logEntry is one admitted request: when, and how many units it took.
+type logEntry struct{ at, units int64 }
 
-func (m *slidingLogModel) Allow(nowMicros int64) bool {
+var (
+	_ ReplyModel = (*slidingLogModel)(nil)
+	_ CostModel  = (*slidingLogModel)(nil)
+)
+
+func (m *slidingLogModel) Allow(nowMicros int64) bool { return m.AllowN(nowMicros, 1) }
+
+// AllowN implements CostModel: admitted while the units in the last window
+// and the request's together are at most limit.
+func (m *slidingLogModel) AllowN(nowMicros, cost int64) bool {
 	m.last = nowMicros
-	for m.head < len(m.stamps) && m.stamps[m.head] <= nowMicros-m.windowUs {
+	for m.head < len(m.log) && m.log[m.head].at <= nowMicros-m.windowUs {
+		m.active -= m.log[m.head].units
 		m.head++
 	}
-	if m.head > 0 && m.head >= len(m.stamps)/2 {
-		m.stamps = m.stamps[:copy(m.stamps, m.stamps[m.head:])]
+	if m.head > 0 && m.head >= len(m.log)/2 {
+		m.log = m.log[:copy(m.log, m.log[m.head:])]
 		m.head = 0
 	}
-	if int64(len(m.stamps)-m.head) >= m.limit {
+	if cost > m.limit-m.active {
 		return false
 	}
-	m.stamps = append(m.stamps, nowMicros)
+	m.log = append(m.log, logEntry{at: nowMicros, units: cost})
+	m.active += cost
 	return true
 }
 
-// Remaining implements ReplyModel: the limit less the stamps in the log.
+// Remaining implements ReplyModel: the limit less the units in the log.
 func (m *slidingLogModel) Remaining() float64 {
-	return float64(max(m.limit-int64(len(m.stamps)-m.head), 0))
+	return float64(max(m.limit-m.active, 0))
 }
 
-// NextAdmitMicros implements ReplyModel: now while the log has room, else
-// when enough of the oldest stamps have left the window (a stamp leaves
-// once it is at most now - W).
+// NextAdmitMicros implements ReplyModel: now while the log has room for a
+// unit, else when enough of the oldest entries have left the window (an
+// entry leaves once it is at most now - W).
 func (m *slidingLogModel) NextAdmitMicros() int64 {
-	active := int64(len(m.stamps) - m.head)
-	if active < m.limit {
+	if m.active < m.limit {
 		return m.last
 	}
-	return m.stamps[m.head+int(active-m.limit)] + m.windowUs
+	need := m.active - m.limit + 1
+	for _, e := range m.log[m.head:] {
+		if need -= e.units; need <= 0 {
+			return e.at + m.windowUs
+		}
+	}
+	return m.last
 }

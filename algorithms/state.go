@@ -32,12 +32,12 @@ func (m *fixedWindowModel) AppendState(dst []int64) []int64 {
 	return append(dst, m.count, m.expireAtMs)
 }
 
-// AppendState implements Stater: the stamps still in the window at the
-// last request.
+// AppendState implements Stater: the admissions still in the window at
+// the last request, each with its units.
 func (m *slidingLogModel) AppendState(dst []int64) []int64 {
-	for _, s := range m.stamps[m.head:] {
-		if s > m.last-m.windowUs {
-			dst = append(dst, s)
+	for _, e := range m.log[m.head:] {
+		if e.at > m.last-m.windowUs {
+			dst = append(dst, e.at, e.units)
 		}
 	}
 	return dst

@@ -22,19 +22,35 @@ const (
 	VarWindowS  = "window_s"
 	VarWindowUs = "window_us"
 	VarBurst    = "burst"
+	// VarRatePerS is the policy's rate, limit / window, in requests per
+	// second: a decimal ("100", "0.5", "33.333333333333336").
+	VarRatePerS = "rate_per_s"
 	// VarRequestID is a number unique among one limiter's requests.
 	VarRequestID = "request_id"
-	// VarNowMs is the client's clock, in milliseconds since the epoch, when
-	// the request is sent.
-	VarNowMs = "now_ms"
+	// VarNowS, VarNowSFloat, VarNowMs and VarNowUs are the caller's clock
+	// when the request is sent, since the epoch: in whole seconds, in
+	// seconds with six decimals (PHP's microtime(true), Python's
+	// time.time()), in milliseconds and in microseconds. Every one of them
+	// in one request comes from the same reading.
+	VarNowS      = "now_s"
+	VarNowSFloat = "now_s_float"
+	VarNowMs     = "now_ms"
+	VarNowUs     = "now_us"
+	// VarCost is how many units the request asks for (the scenario's
+	// cost; 1 when it gives none).
+	VarCost = "cost"
 )
+
+// NowVariables are the variables that carry the caller's clock.
+var NowVariables = []string{VarNowS, VarNowSFloat, VarNowMs, VarNowUs}
 
 // KeyVariables are the variables a key template may use: a key names the
 // identity's state, never a value of the request.
 var KeyVariables = []string{VarIdentity, VarScenario}
 
 // ArgVariables are the variables an argument template may use.
-var ArgVariables = []string{VarIdentity, VarScenario, VarLimit, VarWindowMs, VarWindowS, VarWindowUs, VarBurst, VarRequestID, VarNowMs}
+var ArgVariables = []string{VarIdentity, VarScenario, VarLimit, VarWindowMs, VarWindowS, VarWindowUs, VarBurst, VarRatePerS, VarRequestID,
+	VarNowS, VarNowSFloat, VarNowMs, VarNowUs, VarCost}
 
 // Template is a key or argument pattern: text with ${variable} placeholders,
 // such as "checkout:{${identity}}" or "${window_ms}".
@@ -111,11 +127,23 @@ func (t Template) Uses(variable string) bool {
 	return false
 }
 
+// UsesAny reports whether the template refers to any of variables.
+func (t Template) UsesAny(variables []string) bool {
+	for _, v := range variables {
+		if t.Uses(v) {
+			return true
+		}
+	}
+	return false
+}
+
 // requestVars are the values that change from request to request.
 type requestVars struct {
 	identity  string
 	requestID uint64
-	nowMs     int64
+	// nowMicros is the one clock reading every time variable is made of.
+	nowMicros int64
+	cost      int64
 }
 
 // boundTemplate is a template with every variable that is fixed for a run
@@ -161,17 +189,39 @@ func (b boundTemplate) appendTo(dst []byte, v *requestVars) []byte {
 			dst = append(dst, v.identity...)
 		case VarRequestID:
 			dst = strconv.AppendUint(dst, v.requestID, 10)
+		case VarNowS:
+			dst = strconv.AppendInt(dst, floorDiv(v.nowMicros, 1_000_000), 10)
+		case VarNowSFloat:
+			dst = appendSecondsFloat(dst, v.nowMicros)
 		case VarNowMs:
-			dst = strconv.AppendInt(dst, v.nowMs, 10)
+			dst = strconv.AppendInt(dst, floorDiv(v.nowMicros, 1000), 10)
+		case VarNowUs:
+			dst = strconv.AppendInt(dst, v.nowMicros, 10)
+		case VarCost:
+			dst = strconv.AppendInt(dst, v.cost, 10)
 		}
 	}
 	return dst
 }
 
-// uses reports whether the bound template still varies with variable.
-func (b boundTemplate) uses(variable string) bool {
+// appendSecondsFloat appends us, microseconds since the epoch, as seconds
+// with six decimals ("1764000000.123456"), written from integers so no
+// digit is lost to a float.
+func appendSecondsFloat(dst []byte, us int64) []byte {
+	sec, frac := floorDiv(us, 1_000_000), us-floorDiv(us, 1_000_000)*1_000_000
+	dst = strconv.AppendInt(dst, sec, 10)
+	dst = append(dst, '.')
+	for d := int64(100_000); d > 0; d /= 10 {
+		dst = append(dst, byte('0'+frac/d%10))
+	}
+	return dst
+}
+
+// uses reports whether the bound template still varies with any of
+// variables.
+func (b boundTemplate) uses(variables ...string) bool {
 	for _, p := range b.parts {
-		if p.variable == variable {
+		if slices.Contains(variables, p.variable) {
 			return true
 		}
 	}

@@ -39,9 +39,16 @@ type tokenBucketModel struct {
 	seen                  bool
 }
 
-var _ ReplyModel = (*tokenBucketModel)(nil)
+var (
+	_ ReplyModel = (*tokenBucketModel)(nil)
+	_ CostModel  = (*tokenBucketModel)(nil)
+)
 
-func (m *tokenBucketModel) Allow(nowMicros int64) bool {
+func (m *tokenBucketModel) Allow(nowMicros int64) bool { return m.AllowN(nowMicros, 1) }
+
+// AllowN implements CostModel: a request takes cost tokens when the bucket
+// holds them; more than the bucket holds when full never fits.
+func (m *tokenBucketModel) AllowN(nowMicros, cost int64) bool {
 	if !m.seen {
 		m.tokens, m.seen = m.full, true
 	} else if elapsed := nowMicros - m.ts; elapsed > 0 {
@@ -55,10 +62,11 @@ func (m *tokenBucketModel) Allow(nowMicros int64) bool {
 		}
 	}
 	m.ts = nowMicros
-	if m.tokens < m.windowUs {
+	// cost <= capacity keeps cost * window_us within the bucket's units.
+	if cost > m.full/m.windowUs || m.tokens < cost*m.windowUs {
 		return false
 	}
-	m.tokens -= m.windowUs
+	m.tokens -= cost * m.windowUs
 	return true
 }
 

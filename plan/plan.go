@@ -47,6 +47,10 @@ type Run struct {
 	Shape      Shape
 	// Policy is the policy the limiter enforces in this run.
 	Policy algorithms.Policy
+	// Cost is how many units each request asks for: the scenario's cost
+	// for a declared limiter that is told it (${cost}); the zero Cost, one
+	// unit, for every other.
+	Cost algorithms.Cost
 	// Identities is how many distinct callers share the load.
 	Identities int
 	// Duration bounds the run in time; Requests in count (0: no bound).

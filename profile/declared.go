@@ -20,9 +20,10 @@ import (
 const MaxSourceBytes = 1 << 20
 
 var (
-	declarationFields = []string{"name", "script", "function", "library", "keys", "args", "reply", "semantics", "bound"}
-	replyFields       = []string{"allowed", "remaining", "retry_after_ms", "server_time_us"}
-	allowedFields     = []string{"position", "admit", "deny"}
+	declarationFields = []string{"name", "script", "function", "library", "keys", "args", "reply", "semantics", "bound", "time_from"}
+	replyFields       = []string{"allowed", "remaining", "retry_after", "retry_after_ms", "reset_after", "reset_at", "window_end", "server_time", "server_time_us"}
+	allowedFields     = []string{"position", "when", "admit", "deny"}
+	replyValueFields  = []string{"position", "unit", "none"}
 	promiseFields     = []string{"admitted", "per"}
 )
 
@@ -83,6 +84,7 @@ func parseDeclaration(d *decoder, n *yaml.Node, path string) *algorithms.Declara
 	decl.Args = parseTemplates(f, "args", algorithms.ArgVariables)
 	decl.Reply = parseReply(d, f)
 	parseSemantics(d, f, decl)
+	parseTimeFrom(f, decl)
 	if len(d.errs) > before {
 		return nil
 	}
@@ -117,8 +119,10 @@ func readSource(f *yamlMap, field string) (src, path string) {
 		f.errorf(field, "reading %s: %v", resolved, err)
 	case len(data) > MaxSourceBytes:
 		f.errorf(field, "%s is larger than %d bytes; a limiter's Lua is far smaller", resolved, MaxSourceBytes)
-	case strings.TrimSpace(string(data)) == "":
-		f.errorf(field, "%s is empty", resolved)
+	default:
+		if err := CheckLuaText(data); err != nil {
+			f.errorf(field, "%s %v", resolved, err)
+		}
 	}
 	return string(data), path
 }
@@ -151,8 +155,10 @@ func parseTemplates(f *yamlMap, field string, allowed []string) []algorithms.Tem
 	return out
 }
 
-// parseReply reads the reply section: 1-based positions, and for allowed
-// optionally the strings that admit and deny.
+// parseReply reads the reply section: 1-based positions, for allowed
+// optionally how its value reads (when, or the texts that admit and deny),
+// and for the other parts a position, or in full its position, unit and
+// the values that mean none.
 func parseReply(d *decoder, f *yamlMap) algorithms.ReplyLayout {
 	var r algorithms.ReplyLayout
 	if !f.has("reply") {
@@ -160,16 +166,26 @@ func parseReply(d *decoder, f *yamlMap) algorithms.ReplyLayout {
 		return r
 	}
 	rf := d.mapping(f.values["reply"], f.join("reply"), replyFields...)
+	before := len(d.errs)
 	if n := rf.values["allowed"]; n != nil && n.Kind == yaml.MappingNode {
 		af := d.mapping(n, rf.join("allowed"), allowedFields...)
 		af.intField("position", &r.Allowed, 1)
 		if !af.has("position") {
 			af.errorf("position", "missing: where in the reply the answer is (1-based)")
 		}
+		if af.has("when") {
+			var when string
+			af.str("when", &when)
+			w, err := algorithms.ParseAllowedWhen(when)
+			if err != nil {
+				af.errorf("when", "%v", err)
+			}
+			r.When = w
+		}
 		r.Admit = stringList(af, "admit")
 		r.Deny = stringList(af, "deny")
-		if (len(r.Admit) == 0) != (len(r.Deny) == 0) {
-			af.errorf("deny", "give both admit and deny (the values that mean each), or neither (then 1/0 or true/false)")
+		if af.has("when") && (af.has("admit") || af.has("deny")) {
+			af.errorf("when", "give either when (how a number reads) or admit/deny (the texts that mean each), not both")
 		}
 	} else {
 		rf.intField("allowed", &r.Allowed, 1)
@@ -177,16 +193,80 @@ func parseReply(d *decoder, f *yamlMap) algorithms.ReplyLayout {
 	if !rf.has("allowed") {
 		rf.errorf("allowed", "missing: the position (1-based) of the admit/deny answer in the reply")
 	}
-	rf.intField("remaining", &r.Remaining, 1)
 	rf.intField("retry_after_ms", &r.RetryAfterMs, 1)
 	rf.intField("server_time_us", &r.ServerTimeUs, 1)
-	if r.Allowed > 0 {
+	for _, name := range algorithms.ReplyPartNames() {
+		part, _ := algorithms.ParseReplyPart(name)
+		if !rf.has(name) {
+			continue
+		}
+		n := rf.values[name]
+		if part == algorithms.PartRemaining && n.Kind == yaml.ScalarNode {
+			rf.intField(name, &r.Remaining, 1)
+			continue
+		}
+		if n.Kind != yaml.MappingNode {
+			rf.errorf(name, "want {position: N, unit: s|ms|us, none: ...}, got %s%s", describe(n), shortFormHint(part))
+			continue
+		}
+		if v, ok := parseReplyValue(d, rf, name, part); ok {
+			if r.Values == nil {
+				r.Values = map[algorithms.ReplyPart]algorithms.ReplyValue{}
+			}
+			r.Values[part] = v
+		}
+	}
+	for _, pair := range [][2]string{{"retry_after", "retry_after_ms"}, {"server_time", "server_time_us"}} {
+		if rf.has(pair[0]) && rf.has(pair[1]) {
+			rf.errorf(pair[1], "%s is given in full already; give one of them", pair[0])
+		}
+	}
+	if r.Allowed > 0 && len(d.errs) == before {
 		if err := r.Validate(); err != nil {
 			field, msg, _ := strings.Cut(err.Error(), ": ")
 			rf.errorf(field, "%s", msg)
 		}
 	}
 	return r
+}
+
+// shortFormHint names a part's short form, for a value that is not a
+// mapping.
+func shortFormHint(part algorithms.ReplyPart) string {
+	switch part {
+	case algorithms.PartRetryAfter:
+		return " (or retry_after_ms: N for milliseconds)"
+	case algorithms.PartServerTime:
+		return " (or server_time_us: N for microseconds)"
+	}
+	return ""
+}
+
+// parseReplyValue reads one reply part given in full.
+func parseReplyValue(d *decoder, rf *yamlMap, name string, part algorithms.ReplyPart) (algorithms.ReplyValue, bool) {
+	vf := d.mapping(rf.values[name], rf.join(name), replyValueFields...)
+	before := len(d.errs)
+	var v algorithms.ReplyValue
+	vf.intField("position", &v.Position, 1)
+	if !vf.has("position") {
+		vf.errorf("position", "missing: where in the reply the %s is (1-based)", name)
+	}
+	if vf.has("unit") {
+		var unit string
+		vf.str("unit", &unit)
+		switch u, err := algorithms.ParseTimeUnit(unit); {
+		case !part.Timed():
+			vf.errorf("unit", "a count takes no unit")
+		case err != nil:
+			vf.errorf("unit", "%v", err)
+		default:
+			v.Unit = u
+		}
+	} else if part.Timed() {
+		vf.errorf("unit", "missing: s, ms or us: what the script counts the %s in", name)
+	}
+	v.None = stringList(vf, "none")
+	return v, len(d.errs) == before
 }
 
 // stringList reads a string or a list of strings.
@@ -241,6 +321,22 @@ func parseSemantics(d *decoder, f *yamlMap, decl *algorithms.Declaration) {
 		}
 		bf.duration("per", &decl.Promise.Per, time.Microsecond)
 	}
+}
+
+// parseTimeFrom reads whose clock the limiter decides by: redis (TIME in
+// the script) or args (the caller's, in ${now_s}, ${now_ms}, ...).
+func parseTimeFrom(f *yamlMap, decl *algorithms.Declaration) {
+	if !f.has("time_from") {
+		return
+	}
+	var s string
+	f.str("time_from", &s)
+	t, err := algorithms.ParseTimeSource(s)
+	if err != nil {
+		f.errorf("time_from", "%v", err)
+		return
+	}
+	decl.TimeFrom = t
 }
 
 // checkDeclarations checks what a declaration needs of the policy: a

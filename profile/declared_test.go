@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,6 +91,102 @@ thresholds:
 	}
 }
 
+// TestParseDeclaredRealScripts: a declaration as a published limiter
+// needs it: the time in seconds from the caller, a cost, a retry-after in
+// float seconds with -1 for none, the window's end in seconds, and allowed
+// as the units granted; a scenario's cost in each form.
+func TestParseDeclaredRealScripts(t *testing.T) {
+	dir := declaredDir(t)
+	body := `policy: {limit: 100, window: 60s}
+algorithms:
+  - name: mine
+    script: limiters/checkout.lua
+    keys: ["rl:{${identity}}"]
+    args: ["${limit}", "${window_s}", "${now_s_float}", "${cost}"]
+    time_from: args
+    reply:
+      allowed: {position: 1, when: cost}
+      remaining: {position: 2, none: [-1, "n/a"]}
+      retry_after: {position: 3, unit: s, none: -1}
+      reset_at: {position: 4, unit: s}
+      server_time: {position: 5, unit: ms}
+    semantics: gcra
+scenarios:
+  - {name: fixed, shape: steady, rate: 2x, duration: 1s, cost: 3}
+  - {name: range, shape: steady, rate: 2x, duration: 1s, cost: {uniform: [1, 5]}}
+  - {name: weighted, shape: steady, rate: 2x, duration: 1s, cost: {weights: {1: 90, 5: 9, 20: 1}}}
+  - {name: one, shape: steady, rate: 2x, duration: 1s}
+`
+	p, err := Parse(filepath.Join(dir, "p.yaml"), []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := p.Declaration("mine")
+	want := algorithms.ReplyLayout{Allowed: 1, When: algorithms.AllowedCost, Values: map[algorithms.ReplyPart]algorithms.ReplyValue{
+		algorithms.PartRemaining:  {Position: 2, None: []string{"-1", "n/a"}},
+		algorithms.PartRetryAfter: {Position: 3, Unit: algorithms.Seconds, None: []string{"-1"}},
+		algorithms.PartResetAt:    {Position: 4, Unit: algorithms.Seconds},
+		algorithms.PartServerTime: {Position: 5, Unit: algorithms.Milliseconds},
+	}}
+	if d.TimeFrom != algorithms.TimeFromArgs || !d.UsesCost() || fmt.Sprint(d.Reply) != fmt.Sprint(want) || !d.Exact() {
+		t.Errorf("declaration: time from %q, cost %v, reply %+v, exact %v", d.TimeFrom, d.UsesCost(), d.Reply, d.Exact())
+	}
+	costs := map[string]string{}
+	for _, s := range p.Scenarios {
+		costs[s.Name] = s.Cost.String()
+	}
+	if costs["fixed"] != "3" || costs["range"] != "uniform 1-5" || costs["weighted"] != "1 (weight 90), 5 (weight 9), 20 (weight 1)" || costs["one"] != "1" {
+		t.Errorf("costs %v", costs)
+	}
+	info := p.ResultInfo().Limiters[0]
+	if info.TimeFrom != "args" || info.Reply["retry_after"] != 3 || info.ReplyUnits["retry_after"] != "s" || info.ReplyUnits["server_time"] != "ms" || info.Reply["allowed"] != 1 {
+		t.Errorf("the result's limiter info: %+v", info)
+	}
+	for _, r := range p.Plan(1).Runs {
+		if r.Cost.String() != costs[r.Scenario] {
+			t.Errorf("%s: the plan's cost %s, want the scenario's %s", r.Key(), r.Cost, costs[r.Scenario])
+		}
+	}
+}
+
+// TestParseCostErrors: a cost that cannot be is named with its line.
+func TestParseCostErrors(t *testing.T) {
+	dir := declaredDir(t)
+	const head = `policy: {limit: 10, window: 1s}
+algorithms:
+  - name: mine
+    script: limiters/checkout.lua
+    keys: ["k:{${identity}}"]
+    args: ["${cost}"]
+    reply: {allowed: 1}
+    semantics: fixed_window
+scenarios:
+  - shape: steady
+    rate: 2x
+    duration: 1s
+`
+	for _, tc := range []struct {
+		why, yaml, want string
+	}{
+		{"zero", head + "    cost: 0\n", "p.yaml:13: scenarios[0].cost: cost 0: a request asks for at least 1 unit"},
+		{"text", head + "    cost: lots\n", `p.yaml:13: scenarios[0].cost: "lots" is not a whole number`},
+		{"a range of one number", head + "    cost: {uniform: [3]}\n", "scenarios[0].cost.uniform: want [lowest, highest]"},
+		{"a range backwards", head + "    cost: {uniform: [5, 2]}\n", "scenarios[0].cost: the range 5-2 ends before it starts"},
+		{"a weight that is not a number", head + "    cost: {weights: {1: often}}\n", `scenarios[0].cost.weights.1: the weight "often" is not a whole number`},
+		{"both forms", head + "    cost: {uniform: [1, 2], weights: {1: 1}}\n", "scenarios[0].cost.weights: give either uniform or weights"},
+		{"an unknown form", head + "    cost: {normal: 3}\n", `scenarios[0].cost.normal: unknown field`},
+		{"more than the policy ever admits", head + "    cost: {uniform: [11, 12]}\n",
+			"p.yaml:13: scenarios[0].cost: the cheapest request asks for 11 units, more than the policy 10 per 1s ever admits at once"},
+		{"a cost no limiter is told", strings.Replace(head, `"${cost}"`, `"${limit}"`, 1) + "    cost: 2\n",
+			"p.yaml:13: scenarios[0].cost: 2 units per request, but no limiter here takes ${cost} in its args"},
+	} {
+		_, err := Parse(filepath.Join(dir, "p.yaml"), []byte(tc.yaml))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s:\n got: %v\nwant: %s", tc.why, err, tc.want)
+		}
+	}
+}
+
 // TestParseDeclaredLimiterErrors: every wrong declaration names the file,
 // the line and the field.
 func TestParseDeclaredLimiterErrors(t *testing.T) {
@@ -132,8 +229,30 @@ func TestParseDeclaredLimiterErrors(t *testing.T) {
 			strings.Replace(ok, "{allowed: 1}", "{remaining: 2}", 1), `p.yaml:10: algorithms[0].reply.allowed: missing`},
 		{"two parts at one position",
 			strings.Replace(ok, "{allowed: 1}", "{allowed: 1, remaining: 1}", 1), `p.yaml:10: algorithms[0].reply.remaining: position 1 is already allowed`},
-		{"admitting values without denying ones",
-			strings.Replace(ok, "{allowed: 1}", "{allowed: {position: 1, admit: OK}}", 1), `algorithms[0].reply.allowed.deny: give both admit and deny`},
+		{"admitting values alone: anything else denies",
+			strings.Replace(ok, "{allowed: 1}", "{allowed: {position: 1, admit: OK}}", 1), ""},
+		{"a reading of numbers beside texts",
+			strings.Replace(ok, "{allowed: 1}", "{allowed: {position: 1, when: nonzero, admit: OK}}", 1), `p.yaml:10: algorithms[0].reply.allowed.when: give either when`},
+		{"an unknown reading",
+			strings.Replace(ok, "{allowed: 1}", "{allowed: {position: 1, when: truthy}}", 1), `algorithms[0].reply.allowed.when: unknown reading "truthy" (known: one, nonzero, positive, nonnegative, cost)`},
+		{"allowed as the cost, which the script is not told",
+			strings.Replace(ok, "{allowed: 1}", "{allowed: {position: 1, when: cost}}", 1), `algorithms[0]: reply.allowed: when: cost reads the answer as the request's cost, but no argument passes ${cost}`},
+		{"a retry-after without a unit",
+			strings.Replace(ok, "{allowed: 1}", "{allowed: 1, retry_after: {position: 2}}", 1), `p.yaml:10: algorithms[0].reply.retry_after.unit: missing: s, ms or us`},
+		{"a retry-after as a bare position",
+			strings.Replace(ok, "{allowed: 1}", "{allowed: 1, retry_after: 2}", 1), `algorithms[0].reply.retry_after: want {position: N, unit: s|ms|us, none: ...}, got "2" (or retry_after_ms: N for milliseconds)`},
+		{"an unknown unit",
+			strings.Replace(ok, "{allowed: 1}", "{allowed: 1, reset_at: {position: 2, unit: sec}}", 1), `algorithms[0].reply.reset_at.unit: unknown unit "sec" (known: s, ms, us)`},
+		{"a count with a unit",
+			strings.Replace(ok, "{allowed: 1}", "{allowed: 1, remaining: {position: 2, unit: s}}", 1), `algorithms[0].reply.remaining.unit: a count takes no unit`},
+		{"one part in full and short",
+			strings.Replace(ok, "{allowed: 1}", "{allowed: 1, retry_after: {position: 2, unit: s}, retry_after_ms: 3}", 1), `algorithms[0].reply.retry_after_ms: retry_after is given in full already`},
+		{"two parts at one position, in full",
+			strings.Replace(ok, "{allowed: 1}", "{allowed: 1, reset_at: {position: 2, unit: s}, window_end: {position: 2, unit: ms}}", 1), `algorithms[0].reply.window_end: position 2 is already reset_at`},
+		{"a time source that is neither",
+			ok + "    time_from: client\n", `p.yaml:12: algorithms[0].time_from: unknown time source "client"`},
+		{"time from the args without a time in them",
+			ok + "    time_from: args\n", `algorithms[0]: time_from: args, but no argument carries the time`},
 		{"a misspelt semantics, with a hint",
 			strings.Replace(ok, "fixed_window", "token_bukket", 1), `p.yaml:11: algorithms[0].semantics: unknown semantics "token_bukket" (known: fixed_window, sliding_log, token_bucket, leaky_bucket, gcra, bound) (did you mean "token_bucket"?)`},
 		{"bound without the promise",

@@ -154,6 +154,9 @@ func ParseWith(file string, data []byte, o Options) (*Profile, error) {
 	parseVerdictRules(top, p)
 	checkResources(d, top, p)
 	checkPipelines(d, top, p)
+	if policyOK && algorithmsOK {
+		checkCosts(d, top, p)
+	}
 	checkUnpipelinedCallers(d, top, p)
 	if len(d.errs) > 0 {
 		return nil, d.errs

@@ -51,6 +51,7 @@ func (p *Profile) resolve(s Scenario, alg string, rep int) plan.Run {
 		Repetition:      rep,
 		Shape:           s.Shape,
 		Policy:          pol,
+		Cost:            p.runCost(s, alg),
 		Identities:      s.Identities,
 		Duration:        s.Duration,
 		Requests:        s.Requests,
@@ -79,6 +80,16 @@ func (p *Profile) resolve(s Scenario, alg string, rep int) plan.Run {
 		}
 	}
 	return r
+}
+
+// runCost is what each request of algorithm alg asks for in scenario s:
+// the scenario's cost when alg is a declared limiter told it (${cost}),
+// else one unit.
+func (p *Profile) runCost(s Scenario, alg string) algorithms.Cost {
+	if d := p.Declaration(alg); d != nil && d.UsesCost() {
+		return s.Cost
+	}
+	return algorithms.Cost{}
 }
 
 // ResultInfo says which profile produced a result, and what its verdict
@@ -122,12 +133,23 @@ func limiterInfos(decls []*algorithms.Declaration) []result.LimiterInfo {
 		for _, a := range d.Args {
 			info.Args = append(info.Args, a.String())
 		}
-		for part, pos := range map[string]int{"allowed": d.Reply.Allowed, "remaining": d.Reply.Remaining,
-			"retry_after_ms": d.Reply.RetryAfterMs, "server_time_us": d.Reply.ServerTimeUs} {
-			if pos > 0 {
-				info.Reply[part] = pos
+		info.Reply["allowed"] = d.Reply.Allowed
+		for part := range algorithms.ReplyPartNames() {
+			p := algorithms.ReplyPart(part)
+			v, ok := d.Reply.Value(p)
+			if !ok {
+				continue
+			}
+			name := d.Reply.PartName(p)
+			info.Reply[name] = v.Position
+			if p.Timed() {
+				if info.ReplyUnits == nil {
+					info.ReplyUnits = map[string]string{}
+				}
+				info.ReplyUnits[name] = string(v.Unit)
 			}
 		}
+		info.TimeFrom = string(d.Clock())
 		if d.Semantics == algorithms.SemanticsBound {
 			info.Bound = d.Promise.String()
 		}

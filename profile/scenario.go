@@ -66,6 +66,11 @@ type Scenario struct {
 	// what they check (no power, a schedule not kept): they are reported,
 	// and do not make the result inconclusive.
 	AcceptInconclusive bool
+	// Cost is how many units each request asks for, passed to a declared
+	// limiter as ${cost}; the zero Cost asks for one. CostLine is where
+	// the scenario gives it (0 when it does not).
+	Cost     algorithms.Cost
+	CostLine int
 }
 
 // Stage is one stage of a ramp: over Duration the offered rate moves in a

@@ -83,7 +83,7 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 		return s, nil, false
 	}
 	s.Shape = plan.Shape(shape)
-	f := d.mapping(n, path, append(slices.Clone(known), "policy", "faults", "hash_tag", "accept_inconclusive")...)
+	f := d.mapping(n, path, append(slices.Clone(known), "policy", "faults", "hash_tag", "accept_inconclusive", "cost")...)
 	before := len(d.errs)
 	s.Name = shape
 	f.str("name", &s.Name)
@@ -111,6 +111,7 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 		parseRamp(f, &s, pol)
 	}
 	parseFaults(f, &s)
+	parseCost(f, &s)
 	return s, sizes, len(d.errs) == before
 }
 

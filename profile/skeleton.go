@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
+	"time"
+	"unicode/utf8"
 
 	"github.com/rlbench/rlbench/algorithms"
 )
@@ -26,14 +28,21 @@ type SkeletonOptions struct {
 	Function string
 }
 
+// skeletonPolicy is the policy a skeleton declares, which sizes its
+// scenarios.
+var skeletonPolicy = algorithms.Policy{Limit: 100, Window: time.Second}
+
 // Skeleton writes a commented profile that runs a user's Lua limiter (a
 // script, or a Functions library) beside the built-in of the same family,
 // through the steady, boundary and cardinality shapes. It reads the Lua
-// for what it can: how many KEYS and ARGV it uses and what their local
-// variables are called, the shape of its reply, whether it uses TIME, and
-// which family its commands suggest. Every guess it could not make with
-// confidence is marked "CHECK" in the profile and listed in checks; an
-// unknown family leaves semantics for the user to fill in.
+// for what it can: how many KEYS and ARGV it uses and what each argument
+// is (by its name, and by what the code does with it: an expiry, a count
+// compared with it, the time), the units the script counts time in, whose
+// clock it decides by, the reply its return statements build, and which
+// family its commands suggest. Every guess is marked "CHECK" in the
+// profile and listed in checks; an argument it cannot place is written
+// ${EDIT_ME} and an unknown family EDIT_ME, which validate refuses until
+// they are replaced.
 func Skeleton(o SkeletonOptions) (text []byte, checks []string, err error) {
 	l, err := inspectLua(o.Source, o.Function)
 	if err != nil {
@@ -42,41 +51,105 @@ func Skeleton(o SkeletonOptions) (text []byte, checks []string, err error) {
 	if !namePattern.MatchString(o.Name) || algorithms.Known(o.Name) {
 		return nil, nil, fmt.Errorf("%q cannot name a limiter: use 1-64 letters, digits, '.', '_' or '-', and not a built-in's name", o.Name)
 	}
-	v := skeletonView{Name: o.Name, Script: o.ScriptPath, Function: l.function, Functions: strings.Join(l.functions, ", "), Lua: l}
-	for i := 1; i <= max(l.keys, 1); i++ {
+	if !utf8.ValidString(o.ScriptPath) || o.ScriptPath == "" {
+		return nil, nil, fmt.Errorf("the file's path %q is not text a profile can name", o.ScriptPath)
+	}
+	v := skeletonView{Name: o.Name, Script: yamlScalar(o.ScriptPath), Function: l.function, Functions: strings.Join(l.functions, ", ")}
+	for i := 1; i <= max(l.src.keys, 1); i++ {
 		v.Keys = append(v.Keys, strconv.Quote(keyTemplate(i)))
 	}
-	if l.keys == 0 {
+	if l.src.keys == 0 {
 		checks = append(checks, "keys: the Lua reads no KEYS; a limiter must take the keys it touches in KEYS, so rlbench can put them under its run prefix")
 	}
-	for i := 1; i <= l.args; i++ {
-		a := argTemplate(i, l.argNames[i], l)
-		if a.check != "" {
-			checks = append(checks, fmt.Sprintf("args[%d] (ARGV[%d]): %s", i-1, i, a.check))
+	v.Args = l.argGuesses
+	for _, a := range l.argGuesses {
+		checks = append(checks, "args: "+a.check)
+	}
+	v.TimeFrom, v.TimeWhy = string(l.timeFrom), l.timeWhy
+	checks = append(checks, fmt.Sprintf("time_from: %s (%s)", l.timeFrom, l.timeWhy))
+	v.Allowed = allowedText(l.reply.layout)
+	v.AllowedNote = l.reply.notes["allowed"]
+	for _, name := range algorithms.ReplyPartNames() {
+		part, _ := algorithms.ParseReplyPart(name)
+		rv, ok := l.reply.layout.Value(part)
+		if !ok {
+			continue
 		}
-		v.Args = append(v.Args, a)
+		field, value := positionText(part, rv)
+		v.Reply = append(v.Reply, replyLine{Field: field, Value: value, Note: l.reply.notes[name]})
 	}
-	v.Reply = l.reply
-	if l.replyCheck != "" {
-		checks = append(checks, "reply: "+l.replyCheck)
-	}
+	checks = append(checks, l.reply.checks...)
+	v.ServerTime = l.reply.layout.Has(algorithms.PartServerTime)
+	v.Cost = l.hasRole(roleCost)
 	v.Semantics = string(l.semantics)
 	switch {
 	case l.semantics == "":
 		v.Semantics = "EDIT_ME"
-		checks = append(checks, fmt.Sprintf("semantics: say which algorithm the limiter implements (%s)", strings.Join(algorithms.SemanticsNames(), ", ")))
+		why := fmt.Sprintf("say which algorithm the limiter implements (%s)", strings.Join(algorithms.SemanticsNames(), ", "))
+		if l.semanticsCheck != "" {
+			why = l.semanticsCheck
+		}
+		checks = append(checks, "semantics: "+why)
 	case l.semantics.HasModel():
 		v.Builtin = string(l.semantics)
-	}
-	if v.Semantics != "EDIT_ME" {
 		checks = append(checks, fmt.Sprintf("semantics: %s, guessed from %s", v.Semantics, l.semanticsWhy))
 	}
+	v.EdgeBurst, v.EdgeWhy = edgeBurst(l.semantics)
 	v.WholeSeconds = slices.ContainsFunc(v.Args, func(a skeletonArg) bool { return strings.Contains(a.Value, "${window_s}") })
 	var buf bytes.Buffer
 	if err := skeletonTemplate.Execute(&buf, v); err != nil {
 		return nil, nil, err
 	}
 	return buf.Bytes(), checks, nil
+}
+
+// edgeBurst is how many requests each burst of the skeleton's edge
+// scenario sends: one more than the family's bound within one window, so
+// that each side of a boundary alone offers more than the limiter may ever
+// admit in a window, and one admission too many shows.
+func edgeBurst(s algorithms.Semantics) (int64, string) {
+	p := skeletonPolicy
+	if b := s.Bound(p, p.Window); b > 0 {
+		return b + 1, fmt.Sprintf("each side offers more than the %s bound in one window (%d), so one admission too many shows", s, b)
+	}
+	b := algorithms.SemanticsFixedWindow.Bound(p, p.Window)
+	return b + 1, fmt.Sprintf("each side offers more than twice the limit (%d), the loosest family's bound in one window", b)
+}
+
+// allowedText renders reply.allowed: a position, or in full with how its
+// value reads.
+func allowedText(r algorithms.ReplyLayout) string {
+	switch {
+	case r.When != "" && r.When != algorithms.AllowedOne:
+		return fmt.Sprintf("{position: %d, when: %s}", r.Allowed, r.When)
+	case len(r.Admit)+len(r.Deny) > 0:
+		var parts []string
+		quote := func(vs []string) string {
+			q := make([]string, len(vs))
+			for i, v := range vs {
+				q[i] = yamlScalar(v)
+			}
+			return "[" + strings.Join(q, ", ") + "]"
+		}
+		if len(r.Admit) > 0 {
+			parts = append(parts, "admit: "+quote(r.Admit))
+		}
+		if len(r.Deny) > 0 {
+			parts = append(parts, "deny: "+quote(r.Deny))
+		}
+		return fmt.Sprintf("{position: %d, %s}", r.Allowed, strings.Join(parts, ", "))
+	}
+	return strconv.Itoa(r.Allowed)
+}
+
+// yamlScalar quotes s for a YAML flow scalar: double quotes, with every
+// character YAML would read otherwise escaped (strconv.Quote's escapes
+// are YAML's for valid UTF-8). A plain number stays plain.
+func yamlScalar(s string) string {
+	if _, err := strconv.ParseFloat(s, 64); err == nil && strings.TrimSpace(s) == s {
+		return s
+	}
+	return strconv.Quote(s)
 }
 
 // keyTemplate is the template a skeleton gives KEYS[i]: the identity in a
@@ -88,86 +161,33 @@ func keyTemplate(i int) string {
 	return fmt.Sprintf("limiter%d:{${identity}}", i)
 }
 
-// skeletonArg is one ARGV template of a skeleton, with what to check.
-type skeletonArg struct {
-	Value, Comment string
-	check          string
-}
-
-// argTemplate guesses the template of ARGV[i] from the name of the
-// variable the Lua reads it into, or from the command it is passed to.
-func argTemplate(i int, name string, l *luaLimiter) skeletonArg {
-	n := strings.ToLower(name)
-	has := func(words ...string) bool {
-		return slices.ContainsFunc(words, func(w string) bool { return strings.Contains(n, w) })
-	}
-	note := fmt.Sprintf("ARGV[%d] %s", i, name)
-	switch {
-	case name == "":
-		return skeletonArg{Value: "${limit}", Comment: fmt.Sprintf("ARGV[%d]; CHECK: what it is", i), check: "not named in the Lua; guessed ${limit}"}
-	case n == "(pexpire)":
-		return skeletonArg{Value: "${window_ms}", Comment: fmt.Sprintf("ARGV[%d], passed to PEXPIRE", i)}
-	case n == "(expire)":
-		return skeletonArg{Value: "${window_s}", Comment: fmt.Sprintf("ARGV[%d], passed to EXPIRE", i)}
-	case has("burst", "capacity", "bucket", "size", "full", "cap"):
-		return skeletonArg{Value: "${burst}", Comment: note}
-	case has("limit", "max", "quota", "rate", "count", "allowed"):
-		return skeletonArg{Value: "${limit}", Comment: note}
-	case has("window", "period", "interval", "ttl", "expire", "duration", "span"):
-		switch {
-		case strings.HasSuffix(n, "_us") || has("micro"):
-			return skeletonArg{Value: "${window_us}", Comment: note}
-		case strings.HasSuffix(n, "_ms") || has("milli", "pexpire"):
-			return skeletonArg{Value: "${window_ms}", Comment: note}
-		case strings.HasSuffix(n, "_s") || has("sec"):
-			return skeletonArg{Value: "${window_s}", Comment: note}
-		case l.expiresInSeconds:
-			return skeletonArg{Value: "${window_s}", Comment: note + "; CHECK: seconds, as the Lua's EXPIRE takes", check: "the window's unit: guessed seconds, as the Lua calls EXPIRE"}
-		}
-		return skeletonArg{Value: "${window_ms}", Comment: note + "; CHECK: the unit (${window_s}, ${window_ms} or ${window_us})", check: "the window's unit: guessed milliseconds"}
-	case has("now", "time", "clock", "ts"):
-		return skeletonArg{Value: "${now_ms}", Comment: note + "; the client's clock, in ms", check: "the Lua takes the time from the client: guessed ${now_ms} (milliseconds)"}
-	case has("id", "uuid", "member", "request", "nonce"):
-		return skeletonArg{Value: "${request_id}", Comment: note + "; unique per request"}
-	}
-	return skeletonArg{Value: "${limit}", Comment: note + "; CHECK: what it is", check: fmt.Sprintf("%q: no guess; wrote ${limit}", name)}
-}
-
 // luaLimiter is what Skeleton could read from a limiter's Lua.
 type luaLimiter struct {
 	// function and functions: a library's chosen and registered functions.
 	function  string
 	functions []string
-	keys      int
-	args      int
-	argNames  map[int]string
-	// reply is the declared layout guessed from the return tables.
-	reply      algorithms.ReplyLayout
-	replyCheck string
-	// usesTime says the script reads Redis TIME.
-	usesTime         bool
-	expiresInSeconds bool
-	semantics        algorithms.Semantics
-	semanticsWhy     string
+	src       *luaSource
+	// argGuesses are the argument templates, in order.
+	argGuesses []skeletonArg
+	reply      replyGuess
+	// timeFrom is whose clock it decides by, and timeWhy why init thinks so.
+	timeFrom algorithms.TimeSource
+	timeWhy  string
+	// semantics is the family guessed, semanticsWhy from what; or, with no
+	// family, semanticsCheck what to do.
+	semantics      algorithms.Semantics
+	semanticsWhy   string
+	semanticsCheck string
 }
 
-var (
-	registerFunction = regexp.MustCompile(`register_function\s*\(?\s*(?:\{\s*function_name\s*=\s*)?['"]([A-Za-z0-9_]+)['"]`)
-	keyIndex         = regexp.MustCompile(`\b(?:KEYS|keys)\[(\d+)\]`)
-	argIndex         = regexp.MustCompile(`\b(?:ARGV|args|argv)\[(\d+)\]`)
-	argLocal         = regexp.MustCompile(`local\s+([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(?:tonumber\s*\(\s*)?(?:ARGV|args|argv)\[(\d+)\]`)
-	argExpiry        = regexp.MustCompile(`(?i)['"](p?expire)['"]\s*,\s*[^,]+,\s*(?:tonumber\s*\(\s*)?(?:ARGV|args|argv)\[(\d+)\]`)
-	returnTable      = regexp.MustCompile(`return\s*\{([^{}]*)\}`)
-	usesCommand      = func(cmd string) *regexp.Regexp {
-		return regexp.MustCompile(`(?i)redis\.p?call\s*\(\s*['"]` + cmd + `['"]`)
-	}
-)
+var registerFunction = regexp.MustCompile(`register_function\s*\(?\s*(?:\{\s*function_name\s*=\s*)?['"]([A-Za-z0-9_]+)['"]`)
 
 // inspectLua reads what it can of a limiter's Lua.
 func inspectLua(src, function string) (*luaLimiter, error) {
-	l := &luaLimiter{argNames: map[int]string{}}
-	if strings.HasPrefix(strings.TrimSpace(src), "#!lua") {
-		for _, m := range registerFunction.FindAllStringSubmatch(src, -1) {
+	l := &luaLimiter{}
+	library := strings.HasPrefix(strings.TrimSpace(src), "#!lua")
+	if library {
+		for _, m := range registerFunction.FindAllStringSubmatch(stripLuaComments(src), -1) {
 			l.functions = append(l.functions, m[1])
 		}
 		switch {
@@ -183,130 +203,12 @@ func inspectLua(src, function string) (*luaLimiter, error) {
 	} else if function != "" {
 		return nil, fmt.Errorf("a function is given, but the file is a script, not a Functions library (its first line would be #!lua name=...)")
 	}
-	for _, m := range keyIndex.FindAllStringSubmatch(src, -1) {
-		n, _ := strconv.Atoi(m[1])
-		l.keys = max(l.keys, min(n, algorithms.MaxDeclaredKeys))
-	}
-	for _, m := range argIndex.FindAllStringSubmatch(src, -1) {
-		n, _ := strconv.Atoi(m[1])
-		l.args = max(l.args, min(n, algorithms.MaxDeclaredArgs))
-	}
-	for _, m := range argLocal.FindAllStringSubmatch(src, -1) {
-		n, _ := strconv.Atoi(m[2])
-		if _, seen := l.argNames[n]; !seen {
-			l.argNames[n] = m[1]
-		}
-	}
-	// An argument passed straight to EXPIRE or PEXPIRE is the window.
-	for _, m := range argExpiry.FindAllStringSubmatch(src, -1) {
-		n, _ := strconv.Atoi(m[2])
-		if _, seen := l.argNames[n]; !seen {
-			l.argNames[n] = "(" + strings.ToUpper(m[1]) + ")"
-		}
-	}
-	l.usesTime = usesCommand("TIME").MatchString(src)
-	l.expiresInSeconds = usesCommand("EXPIRE").MatchString(src) && !usesCommand("PEXPIRE").MatchString(src)
-	l.readReply(src)
-	l.guessSemantics(src)
+	l.src = readLuaSource(src, library)
+	l.guessArgs()
+	l.guessTime()
+	l.reply = l.guessReply()
+	l.guessSemantics()
 	return l, nil
-}
-
-// readReply guesses the reply layout from the longest tables the Lua
-// returns: the first element is taken for the answer, and each other
-// position by what it holds in any of them.
-func (l *luaLimiter) readReply(src string) {
-	l.reply = algorithms.ReplyLayout{Allowed: 1}
-	var tables [][]string
-	for _, m := range returnTable.FindAllStringSubmatch(src, -1) {
-		elems := splitTopLevel(m[1])
-		switch {
-		case len(tables) == 0 || len(elems) > len(tables[0]):
-			tables = [][]string{elems}
-		case len(elems) == len(tables[0]):
-			tables = append(tables, elems)
-		}
-	}
-	if len(tables) == 0 || len(tables[0]) == 0 {
-		l.replyCheck = "no table returned: guessed a single value, 1/0 or true/false, at position 1"
-		return
-	}
-	var unknown []string
-	for pos := 2; pos <= len(tables[0]); pos++ {
-		found := false
-		for _, t := range tables {
-			if found = l.readReplyElement(pos, strings.ToLower(t[pos-1])); found {
-				break
-			}
-		}
-		if !found {
-			unknown = append(unknown, fmt.Sprintf("position %d (%s)", pos, strings.TrimSpace(tables[0][pos-1])))
-		}
-	}
-	if len(unknown) > 0 {
-		l.replyCheck = "not read: " + strings.Join(unknown, ", ")
-	}
-}
-
-// readReplyElement places reply position pos by what its element e says.
-func (l *luaLimiter) readReplyElement(pos int, e string) bool {
-	switch {
-	case strings.Contains(e, "remain") || strings.Contains(e, "left") || strings.Contains(e, "limit -") || strings.Contains(e, "tokens"):
-		l.reply.Remaining = pos
-	case strings.Contains(e, "retry") || strings.Contains(e, "wait") || strings.Contains(e, "ttl"):
-		l.reply.RetryAfterMs = pos
-	case l.usesTime && (strings.Contains(e, "now") || strings.Contains(e, "time")):
-		l.reply.ServerTimeUs = pos
-	default:
-		return false
-	}
-	return true
-}
-
-// splitTopLevel splits a Lua table's elements at the commas outside any
-// brackets or strings.
-func splitTopLevel(s string) []string {
-	var out []string
-	depth, start := 0, 0
-	var quote rune
-	for i, r := range s {
-		switch {
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			}
-		case r == '\'' || r == '"':
-			quote = r
-		case r == '(' || r == '[' || r == '{':
-			depth++
-		case r == ')' || r == ']' || r == '}':
-			depth--
-		case r == ',' && depth == 0:
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	if strings.TrimSpace(s[start:]) != "" {
-		out = append(out, s[start:])
-	}
-	return out
-}
-
-// guessSemantics names the family the Lua's commands and words suggest.
-func (l *luaLimiter) guessSemantics(src string) {
-	lower := strings.ToLower(src)
-	word := func(w string) bool { return regexp.MustCompile(`\b` + w + `\b`).MatchString(lower) }
-	switch {
-	case word("tat") || strings.Contains(lower, "theoretical arrival") || strings.Contains(lower, "gcra"):
-		l.semantics, l.semanticsWhy = algorithms.SemanticsGCRA, "its theoretical arrival time (tat)"
-	case usesCommand("ZADD").MatchString(src) && usesCommand("ZREMRANGEBYSCORE").MatchString(src):
-		l.semantics, l.semanticsWhy = algorithms.SemanticsSlidingLog, "ZADD and ZREMRANGEBYSCORE (a log of request times)"
-	case strings.Contains(lower, "leak") || word("level") || strings.Contains(lower, "drain"):
-		l.semantics, l.semanticsWhy = algorithms.SemanticsLeakyBucket, "its level and leak"
-	case strings.Contains(lower, "token") && (usesCommand("HSET").MatchString(src) || usesCommand("HMSET").MatchString(src) || usesCommand("HMGET").MatchString(src)):
-		l.semantics, l.semanticsWhy = algorithms.SemanticsTokenBucket, "its tokens in a hash"
-	case usesCommand("INCR").MatchString(src) || usesCommand("INCRBY").MatchString(src):
-		l.semantics, l.semanticsWhy = algorithms.SemanticsFixedWindow, "INCR with an expiry (a counter per window)"
-	}
 }
 
 // skeletonView is what the profile template fills in.
@@ -314,15 +216,23 @@ type skeletonView struct {
 	Name, Script, Function, Functions string
 	Keys                              []string
 	Args                              []skeletonArg
-	Reply                             algorithms.ReplyLayout
+	TimeFrom, TimeWhy                 string
+	Allowed, AllowedNote              string
+	Reply                             []replyLine
+	ServerTime, Cost                  bool
 	Semantics                         string
 	Builtin                           string
 	WholeSeconds                      bool
-	Lua                               *luaLimiter
+	EdgeBurst                         int64
+	EdgeWhy                           string
 }
 
-var skeletonTemplate = template.Must(template.New("profile").Funcs(template.FuncMap{"quote": strconv.Quote}).Parse(`# A profile for your own limiter, written by rlbench init. Check the lines
-# marked CHECK, then:
+// replyLine is one optional reply part as the profile writes it.
+type replyLine struct{ Field, Value, Note string }
+
+var skeletonTemplate = template.Must(template.New("profile").Funcs(template.FuncMap{"quote": strconv.Quote}).Parse(`# A profile for your own limiter, written by rlbench init. Every line
+# marked CHECK is a guess from reading the Lua: check it, replace any
+# EDIT_ME, then:
 #
 #   rlbench validate {{.Name}}.yaml && rlbench run {{.Name}}.yaml
 #
@@ -331,7 +241,7 @@ var skeletonTemplate = template.Must(template.New("profile").Funcs(template.Func
 # promise (see rlbench's docs/your-limiter.md, "Benchmark your own limiter").
 name: {{.Name}}
 policy:                      # the one policy every limiter here interprets
-  limit: 100                 #   requests admitted per window, per identity
+  limit: 100                 #   requests (units) admitted per window, per identity
   window: 1s                 #   {{if .WholeSeconds}}whole seconds: ${window_s} needs them{{else}}a whole number of milliseconds{{end}}
   # burst: 100               #   bucket capacity (default: limit)
 algorithms:
@@ -349,32 +259,26 @@ algorithms:
     # {hash tag} keeps one identity's keys in one Redis Cluster slot.
     keys: [{{range $i, $k := .Keys}}{{if $i}}, {{end}}{{$k}}{{end}}]
 {{- if .Args}}
-    args:                    # ARGV, in order: ${limit} ${window_ms} ${window_s} ${window_us}
-                             # ${burst} ${identity} ${scenario} ${request_id} ${now_ms}
+    args:                    # ARGV, in order: ${limit} ${window_s} ${window_ms} ${window_us} ${burst}
+                             # ${rate_per_s} ${cost} ${now_s} ${now_s_float} ${now_ms} ${now_us}
+                             # ${identity} ${scenario} ${request_id}
 {{- range .Args}}
-      - {{quote .Value}}{{if .Comment}}    # {{.Comment}}{{end}}
+      - {{quote .Value}}    # {{.Comment}}
 {{- end}}
 {{- end}}
+    time_from: {{.TimeFrom}}         # CHECK: {{.TimeWhy}}
     reply:                   # 1-based positions in the reply; CHECK them
-      allowed: {{.Reply.Allowed}}               #   1/0 or true/false; for strings: {position: 1, admit: [OK], deny: [LIMITED]}
-{{- if .Reply.Remaining}}
-      remaining: {{.Reply.Remaining}}
-{{- else}}
-      # remaining: 2         #   what is left after the request
+      allowed: {{.Allowed}}    # CHECK: {{.AllowedNote}}
+{{- range .Reply}}
+      {{.Field}}: {{.Value}}    # CHECK: {{.Note}}
 {{- end}}
-{{- if .Reply.RetryAfterMs}}
-      retry_after_ms: {{.Reply.RetryAfterMs}}
-{{- else}}
-      # retry_after_ms: 3    #   how long until a retry is admitted
-{{- end}}
-{{- if .Reply.ServerTimeUs}}
-      server_time_us: {{.Reply.ServerTimeUs}}        #   the TIME the decision used: the audit replays every decision exactly
-{{- else}}
-      # server_time_us: 4    #   the Redis TIME the decision used, in us: lets the audit replay exactly
-{{- end}}
+      # Parts a reply may carry, in a unit (s, ms, us), with values that mean none:
+      #   remaining: 2, retry_after: {position: 3, unit: s, none: -1},
+      #   reset_after: {...}, reset_at: {...}, window_end: {...},
+      #   server_time: {position: 4, unit: us}: the TIME the decision used; lets the audit replay exactly
     # fixed_window | sliding_log (sliding_window) | token_bucket | leaky_bucket | gcra,
     # or bound with bound: {admitted: 100, per: 1s} to check only that promise
-    semantics: {{.Semantics}}
+    semantics: {{.Semantics}}{{if ne .Semantics "EDIT_ME"}}    # CHECK{{end}}
 concurrency: 32
 scenarios:
   - name: steady             # a constant offered load, twice what the policy admits
@@ -383,17 +287,23 @@ scenarios:
     arrival: poisson
     identities: 20
     duration: 5s
+{{- if .Cost}}
+    # cost: {uniform: [1, 4]}  # requests of 1 to 4 units, passed as ${cost} (default: 1)
+{{- end}}
   - name: edge               # bursts on both sides of each identity's window boundary
     shape: boundary
     identities: 20
+    burst: {{.EdgeBurst}}               # {{.EdgeWhy}}
+    offset: 50ms             # each burst this far from the boundary: wide, so a busy machine does not push one across it
   - name: many               # memory per identity, at 10,000 identities
     shape: cardinality
     identities: 10000
     distribution: sequential
     rate: max
+    accept_inconclusive: true  # one request per identity: it measures memory, and cannot show an excess
 thresholds:                  # the verdict and the exit code: a CI gate
   - "*/* audit.overshoot == 0"
-{{- if .Reply.ServerTimeUs}}
+{{- if .ServerTime}}
   - "*/* audit.model_mismatches == 0"
 {{- end}}
   - "*/* memory.keys_without_ttl == 0"

@@ -4,84 +4,245 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/rlbench/rlbench/algorithms"
 )
 
-// TestSkeletonReadsTheLua: what a skeleton guesses from the Lua of the
-// shipped examples and of the built-ins, which people copy.
+// guessed is what init read from a limiter's Lua, as the profile writes it.
+type guessed struct {
+	args      string // the templates, in order
+	timeFrom  string
+	allowed   string            // reply.allowed as written
+	reply     map[string]string // the other reply parts as written
+	semantics string
+}
+
+// guessesOf reads src as init does.
+func guessesOf(t *testing.T, src, function string) guessed {
+	t.Helper()
+	l, err := inspectLua(src, function)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := guessed{timeFrom: string(l.timeFrom), allowed: allowedText(l.reply.layout), reply: map[string]string{}, semantics: string(l.semantics)}
+	var args []string
+	for _, a := range l.argGuesses {
+		args = append(args, a.Value)
+	}
+	g.args = strings.Join(args, " ")
+	for _, name := range algorithms.ReplyPartNames() {
+		part, _ := algorithms.ParseReplyPart(name)
+		if v, ok := l.reply.layout.Value(part); ok {
+			field, value := positionText(part, v)
+			g.reply[field] = value
+		}
+	}
+	return g
+}
+
+func (g guessed) String() string {
+	return strings.Join([]string{"args " + g.args, "time_from " + g.timeFrom, "allowed " + g.allowed,
+		"reply " + strings.Join(sortedReply(g.reply), " "), "semantics " + g.semantics}, "; ")
+}
+
+func sortedReply(m map[string]string) []string {
+	var out []string
+	for _, name := range []string{"remaining", "retry_after", "retry_after_ms", "reset_after", "reset_at", "window_end", "server_time", "server_time_us"} {
+		if v, ok := m[name]; ok {
+			out = append(out, name+"="+v)
+		}
+	}
+	return out
+}
+
+// TestSkeletonReadsTheLua: what init guesses from the Lua of published
+// limiters' kind (the shipped examples), of the built-ins, which people
+// copy, and of scripts written in other ways: the time from TIME or from
+// the caller in every unit, windows in every unit, a cost, a reply in
+// seconds with -1 for none, allowed as the units granted or as what is
+// left, lists, sorted sets and hashes.
 func TestSkeletonReadsTheLua(t *testing.T) {
-	for _, tc := range []struct {
-		file      string
-		semantics algorithms.Semantics
-		args      string
-		reply     algorithms.ReplyLayout
-		function  string
-	}{
-		// INCR, EXPIRE in seconds, no server time.
-		{"../profiles/examples/textbook_fixed_window.lua", algorithms.SemanticsFixedWindow, "${limit} ${window_s}",
-			algorithms.ReplyLayout{Allowed: 1, Remaining: 2, RetryAfterMs: 3}, ""},
-		// A Functions library: the function, and args read as args[n].
-		{"../profiles/examples/token_bucket_function.lua", algorithms.SemanticsTokenBucket, "${limit} ${window_us} ${burst}",
-			algorithms.ReplyLayout{Allowed: 1, Remaining: 2, RetryAfterMs: 3, ServerTimeUs: 4}, "token_bucket_allow"},
-		{"../algorithms/fixed_window.lua", algorithms.SemanticsFixedWindow, "${limit} ${window_ms}",
-			algorithms.ReplyLayout{Allowed: 1, Remaining: 2, RetryAfterMs: 3, ServerTimeUs: 4}, ""},
-		{"../algorithms/sliding_log.lua", algorithms.SemanticsSlidingLog, "${limit} ${window_us}",
-			algorithms.ReplyLayout{Allowed: 1, Remaining: 2, RetryAfterMs: 3, ServerTimeUs: 4}, ""},
-		{"../algorithms/token_bucket.lua", algorithms.SemanticsTokenBucket, "${limit} ${window_us} ${burst}",
-			algorithms.ReplyLayout{Allowed: 1, Remaining: 2, RetryAfterMs: 3, ServerTimeUs: 4}, ""},
-		{"../algorithms/leaky_bucket.lua", algorithms.SemanticsLeakyBucket, "${limit} ${window_us} ${burst}",
-			algorithms.ReplyLayout{Allowed: 1, Remaining: 2, RetryAfterMs: 3, ServerTimeUs: 4}, ""},
-	} {
-		src, err := os.ReadFile(tc.file)
+	file := func(path string) string {
+		src, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		l, err := inspectLua(string(src), "")
-		if err != nil {
-			t.Fatalf("%s: %v", tc.file, err)
-		}
-		var args []string
-		for i := 1; i <= l.args; i++ {
-			args = append(args, argTemplate(i, l.argNames[i], l).Value)
-		}
-		if l.semantics != tc.semantics || strings.Join(args, " ") != tc.args || l.reply.Fields() != tc.reply.Fields() ||
-			l.reply.Remaining != tc.reply.Remaining || l.reply.RetryAfterMs != tc.reply.RetryAfterMs || l.function != tc.function || l.keys != 1 {
-			t.Errorf("%s: semantics %s, args %q, reply %+v, function %q, keys %d", tc.file, l.semantics, args, l.reply, l.function, l.keys)
+		return string(src)
+	}
+	for _, tc := range []struct {
+		why, src, function string
+		want               guessed
+	}{
+		{"a fixed window in a hash, the time from the caller in float seconds, a retry-after in float seconds with -1 for none",
+			file("../profiles/examples/hash_fixed_window.lua"), "", guessed{
+				args: "${limit} ${window_s} ${now_s_float}", timeFrom: "args", allowed: "1",
+				reply:     map[string]string{"remaining": "2", "retry_after": "{position: 3, unit: s, none: -1}", "reset_at": "{position: 4, unit: s}"},
+				semantics: "fixed_window"}},
+		{"a moving window in a list, with an amount, answering true or false",
+			file("../profiles/examples/list_sliding_log.lua"), "", guessed{
+				args: "${now_s_float} ${limit} ${window_s} ${cost}", timeFrom: "args", allowed: "1",
+				reply: map[string]string{}, semantics: "sliding_log"}},
+		{"GCRA with a cost, TIME in seconds since 2017, allowed as the cost",
+			file("../profiles/examples/gcra_cost.lua"), "", guessed{
+				args: "${burst} ${limit} ${window_s} ${cost}", timeFrom: "redis", allowed: "{position: 1, when: cost}",
+				reply:     map[string]string{"remaining": "2", "retry_after": "{position: 3, unit: s, none: -1}", "reset_after": "{position: 4, unit: s}"},
+				semantics: "gcra"}},
+		{"a token bucket taking microtime(true) and a rate per second",
+			file("../profiles/examples/token_bucket_microtime.lua"), "", guessed{
+				args: "${burst} ${rate_per_s} ${now_s_float} ${cost}", timeFrom: "args", allowed: "1",
+				reply:     map[string]string{"remaining": "2", "retry_after": "{position: 3, unit: s, none: -1}"},
+				semantics: "token_bucket"}},
+		{"INCR, EXPIRE in seconds, the key's PTTL when denied",
+			file("../profiles/examples/textbook_fixed_window.lua"), "", guessed{
+				args: "${limit} ${window_s}", timeFrom: "redis", allowed: "1",
+				reply: map[string]string{"remaining": "2", "retry_after_ms": "3"}, semantics: "fixed_window"}},
+		{"a Functions library, its arguments read as args[n]",
+			file("../profiles/examples/token_bucket_function.lua"), "token_bucket_allow", guessed{
+				args: "${limit} ${window_us} ${burst}", timeFrom: "redis", allowed: "1",
+				reply: map[string]string{"remaining": "2", "retry_after_ms": "3", "server_time_us": "4"}, semantics: "token_bucket"}},
+		{"the built-in fixed window", file("../algorithms/fixed_window.lua"), "", guessed{
+			args: "${limit} ${window_ms}", timeFrom: "redis", allowed: "1",
+			reply: map[string]string{"remaining": "2", "retry_after_ms": "3", "server_time_us": "4"}, semantics: "fixed_window"}},
+		{"the built-in sliding log", file("../algorithms/sliding_log.lua"), "", guessed{
+			args: "${limit} ${window_us}", timeFrom: "redis", allowed: "1",
+			reply: map[string]string{"remaining": "2", "retry_after_ms": "3", "server_time_us": "4"}, semantics: "sliding_log"}},
+		{"the built-in leaky bucket", file("../algorithms/leaky_bucket.lua"), "", guessed{
+			args: "${limit} ${window_us} ${burst}", timeFrom: "redis", allowed: "1",
+			reply: map[string]string{"remaining": "2", "retry_after_ms": "3", "server_time_us": "4"}, semantics: "leaky_bucket"}},
+		{"a sorted set, the time from Date.now() in milliseconds, a member per request",
+			`local key = KEYS[1]
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local limit = tonumber(ARGV[3])
+local id = ARGV[4]
+redis.call('ZREMRANGEBYSCORE', key, 0, now - window)
+local count = redis.call('ZCARD', key)
+if count < limit then
+  redis.call('ZADD', key, now, id)
+  redis.call('PEXPIRE', key, window)
+  return {1, limit - count - 1}
+end
+return {0, 0}`, "", guessed{
+				args: "${now_ms} ${window_ms} ${limit} ${request_id}", timeFrom: "args", allowed: "1",
+				reply: map[string]string{"remaining": "2"}, semantics: "sliding_log"}},
+		{"TIME in milliseconds, a window whose name says so, what is left or -1 as the answer, the TTL in every reply",
+			`local t = redis.call('TIME')
+local now_ms = t[1] * 1000 + math.floor(t[2] / 1000)
+local max_requests = tonumber(ARGV[1])
+local interval_ms = tonumber(ARGV[2])
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], interval_ms) end
+local ttl = redis.call('PTTL', KEYS[1])
+if count > max_requests then
+  return {-1, ttl, now_ms}
+end
+return {max_requests - count, ttl, now_ms}`, "", guessed{
+				args: "${limit} ${window_ms}", timeFrom: "redis", allowed: "{position: 1, when: nonnegative}",
+				reply: map[string]string{"reset_after": "{position: 2, unit: ms}", "server_time": "{position: 3, unit: ms}"}, semantics: "fixed_window"}},
+		{"arguments read all at once, a window in seconds scaled to the milliseconds of TIME, an argument nobody could name",
+			`local limit, window, flavour = unpack(ARGV)
+local t = redis.call('TIME')
+local now = t[1] * 1000 + t[2] / 1000
+local start = now - window * 1000
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', start)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(limit) then return 0 end
+redis.call('ZADD', KEYS[1], now, now .. flavour)
+redis.call('PEXPIRE', KEYS[1], window * 1000)
+return 1`, "", guessed{
+				args: "${limit} ${window_s} ${EDIT_ME}", timeFrom: "redis", allowed: "1",
+				reply: map[string]string{}, semantics: "sliding_log"}},
+		{"a library whose parameters have their own names, texts for the answer, inline arguments",
+			`#!lua name=limits
+redis.register_function('hit', function(k, a)
+  local n = redis.call('INCRBY', k[1], a[2])
+  if n == tonumber(a[2]) then redis.call('EXPIRE', k[1], a[3]) end
+  if n > tonumber(a[1]) then return 'THROTTLED' end
+  return 'OK'
+end)`, "hit", guessed{
+				args: "${limit} ${cost} ${window_s}", timeFrom: "redis", allowed: `{position: 1, admit: ["OK"], deny: ["THROTTLED"]}`,
+				reply: map[string]string{}, semantics: "fixed_window"}},
+		{"whole seconds from the caller, floored into a window's number",
+			`local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local limit = tonumber(ARGV[3])
+local bucket = math.floor(now / window)
+local key = KEYS[1] .. ':' .. bucket
+local n = redis.call('INCR', key)
+redis.call('EXPIRE', key, window)
+return n <= limit`, "", guessed{
+				args: "${now_s} ${window_s} ${limit}", timeFrom: "args", allowed: "1", reply: map[string]string{}, semantics: "fixed_window"}},
+		{"a window given in seconds that the script turns into milliseconds, an expiry given in milliseconds that it turns into seconds",
+			`local window_ms = tonumber(ARGV[1]) * 1000
+local limit = tonumber(ARGV[2])
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[1], window_ms) end
+redis.call('EXPIRE', KEYS[2], math.ceil(ARGV[3] / 1000))
+return n <= limit`, "", guessed{
+				args: "${window_s} ${limit} ${window_ms}", timeFrom: "redis", allowed: "1", reply: map[string]string{}, semantics: "fixed_window"}},
+		{"comments that name commands the code never calls",
+			`-- a token bucket? no: ZADD ZREMRANGEBYSCORE tat
+--[[ TIME is not called here ]]
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+return n <= tonumber(ARGV[1]) and 1 or 0`, "", guessed{
+				args: "${limit} ${window_s}", timeFrom: "redis", allowed: "1", reply: map[string]string{}, semantics: "fixed_window"}},
+	} {
+		got := guessesOf(t, tc.src, tc.function)
+		if got.String() != tc.want.String() {
+			t.Errorf("%s:\n got: %s\nwant: %s", tc.why, got, tc.want)
 		}
 	}
 }
 
 // TestSkeletonIsARunnableProfile: the skeleton of each shipped example
-// parses as it is, and one of Lua rlbench cannot place needs exactly one
-// edit, the semantics.
+// parses as it is, marks every guess CHECK, and offers more than the
+// family's bound on each side of a boundary; one whose Lua rlbench cannot
+// place needs its arguments and semantics edited, and validate says where.
 func TestSkeletonIsARunnableProfile(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range []string{"textbook_fixed_window", "token_bucket_function"} {
-		src, err := os.ReadFile(filepath.Join("../profiles/examples", name+".lua"))
+	for _, tc := range []struct {
+		name  string
+		burst string
+	}{
+		{"textbook_fixed_window", "burst: 201"}, {"token_bucket_function", "burst: 201"}, {"hash_fixed_window", "burst: 201"},
+		{"list_sliding_log", "burst: 101"}, {"gcra_cost", "burst: 201"}, {"token_bucket_microtime", "burst: 201"},
+	} {
+		src, err := os.ReadFile(filepath.Join("../profiles/examples", tc.name+".lua"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		text, checks, err := Skeleton(SkeletonOptions{Name: name, ScriptPath: "../profiles/examples/" + name + ".lua", Source: string(src)})
+		text, checks, err := Skeleton(SkeletonOptions{Name: tc.name, ScriptPath: "../profiles/examples/" + tc.name + ".lua", Source: string(src)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := Parse(name+".yaml", text)
+		p, err := Parse(tc.name+".yaml", text)
 		if err != nil {
-			t.Errorf("%s: the skeleton does not parse:\n%v\n%s", name, err, text)
+			t.Errorf("%s: the skeleton does not parse:\n%v\n%s", tc.name, err, text)
 			continue
 		}
-		if len(p.Declared) != 1 || p.Declared[0].Name != name || len(p.Scenarios) != 3 || len(p.Algorithms) != 2 {
-			t.Errorf("%s: declared %d, scenarios %d, algorithms %v", name, len(p.Declared), len(p.Scenarios), p.Algorithms)
+		if len(p.Declared) != 1 || p.Declared[0].Name != tc.name || len(p.Scenarios) != 3 || len(p.Algorithms) != 2 {
+			t.Errorf("%s: declared %d, scenarios %d, algorithms %v", tc.name, len(p.Declared), len(p.Scenarios), p.Algorithms)
 		}
-		if len(checks) != 1 || !strings.HasPrefix(checks[0], "semantics: ") {
-			t.Errorf("%s: checks %q, want only the guessed semantics", name, checks)
+		if !strings.Contains(string(text), tc.burst+" ") {
+			t.Errorf("%s: the edge scenario does not offer %s:\n%s", tc.name, tc.burst, text)
+		}
+		// Every guessed line of the declaration says CHECK, and init
+		// lists each guess.
+		for _, line := range strings.Split(string(text), "\n") {
+			trimmed := strings.TrimSpace(line)
+			if (strings.HasPrefix(trimmed, `- "$`) || strings.HasPrefix(trimmed, "time_from:") || strings.HasPrefix(trimmed, "allowed:")) && !strings.Contains(line, "CHECK") {
+				t.Errorf("%s: a guess without CHECK: %s", tc.name, line)
+			}
+		}
+		if len(checks) < len(p.Declared[0].Args)+2 {
+			t.Errorf("%s: %d checks for %d arguments: %q", tc.name, len(checks), len(p.Declared[0].Args), checks)
 		}
 	}
-	// A lock, not a limiter of any family rlbench knows.
-	lock := "local ok = redis.call('SET', KEYS[1], 1, 'NX', 'PX', ARGV[1])\nreturn ok and 1 or 0\n"
+	// An argument init cannot name, in a lock rather than a limiter.
+	lock := "local ok = redis.call('SET', KEYS[1], ARGV[2], 'NX', 'PX', ARGV[1])\nreturn ok and 1 or 0\n"
 	if err := os.WriteFile(filepath.Join(dir, "lock.lua"), []byte(lock), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -89,10 +250,41 @@ func TestSkeletonIsARunnableProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !strings.Contains(string(text), `- "${window_ms}"`) || !strings.Contains(string(text), `- "${EDIT_ME}"`) || strings.Count(string(text), `"${limit}"`) != 0 {
+		t.Errorf("the lock's arguments: an expiry in milliseconds, and one init cannot name (never ${limit}):\n%s", text)
+	}
 	_, err = Parse(filepath.Join(dir, "lock.yaml"), text)
 	var perrs Errors
-	if !errors.As(err, &perrs) || len(perrs) != 1 || perrs[0].Field != "algorithms[0].semantics" || !strings.Contains(perrs[0].Msg, `"EDIT_ME"`) {
-		t.Errorf("a skeleton of an unknown family: %v, want one error, on its semantics", err)
+	if !errors.As(err, &perrs) || len(perrs) != 2 || perrs[0].Field != "algorithms[0].args[1]" || !strings.Contains(perrs[0].Msg, "unknown variable ${EDIT_ME}") ||
+		perrs[1].Field != "algorithms[0].semantics" || !strings.Contains(perrs[1].Msg, `"EDIT_ME"`) {
+		t.Errorf("a skeleton with an unknown argument and family: %v, want two errors, on args[1] and semantics", err)
+	}
+}
+
+// TestSkeletonQuotesThePath: a path YAML would read otherwise is quoted,
+// and the profile names the file it was written for.
+func TestSkeletonQuotesThePath(t *testing.T) {
+	src := "local n = redis.call('INCR', KEYS[1])\nif n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end\nreturn n <= tonumber(ARGV[1])\n"
+	for _, path := range []string{"my limiter #1.lua", "a: b.lua", "tab\tand\x1bescape.lua", "- dash.lua", "'quoted'.lua", `back\slash "q".lua`, "üñí.lua", "@at.lua", "{x}.lua"} {
+		text, _, err := Skeleton(SkeletonOptions{Name: "mine", ScriptPath: path, Source: src})
+		if err != nil {
+			t.Fatalf("%q: %v", path, err)
+		}
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, path), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := Parse(filepath.Join(dir, "mine.yaml"), text)
+		if err != nil {
+			t.Errorf("%q: %v\n%s", path, err, text)
+			continue
+		}
+		if got := p.Declared[0].SourcePath; got != path {
+			t.Errorf("%q: the profile names %q", path, got)
+		}
+	}
+	if _, _, err := Skeleton(SkeletonOptions{Name: "mine", ScriptPath: "bad\xffname.lua", Source: src}); err == nil {
+		t.Error("a path that is not UTF-8 was written into YAML")
 	}
 }
 
@@ -103,12 +295,29 @@ func TestSkeletonRefuses(t *testing.T) {
 		o   SkeletonOptions
 		err string
 	}{
-		{"a function the library does not register", SkeletonOptions{Name: "x", Source: lib, Function: "b"}, `registers no function "b" (it registers: a)`},
-		{"a function of a script", SkeletonOptions{Name: "x", Source: "return 1", Function: "a"}, "not a Functions library"},
-		{"a built-in's name", SkeletonOptions{Name: "sliding_log", Source: "return 1"}, "not a built-in's name"},
+		{"a function the library does not register", SkeletonOptions{Name: "x", ScriptPath: "l.lua", Source: lib, Function: "b"}, `registers no function "b" (it registers: a)`},
+		{"a function of a script", SkeletonOptions{Name: "x", ScriptPath: "l.lua", Source: "return 1", Function: "a"}, "not a Functions library"},
+		{"a built-in's name", SkeletonOptions{Name: "sliding_log", ScriptPath: "l.lua", Source: "return 1"}, "not a built-in's name"},
 	} {
 		if _, _, err := Skeleton(tc.o); err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%s: %v, want %q", tc.why, err, tc.err)
 		}
+	}
+}
+
+// TestStripLuaComments: comments go, strings stay, lines stay.
+func TestStripLuaComments(t *testing.T) {
+	src := "local a = '--not a comment' -- a comment\n--[==[ long\ncomment ]==] local b = [[--kept]]\nreturn a"
+	got := stripLuaComments(src)
+	for _, kept := range []string{"'--not a comment'", "local b = [[--kept]]", "return a"} {
+		if !strings.Contains(got, kept) {
+			t.Errorf("lost %q: %q", kept, got)
+		}
+	}
+	if strings.Contains(got, "a comment\n") || strings.Contains(got, "long") || strings.Count(got, "\n") != strings.Count(src, "\n") {
+		t.Errorf("stripped: %q", got)
+	}
+	if regexp.MustCompile(`\S`).FindString(strings.Split(got, "\n")[1]) != "" {
+		t.Errorf("the long comment's first line is not blank: %q", got)
 	}
 }

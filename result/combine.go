@@ -126,6 +126,10 @@ var rules = []rule{
 	{"edge", keep, edgeCurves},     // the most of any, the mean by identities
 	{"errors", keep, errorsByKind}, // by kind, most frequent first
 
+	// A declared limiter's replies whose optional parts did not read:
+	// counted as the errors are.
+	{"reply_malformed", keep, malformedByPart}, // by part, the first example of each
+
 	// The audit. A correctness finding in any repetition is real, not
 	// noise, so repetitions report the worst; the other figures go with
 	// the median repetition. Segments audited disjoint identities: counts

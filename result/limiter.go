@@ -16,8 +16,15 @@ type LimiterInfo struct {
 	Keys     []string `json:"keys"`
 	Args     []string `json:"args,omitempty"`
 	// Reply holds the declared 1-based reply positions by part
-	// ("allowed", "remaining", "retry_after_ms", "server_time_us").
-	Reply map[string]int `json:"reply"`
+	// ("allowed", "remaining", "retry_after_ms", "server_time_us", and in
+	// full "retry_after", "reset_after", "reset_at", "window_end",
+	// "server_time"), and ReplyUnits the unit of each time or duration in
+	// it (s, ms, us).
+	Reply      map[string]int    `json:"reply"`
+	ReplyUnits map[string]string `json:"reply_units,omitempty"`
+	// TimeFrom says whose clock the limiter decides by: "redis" (TIME in
+	// the script) or "args" (the caller's clock in its arguments).
+	TimeFrom string `json:"time_from,omitempty"`
 	// Semantics is the declared family, or "bound" with Bound the promise
 	// ("100 per 1s").
 	Semantics string `json:"semantics"`

@@ -194,6 +194,10 @@ var (
 		m.out.Errors = mergeErrors(m.parts)
 		return nil
 	}}
+	malformedByPart = combiner{name: "added by part", whole: true, apply: func(m *merging, _ string) error {
+		m.out.ReplyMalformed = mergeMalformed(m.parts)
+		return nil
+	}}
 	clusterOfFirst = combiner{name: "the first's, redirections added", whole: true, apply: func(m *merging, _ string) error {
 		m.out.Cluster = mergeClusters(m.parts)
 		return nil
@@ -338,6 +342,23 @@ func mergeErrors(parts []*Run) []ErrorCount {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b ErrorCount) int { return int(b.Count - a.Count) })
+	return out
+}
+
+// mergeMalformed adds the segments' counts part by part, keeping the first
+// example of each.
+func mergeMalformed(parts []*Run) []ReplyMalformed {
+	var out []ReplyMalformed
+	for _, p := range parts {
+		for _, m := range p.ReplyMalformed {
+			i := slices.IndexFunc(out, func(o ReplyMalformed) bool { return o.Part == m.Part && o.Position == m.Position })
+			if i < 0 {
+				out = append(out, m)
+				continue
+			}
+			out[i].Count += m.Count
+		}
+	}
 	return out
 }
 

@@ -51,9 +51,14 @@ type Run struct {
 	Repeats *Repeats `json:"repeats,omitempty"`
 	// Errors counts the failed calls by kind, most frequent first, each
 	// with one example message.
-	Errors     []ErrorCount `json:"errors,omitempty"`
-	Incomplete bool         `json:"incomplete,omitempty"`
-	Note       string       `json:"note,omitempty"`
+	Errors []ErrorCount `json:"errors,omitempty"`
+	// ReplyMalformed counts, per declared part of a user's limiter's
+	// reply, the replies whose value of it could not be read: those
+	// decisions stood (they are among the allowed and denied), without
+	// that part.
+	ReplyMalformed []ReplyMalformed `json:"reply_malformed,omitempty"`
+	Incomplete     bool             `json:"incomplete,omitempty"`
+	Note           string           `json:"note,omitempty"`
 
 	// ClockOffset is how the run aligned the local clock with Redis TIME,
 	// for shapes that schedule in server time.
@@ -93,6 +98,10 @@ type Params struct {
 	// Pipeline is the pipeline the profile asked for ("16", "auto"); empty
 	// when it sent every request alone. Run.Pipeline is what was in effect.
 	Pipeline string `json:"pipeline,omitempty"`
+	// Cost is how many units each request asked for, as the scenario
+	// wrote it ("3", "uniform 1-5"); empty when each asked for one, as a
+	// built-in's requests do.
+	Cost string `json:"cost,omitempty"`
 	// Boundary holds the boundary shape's parameters.
 	Boundary *BoundaryParams `json:"boundary,omitempty"`
 
@@ -410,6 +419,16 @@ type ErrorCount struct {
 	Kind    string `json:"kind,omitempty"`
 	Message string `json:"message"`
 	Count   int64  `json:"count"`
+}
+
+// ReplyMalformed is one reply part whose value could not be read: the part
+// as declared ("retry_after"), where the reply carries it, how many
+// replies, and the first one's error.
+type ReplyMalformed struct {
+	Part     string `json:"part"`
+	Position int    `json:"position"`
+	Count    int64  `json:"count"`
+	Example  string `json:"example"`
 }
 
 // Key names a run as algorithm/scenario.

@@ -59,6 +59,7 @@ func assemble(p parts) *result.Run {
 	run.Requests.Unsent = s.unsent
 	run.Requests.Planned = p.planned
 	run.Requests.NoScriptReloads = s.reloads
+	run.ReplyMalformed = s.malformed
 	run.Pipeline = s.pipeline
 	run.Generator = s.generator
 	if s.clock != nil {

@@ -58,6 +58,9 @@ func newRun(s plan.Run, prefix string, keys event.KeyScheme) *result.Run {
 	if s.Pipeline.MaxBatch() > 1 {
 		run.Params.Pipeline = s.Pipeline.String()
 	}
+	if !s.Cost.IsOne() {
+		run.Params.Cost = s.Cost.String()
+	}
 	run.Params.Distribution = string(s.Distribution)
 	run.Params.ZipfExponent = s.ZipfExponent
 	run.Params.Repeats = s.Repeats

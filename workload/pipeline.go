@@ -95,8 +95,11 @@ type batchCall struct {
 	*redis.Cmd
 	clock event.Clock
 	done  time.Time
-	// args is the command's arguments, reused from batch to batch.
+	// args is the command's arguments, reused from batch to batch, and
+	// req what the request carried (its cost, its clock reading), which
+	// reading its reply needs.
 	args []any
+	req  algorithms.Request
 }
 
 var _ redis.Cmder = (*batchCall)(nil)
@@ -186,7 +189,7 @@ func (d *scheduler) sendBatch(w *pipeWorker, jobs []job) {
 	calls := w.calls[:len(jobs)]
 	for i, j := range jobs {
 		c := &calls[i]
-		c.args = d.piped.AppendCommand(c.args[:0], d.key(w.worker, j.identity))
+		c.args, c.req = d.piped.AppendCommand(c.args[:0], d.key(w.worker, j.identity))
 		c.Cmd, c.clock, c.done = redis.NewCmd(d.callCtx, c.args...), d.clock, time.Time{}
 	}
 	sent := d.clock.Now()
@@ -205,7 +208,8 @@ func (d *scheduler) sendBatch(w *pipeWorker, jobs []job) {
 			// the batch back.
 			o.Done = d.clock.Now()
 		}
-		o.Decision, o.Err = d.piped.Decide(c.Cmd.Result())
+		reply, err := c.Cmd.Result()
+		o.Decision, o.Err = d.piped.Decide(c.req, reply, err)
 		o.MayHaveRun = redisenv.MayHaveRun(o.Err)
 		d.deliver(w.id, o)
 		if o.Err != nil {

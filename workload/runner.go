@@ -200,7 +200,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 	if rdb == nil {
 		rdb = r.Env.Client
 	}
-	lim, err := bindLimiter(spec, rdb, r.NewLimiter)
+	lim, err := bindLimiter(spec, pl.Seed, rdb, r.NewLimiter)
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +242,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 		// Trivial calls would go through the faults too: no reference.
 		reference = probe.StartReference(ctx, target, spec.ClosedLoop, spec.Concurrency)
 	}
-	reloadsBefore := lim.NoScriptReloads()
+	reloadsBefore, malformedBefore := lim.NoScriptReloads(), malformedReplies(lim)
 	// The server's clock, for placing failed calls and what the watch sees.
 	offset := session.Offset()
 	if session == nil {
@@ -289,6 +289,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 	}
 	out.reloads = lim.NoScriptReloads() - reloadsBefore
 	seen := unscheduled(watch.Stop(), spec.Faults, rec.start, offset)
+	out.malformed = malformedSince(malformedBefore, malformedReplies(lim))
 
 	// Each part finishes on its own state, in the order the server is
 	// read: the faults undone, the reference stopped, the server asked

@@ -65,9 +65,11 @@ type scheduleEnd struct {
 	// pipeline says how the requests went out.
 	pipeline *result.Pipeline
 	// generator is what the scheduler said of rlbench itself meanwhile;
-	// reloads counts the scripts loaded again after NOSCRIPT.
+	// reloads counts the scripts loaded again after NOSCRIPT, and
+	// malformed the replies whose optional parts did not read.
 	generator *result.Generator
 	reloads   int64
+	malformed []result.ReplyMalformed
 }
 
 // worker is one goroutine's state: its shard, a reusable key buffer and a

@@ -31,6 +31,10 @@ func TestIntegrationExampleProfiles(t *testing.T) {
 		{"textbook_fixed_window", exitOK},
 		{"token_bucket_function", exitOK},
 		{"buggy_fixed_window", exitFail},
+		{"hash_fixed_window", exitOK},
+		{"list_sliding_log", exitOK},
+		{"gcra_cost", exitOK},
+		{"token_bucket_microtime", exitOK},
 	} {
 		out := t.TempDir()
 		code, stdout, stderr := runCLI(t, "run", "--quiet", "--no-report", "--out", out, "../../profiles/examples/"+tc.name+".yaml")
@@ -44,8 +48,11 @@ func TestIntegrationExampleProfiles(t *testing.T) {
 		}
 		for _, r := range res.Runs {
 			a := r.Audit
-			if a == nil || r.Requests.Errors != 0 {
-				t.Fatalf("%s: %s: audit %v, errors %v", tc.name, r.Key(), a, r.Errors)
+			if a == nil || r.Requests.Errors != 0 || len(r.ReplyMalformed) != 0 {
+				t.Fatalf("%s: %s: audit %v, errors %v, malformed replies %v", tc.name, r.Key(), a, r.Errors, r.ReplyMalformed)
+			}
+			if r.Scenario == "costly" && (r.Params.Cost == "") == (res.Profile.Limiters[0].Name == r.Algorithm) {
+				t.Errorf("%s: %s: cost %q: a declared limiter told ${cost} records the scenario's cost, a built-in none", tc.name, r.Key(), r.Params.Cost)
 			}
 			if r.Algorithm == "fn_bucket" && (a.Basis != result.AuditByModel || a.ModelMismatches != 0 || r.Server.Command != "fcall") {
 				t.Errorf("%s: the Function was not replayed exactly: %+v, server %+v", r.Key(), *a, r.Server)
@@ -66,6 +73,38 @@ func TestIntegrationExampleProfiles(t *testing.T) {
 		}
 		if code != tc.exit {
 			t.Errorf("%s: exit %d, want %d\n%s\n%s", tc.name, code, tc.exit, stdout, stderr)
+		}
+	}
+}
+
+// TestIntegrationInitOnPublishedLimiters: rlbench init on limiters written
+// the way popular libraries write them (a fixed window in a hash with the
+// caller's seconds and a retry-after in float seconds, a moving window in
+// a list with an amount, GCRA with a cost and TIME in seconds since 2017,
+// a token bucket taking microtime(true)) writes a profile that validates
+// and runs as it is, with shorter scenarios: no call fails, no reply part
+// goes unread, and each correct limiter passes.
+func TestIntegrationInitOnPublishedLimiters(t *testing.T) {
+	redistest.ServerPath(t)
+	for _, name := range []string{"hash_fixed_window", "list_sliding_log", "gcra_cost", "token_bucket_microtime"} {
+		lua := filepath.Join(t.TempDir(), name+".lua")
+		copyExample(t, name, lua)
+		profilePath := initShortened(t, lua)
+		out := t.TempDir()
+		code, stdout, stderr := runCLI(t, "run", "--quiet", "--no-report", "--out", out, profilePath)
+		matches, _ := filepath.Glob(filepath.Join(out, "*", "result.json"))
+		if code != exitOK || len(matches) != 1 {
+			t.Errorf("%s: exit %d, results %v\n%s\n%s", name, code, matches, stdout, stderr)
+			continue
+		}
+		res, err := result.ReadFile(matches[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res.Runs {
+			if r.Requests.Errors != 0 || len(r.ReplyMalformed) != 0 || r.Requests.Sent == 0 {
+				t.Errorf("%s: %s: sent %d, errors %v, malformed replies %v", name, r.Key(), r.Requests.Sent, r.Errors, r.ReplyMalformed)
+			}
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/input"
 	"github.com/rlbench/rlbench/profile"
 )
 
@@ -34,11 +35,11 @@ func initCommand() command {
 			fs.StringVar(&o.name, "name", "", "the limiter's `NAME` in keys, reports and thresholds (default: the file's name)")
 			fs.StringVar(&o.function, "function", "", "for a Redis Functions library, the `FUNCTION` to call (default: the first it registers)")
 		},
-		run: func(_ context.Context, args []string, stdout, _ io.Writer) error {
+		run: func(ctx context.Context, args []string, stdout, _ io.Writer) error {
 			if err := wantArgs("init", args, 1, "the limiter's Lua file"); err != nil {
 				return err
 			}
-			return writeSkeleton(args[0], o, stdout)
+			return writeSkeleton(ctx, args[0], o, stdout)
 		},
 	}
 }
@@ -46,9 +47,11 @@ func initCommand() command {
 var notNameChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
 // writeSkeleton writes a commented profile for the limiter in luaPath and
-// says what to check before the first run. It never overwrites a file.
-func writeSkeleton(luaPath string, o initOptions, stdout io.Writer) error {
-	src, err := readLua(luaPath)
+// says what to check before the first run. It never overwrites a file, and
+// stops, having written nothing, when ctx ends (the first Ctrl-C) while it
+// reads.
+func writeSkeleton(ctx context.Context, luaPath string, o initOptions, stdout io.Writer) error {
+	src, err := readLua(ctx, luaPath)
 	if err != nil {
 		return err
 	}
@@ -72,6 +75,9 @@ func writeSkeleton(luaPath string, o initOptions, stdout io.Writer) error {
 	if err != nil {
 		return usageErrorf("%s: %v", luaPath, err)
 	}
+	if ctx.Err() != nil {
+		return interrupted(ctx, "reading "+luaPath)
+	}
 	f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
 		return usageErrorf("%s exists; rlbench init does not overwrite a file (give another with -o)", out)
@@ -93,7 +99,10 @@ func writeSkeleton(luaPath string, o initOptions, stdout io.Writer) error {
 			fmt.Fprintln(stdout, "  - "+c)
 		}
 	}
-	if _, err := profile.Load(out); err != nil {
+	if _, err := profile.LoadContext(ctx, out); err != nil {
+		if ctx.Err() != nil {
+			return interrupted(ctx, "checking "+out)
+		}
 		fmt.Fprintf(stdout, "before the first run, edit:\n%v\n", err)
 		return nil
 	}
@@ -101,19 +110,23 @@ func writeSkeleton(luaPath string, o initOptions, stdout io.Writer) error {
 	return nil
 }
 
-// readLua reads a limiter's Lua, at most profile.MaxSourceBytes of it.
-func readLua(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", usageErrorf("%v", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, profile.MaxSourceBytes+1))
-	if err != nil {
-		return "", usageErrorf("reading %s: %v", path, err)
-	}
-	if len(data) > profile.MaxSourceBytes {
+// readLua reads a limiter's Lua, at most profile.MaxSourceBytes of it,
+// from a regular file or a named pipe, and refuses what is not Lua text:
+// an empty file, a binary one. A read that waits (a pipe's writer) ends
+// with ctx.
+func readLua(ctx context.Context, path string) (string, error) {
+	data, err := input.Read(ctx, path, "a limiter's Lua", profile.MaxSourceBytes)
+	var tooLarge *input.TooLargeError
+	switch {
+	case ctx.Err() != nil:
+		return "", interrupted(ctx, "reading "+path)
+	case errors.As(err, &tooLarge):
 		return "", usageErrorf("%s is larger than %d bytes; a limiter's Lua is far smaller", path, profile.MaxSourceBytes)
+	case err != nil:
+		return "", usageErrorf("%s: %v", path, err)
+	}
+	if err := profile.CheckLuaText(data); err != nil {
+		return "", usageErrorf("%s %v", path, err)
 	}
 	return string(data), nil
 }

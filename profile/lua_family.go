@@ -1,0 +1,53 @@
+package profile
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/rlbench/rlbench/algorithms"
+)
+
+// guessSemantics names the family the code's commands and words suggest,
+// or leaves it empty with what to check.
+func (l *luaLimiter) guessSemantics() {
+	code := l.src.code
+	lower := strings.ToLower(code)
+	word := func(w string) bool { return regexp.MustCompile(`\b` + w + `\b`).MatchString(lower) }
+	switch {
+	case word("tat") || word("new_tat") || strings.Contains(lower, "theoretical") || strings.Contains(lower, "gcra") || strings.Contains(lower, "emission"):
+		l.semantics, l.semanticsWhy = algorithms.SemanticsGCRA, "its theoretical arrival time (tat)"
+	case l.src.calls("ZADD") && l.src.calls("ZREMRANGEBYSCORE", "ZCOUNT", "ZCARD", "ZRANGEBYSCORE", "ZRANGE"):
+		l.semantics, l.semanticsWhy = algorithms.SemanticsSlidingLog, "ZADD and ZREMRANGEBYSCORE (a log of request times in a sorted set)"
+	case l.src.calls("LPUSH", "RPUSH") && l.src.calls("LTRIM", "LINDEX", "LRANGE", "LLEN", "LPOP", "RPOP", "LREM"):
+		l.semantics, l.semanticsWhy = algorithms.SemanticsSlidingLog, "LPUSH with LTRIM, LINDEX or LLEN (a log of request times in a list)"
+	case strings.Contains(lower, "leak") || word("level") || strings.Contains(lower, "drain") || word("water"):
+		l.semantics, l.semanticsWhy = algorithms.SemanticsLeakyBucket, "its level and leak"
+	case (strings.Contains(lower, "token") || strings.Contains(lower, "refill")) && l.src.calls("HSET", "HMSET", "HMGET", "HGET", "SET", "GET"):
+		l.semantics, l.semanticsWhy = algorithms.SemanticsTokenBucket, "its tokens, refilled over time"
+	case (word("prev") || word("previous") || strings.Contains(lower, "prev_")) && (strings.Contains(lower, "weight") || strings.Contains(lower, "elapsed")):
+		l.semanticsCheck = "it looks like a sliding-window counter (two windows, the previous one weighted), which has no reference model here: declare semantics: bound with bound: {admitted: 200} (twice the limit, its bound in one window)"
+	case l.src.calls("HINCRBY", "HINCRBYFLOAT"):
+		l.semantics, l.semanticsWhy = algorithms.SemanticsFixedWindow, "HINCRBY in a hash with an expiry (a counter per window, kept in a hash)"
+	case l.src.calls("INCR", "INCRBY", "DECR", "DECRBY"):
+		l.semantics, l.semanticsWhy = algorithms.SemanticsFixedWindow, "INCR with an expiry (a counter per window)"
+	}
+}
+
+// guessTime says whose clock the limiter decides by: the caller's when an
+// argument carries the time, else Redis's (TIME, or where it expires
+// keys).
+func (l *luaLimiter) guessTime() {
+	for k, a := range l.argGuesses {
+		if a.role == roleNow {
+			l.timeFrom, l.timeWhy = algorithms.TimeFromArgs, l.src.describeArg(k+1)+" is the caller's clock"
+			if l.src.timeVar != "" {
+				l.timeWhy += "; the script calls TIME too: say redis if it decides by that"
+			}
+			return
+		}
+	}
+	l.timeFrom, l.timeWhy = algorithms.TimeFromRedis, "the script calls TIME"
+	if l.src.timeVar == "" {
+		l.timeWhy = "no argument carries the time; its windows end where Redis expires its keys"
+	}
+}
