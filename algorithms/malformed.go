@@ -65,17 +65,21 @@ func (l *Declared) MalformedReplies() []MalformedPart {
 // Decide implements Pipelined: the reply to req read by the declared
 // layout. A script that returns false (or nothing) answers nil, which the
 // layout reads as such. An optional part that cannot be read is counted
-// (MalformedReplies) and left out of the decision, which stands.
+// (MalformedReplies) and left out of the decision, which stands. On an
+// error the decision holds only what the request asked (its Cost and
+// ClientNowMicros): a call that failed may still have run, and taken that
+// many units.
 func (l *Declared) Decide(req Request, reply any, err error) (Decision, error) {
 	if errors.Is(err, redis.Nil) {
 		reply, err = nil, nil
 	}
+	asked := Decision{Cost: req.Cost, ClientNowMicros: req.NowMicros}
 	if err != nil {
-		return Decision{}, err
+		return asked, err
 	}
 	d, bad, err := l.reader.read(req, reply)
 	if err != nil {
-		return Decision{}, fmt.Errorf("%s: %w", l.decl.Name, err)
+		return asked, fmt.Errorf("%s: %w", l.decl.Name, err)
 	}
 	for _, e := range bad {
 		l.malformed[e.part].add(e)

@@ -231,7 +231,10 @@ type Audit struct {
 	PolicyExcess int64 `json:"policy_excess"`
 	// MaxWindowAdmitted is the most admissions of one identity within any
 	// interval shorter than the window; BoundWindow is what the algorithm
-	// promises for such an interval.
+	// promises for such an interval. Both count units (params.cost): each
+	// admission counts what its request asked for, one unless the
+	// scenario gives a cost; so do Overshoot, PolicyExcess and the edge
+	// curve. Allowed and ExpectedAllowed count requests.
 	MaxWindowAdmitted int64 `json:"max_window_admitted"`
 	BoundWindow       int64 `json:"bound_window"`
 	Violations        int64 `json:"violations"`

@@ -115,9 +115,15 @@ type auditRecord struct {
 	// widthUs is how long after the send the reply came, when the time is
 	// the client's: the decision was made somewhere in between.
 	widthUs uint32
-	// retryMs is a denial's retry hint, in whole milliseconds rounded up.
+	// retryMs is a denial's retry hint, in whole milliseconds rounded up;
+	// noRetry when the reply carries none.
 	retryMs uint32
+	// units is how many units the request asked for (zero is one).
+	units uint32
 }
+
+// noRetry marks a record whose reply carried no retry hint.
+const noRetry = math.MaxUint32
 
 func (r auditRecord) at() int64     { return int64(r.key >> 1) }
 func (r auditRecord) allowed() bool { return r.key&1 == 0 }
@@ -178,10 +184,10 @@ func (a *Auditor) Record(o *event.Outcome) {
 	if o.Err != nil {
 		var pd *event.PolicyDecision
 		if errors.As(o.Err, &pd) && pd.Decided {
-			a.recordOnError(o.Identity, a.faults.offset.ServerMicros(o.Sent), pd.Allowed)
+			a.recordOnError(o.Identity, a.faults.offset.ServerMicros(o.Sent), pd.Allowed, o.Decision.Units())
 		}
 		if a.unseenFromOutcomes && o.MayHaveRun {
-			a.RecordUnseen(o.Identity, a.faults.offset.ServerMicros(o.Sent), a.faults.offset.ServerMicros(o.Done))
+			a.RecordUnseen(o.Identity, a.faults.offset.ServerMicros(o.Sent), a.faults.offset.ServerMicros(o.Done), o.Decision.Units())
 		}
 		return
 	}
@@ -191,7 +197,7 @@ func (a *Auditor) Record(o *event.Outcome) {
 		return
 	}
 	d := &o.Decision
-	r := auditRecord{remaining: math.NaN()}
+	r := auditRecord{remaining: math.NaN(), retryMs: noRetry, units: recordUnits(d.Units())}
 	at := d.ServerNowMicros
 	if at <= 0 {
 		// No server time: the decision was made between the send and the
@@ -203,14 +209,16 @@ func (a *Auditor) Record(o *event.Outcome) {
 	if !d.Allowed {
 		r.key |= 1
 	}
-	if a.fields.Remaining {
+	// A part the reply is declared to carry but did not (a value meaning
+	// none, or one that could not be read) is not checked.
+	if a.fields.Remaining && d.Carries(algorithms.PartRemaining) {
 		if v, err := strconv.ParseFloat(d.Remaining, 64); err == nil {
 			r.remaining = v
 		}
 	}
-	if a.fields.RetryAfter && !d.Allowed {
+	if a.fields.RetryAfter && !d.Allowed && d.Carries(algorithms.PartRetryAfter) {
 		ms := (d.RetryAfter + time.Millisecond - 1) / time.Millisecond
-		r.retryMs = uint32(min(max(int64(ms), 0), math.MaxUint32))
+		r.retryMs = uint32(min(max(int64(ms), 0), noRetry-1))
 	}
 	mu := &a.locks[slot%auditShards]
 	mu.Lock()
@@ -279,7 +287,7 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 	var vsExact *result.ExactComparison
 	var timing *timingAudit
 	var admitted []auditRecord
-	var stamps []int64
+	var offered, admittedUnits tally
 	var offeredMax int64
 	replayed := false
 	a.placeAfterDecisions()
@@ -317,11 +325,7 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 		// state: across a fault that took it away, what was admitted
 		// before is not what the limiter knew of after.
 		for _, epoch := range a.faults.epochs(decs, cuts) {
-			stamps = stamps[:0]
-			for _, r := range epoch {
-				stamps = append(stamps, r.at())
-			}
-			offeredMax = max(offeredMax, maxInWindow(stamps, a.window))
+			offeredMax = max(offeredMax, tallyOf(&offered, epoch).maxIn(a.window))
 			admitted = admitted[:0]
 			for _, r := range epoch {
 				if r.allowed() {
@@ -329,10 +333,7 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 				}
 			}
 			res.Allowed += int64(len(admitted))
-			stamps = stamps[:0]
-			for _, r := range admitted {
-				stamps = append(stamps, r.at())
-			}
+			stamps := tallyOf(&admittedUnits, admitted)
 			if a.edges != nil {
 				a.edges.add(slot, stamps)
 			}
@@ -343,10 +344,10 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 				}
 				b, pb = timing.identity(epoch, admitted, a.window, policy.WindowMicros())
 			} else {
-				b = maxInWindow(stamps, a.window)
+				b = stamps.maxIn(a.window)
 				pb = b
 				if a.window != policy.WindowMicros() {
-					pb = maxInWindow(stamps, policy.WindowMicros())
+					pb = stamps.maxIn(policy.WindowMicros())
 				}
 			}
 			busiest, policyBusiest = max(busiest, b), max(policyBusiest, pb)
@@ -378,7 +379,7 @@ func compareWithExact(exact algorithms.Model, decs []auditRecord, c *result.Exac
 	for _, r := range decs {
 		allowed := r.allowed()
 		c.Decisions++
-		if exact.Allow(r.at()) == allowed {
+		if allowN(exact, r.at(), unitsOf(r.units)) == allowed {
 			continue
 		}
 		c.Differ++
@@ -390,16 +391,3 @@ func compareWithExact(exact algorithms.Model, decs []auditRecord, c *result.Exac
 	}
 }
 
-// maxInWindow is the most stamps (sorted, microseconds) within any
-// half-open interval [t, t+window): the largest j-i+1 with
-// stamps[j]-stamps[i] < window, found with two pointers in one pass.
-func maxInWindow(stamps []int64, window int64) int64 {
-	best, i := 0, 0
-	for j := range stamps {
-		for stamps[j]-stamps[i] >= window {
-			i++
-		}
-		best = max(best, j-i+1)
-	}
-	return int64(best)
-}

@@ -30,9 +30,29 @@ func TestMaxInWindow(t *testing.T) {
 		{"the busiest stretch is in the middle", []int64{0, 50, 120, 121, 122, 219, 300}, 100, 4},
 		{"two windows' bursts straddling a boundary", []int64{90, 91, 92, 110, 111, 112}, 100, 6},
 	} {
-		if got := maxInWindow(tc.stamps, tc.window); got != tc.want {
-			t.Errorf("%s: maxInWindow(%v, %d) = %d, want %d", tc.why, tc.stamps, tc.window, got, tc.want)
+		var one tally
+		for _, s := range tc.stamps {
+			one.add(s, 1)
 		}
+		if got := one.maxIn(tc.window); got != tc.want {
+			t.Errorf("%s: maxIn(%v, %d) = %d, want %d", tc.why, tc.stamps, tc.window, got, tc.want)
+		}
+		// The same instants of three units each count three times as
+		// much, and one of them of three, alone, counts three.
+		var three tally
+		for _, s := range tc.stamps {
+			three.add(s, 3)
+		}
+		if got := three.maxIn(tc.window); got != 3*tc.want {
+			t.Errorf("%s, three units each: %d, want %d", tc.why, got, 3*tc.want)
+		}
+	}
+	var mixed tally
+	for i, s := range []int64{0, 50, 99, 150} {
+		mixed.add(s, int64(1+i)) // 1, 2, 3 and 4 units
+	}
+	if got := mixed.maxIn(100); got != 7 {
+		t.Errorf("mixed units: %d, want 7 (3+4 within [99, 199))", got)
 	}
 }
 

@@ -50,11 +50,11 @@ func TestSpanMaxInWindow(t *testing.T) {
 		certain, possible int64
 	}{
 		{"nothing", nil, 10, 0, 0},
-		{"exact times are maxInWindow", []span{{0, 0}, {9, 9}, {10, 10}}, 10, 2, 2},
-		{"wholly inside one window", []span{{0, 3}, {5, 9}}, 10, 2, 2},
-		{"together they need more than a window: only possibly", []span{{0, 3}, {5, 10}}, 10, 1, 2},
-		{"a span as long as the window is never certainly in one", []span{{0, 10}}, 10, 0, 1},
-		{"far apart either way", []span{{0, 2}, {30, 32}}, 10, 1, 1},
+		{"exact times are maxInWindow", []span{{0, 0, 1}, {9, 9, 1}, {10, 10, 1}}, 10, 2, 2},
+		{"wholly inside one window", []span{{0, 3, 1}, {5, 9, 1}}, 10, 2, 2},
+		{"together they need more than a window: only possibly", []span{{0, 3, 1}, {5, 10, 1}}, 10, 1, 2},
+		{"a span as long as the window is never certainly in one", []span{{0, 10, 1}}, 10, 0, 1},
+		{"far apart either way", []span{{0, 2, 1}, {30, 32, 1}}, 10, 1, 1},
 	} {
 		c, p, _ := spanMaxInWindow(tc.spans, tc.window, nil)
 		if c != tc.certain || p != tc.possible {
@@ -73,7 +73,7 @@ func TestSpanMaxInWindowByBruteForce(t *testing.T) {
 		spans := make([]span, n)
 		for i := range spans {
 			lo := rng.Int64N(60)
-			spans[i] = span{lo, lo + rng.Int64N(15)}
+			spans[i] = span{lo, lo + rng.Int64N(15), 1}
 		}
 		var certain, possible int64
 		for a := int64(-40); a <= 80; a++ {

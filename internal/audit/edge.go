@@ -52,10 +52,10 @@ func (a *Auditor) Boundary(identity uint64, boundaryMicros int64) {
 	}
 }
 
-// add measures one identity's admitted stamps (sorted, server
-// microseconds) around its boundary, with two pointers over the stamps as
+// add measures one identity's admissions (sorted, server microseconds,
+// with their units) around its boundary, with two pointers over them as
 // the window's end moves forward a millisecond at a time.
-func (e *edges) add(slot int, admitted []int64) {
+func (e *edges) add(slot int, admitted *tally) {
 	boundary := e.at[slot]
 	if boundary == 0 {
 		return
@@ -64,13 +64,13 @@ func (e *edges) add(slot int, admitted []int64) {
 	lo, hi := 0, 0 // admitted[lo:hi] lie in (end-window, end]
 	for i := range e.sumInWindow {
 		end := boundary + (e.fromMs+int64(i))*1000
-		for hi < len(admitted) && admitted[hi] <= end {
+		for hi < len(admitted.at) && admitted.at[hi] <= end {
 			hi++
 		}
-		for lo < hi && admitted[lo] <= end-e.windowMicros {
+		for lo < hi && admitted.at[lo] <= end-e.windowMicros {
 			lo++
 		}
-		n := int64(hi - lo)
+		n := admitted.units(lo, hi)
 		e.sumInWindow[i] += n
 		e.maxInWindow[i] = max(e.maxInWindow[i], n)
 	}

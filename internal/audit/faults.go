@@ -99,7 +99,7 @@ func (a *Auditor) watchFaults(tl Timeline) {
 
 // recordOnError keeps the error policy's decision for identity, made for
 // a call sent at atUs (server microseconds).
-func (a *Auditor) recordOnError(identity uint64, atUs int64, allowed bool) {
+func (a *Auditor) recordOnError(identity uint64, atUs int64, allowed bool, units int64) {
 	if a == nil || a.faults == nil {
 		return
 	}
@@ -107,7 +107,7 @@ func (a *Auditor) recordOnError(identity uint64, atUs int64, allowed bool) {
 	if !ok {
 		return
 	}
-	r := auditRecord{key: uint64(max(atUs, 0)) << 1, remaining: math.NaN()}
+	r := auditRecord{key: uint64(max(atUs, 0)) << 1, remaining: math.NaN(), retryMs: noRetry, units: recordUnits(units)}
 	if !allowed {
 		r.key |= 1
 	}
@@ -124,7 +124,7 @@ func (a *Auditor) recordOnError(identity uint64, atUs int64, allowed bool) {
 // RecordUnseen notes that a call of identity sent at sentUs and given up
 // at doneUs (server microseconds) failed in a way that may have let it
 // run on the server. A nil Auditor, or one without a timeline, ignores it.
-func (a *Auditor) RecordUnseen(identity uint64, sentUs, doneUs int64) {
+func (a *Auditor) RecordUnseen(identity uint64, sentUs, doneUs, units int64) {
 	if a == nil || a.faults == nil {
 		return
 	}
@@ -138,7 +138,7 @@ func (a *Auditor) RecordUnseen(identity uint64, sentUs, doneUs int64) {
 	if *m == nil {
 		*m = map[int][]unseenCall{}
 	}
-	(*m)[slot] = append((*m)[slot], unseenCall{sentUs: sentUs, doneUs: doneUs})
+	(*m)[slot] = append((*m)[slot], unseenCall{sentUs: sentUs, doneUs: doneUs, units: recordUnits(units)})
 	mu.Unlock()
 }
 
@@ -202,27 +202,27 @@ func (af *auditFaults) identity(a *Auditor, slot int, decs []auditRecord) {
 	delete(af.onError[slot%auditShards], slot)
 	delete(af.unseen[slot%auditShards], slot)
 	slices.SortFunc(onErr, func(x, y auditRecord) int { return cmp.Compare(x.key, y.key) })
-	var redis []int64
+	var redis tally
 	for _, r := range decs {
 		if r.allowed() {
-			redis = append(redis, r.at())
+			redis.add(r.at(), unitsOf(r.units))
 		}
 	}
 	for k := range af.kinds {
-		var extra []int64
+		var extra tally
 		for _, r := range onErr {
 			if r.allowed() && af.faultAt(r.at()) == k {
-				extra = append(extra, r.at())
+				extra.add(r.at(), unitsOf(r.units))
 			}
 		}
-		af.fig.policyExcess[k] = max(af.fig.policyExcess[k], excessBeyond(redis, extra, af.policyW, af.limit))
+		af.fig.policyExcess[k] = max(af.fig.policyExcess[k], excessBeyond(&redis, &extra, af.policyW, af.limit))
 	}
 	if a.model != nil && len(onErr) > 0 {
 		af.counterfactual(a.model.Model(), decs, onErr)
 	}
 	for _, e := range af.events {
 		if l := af.fig.stateLost[e.Fault]; l != nil {
-			l.MaxWindowAdmitted = max(l.MaxWindowAdmitted, maxInWindowAt(redis, e.ResumeUs, af.policyW))
+			l.MaxWindowAdmitted = max(l.MaxWindowAdmitted, redis.maxInAt(e.ResumeUs, af.policyW))
 		}
 	}
 }
@@ -235,13 +235,13 @@ func (af *auditFaults) counterfactual(model algorithms.Model, decs, onErr []audi
 	i, j := 0, 0
 	for i < len(decs) || j < len(onErr) {
 		if j >= len(onErr) || (i < len(decs) && decs[i].at() <= onErr[j].at()) {
-			model.Allow(decs[i].at())
+			allowN(model, decs[i].at(), unitsOf(decs[i].units))
 			i++
 			continue
 		}
 		r := onErr[j]
 		j++
-		would := model.Allow(r.at())
+		would := allowN(model, r.at(), unitsOf(r.units))
 		k := af.faultAt(r.at())
 		if k < 0 {
 			continue
@@ -257,23 +257,23 @@ func (af *auditFaults) counterfactual(model algorithms.Model, decs, onErr []audi
 
 // excessBeyond is the most, over any interval of window microseconds,
 // that admissions on error (extra) added past the policy's limit beyond
-// what the limiter itself admitted there (redis): in each interval,
-// all admissions minus the larger of the limit and the limiter's own.
-// Both lists are sorted; intervals start at an admission.
-func excessBeyond(redis, extra []int64, window, limit int64) int64 {
-	if len(extra) == 0 {
+// what the limiter itself admitted there (redis), in units: in each
+// interval, all admissions minus the larger of the limit and the
+// limiter's own. Intervals start at an admission.
+func excessBeyond(redis, extra *tally, window, limit int64) int64 {
+	if len(extra.at) == 0 {
 		return 0
 	}
 	type adm struct {
-		at    int64
-		redis bool
+		at, units int64
+		redis     bool
 	}
-	all := make([]adm, 0, len(redis)+len(extra))
-	for _, t := range redis {
-		all = append(all, adm{t, true})
+	all := make([]adm, 0, len(redis.at)+len(extra.at))
+	for i, t := range redis.at {
+		all = append(all, adm{t, redis.unitsOfOne(i), true})
 	}
-	for _, t := range extra {
-		all = append(all, adm{t, false})
+	for i, t := range extra.at {
+		all = append(all, adm{t, extra.unitsOfOne(i), false})
 	}
 	slices.SortFunc(all, func(x, y adm) int { return cmp.Compare(x.at, y.at) })
 	var best int64
@@ -281,36 +281,16 @@ func excessBeyond(redis, extra []int64, window, limit int64) int64 {
 	var inAll, inRedis int64
 	for i := range all {
 		for j < len(all) && all[j].at-all[i].at < window {
-			inAll++
-			inRedis += b2i(all[j].redis)
+			inAll += all[j].units
+			if all[j].redis {
+				inRedis += all[j].units
+			}
 			j++
 		}
 		best = max(best, inAll-max(limit, inRedis))
-		inAll--
-		inRedis -= b2i(all[i].redis)
-	}
-	return best
-}
-
-// maxInWindowAt is the most stamps (sorted) within one interval
-// [t, t+window) that holds instant at: t runs from at-window+1 to at, and
-// the count changes only where a stamp enters on the right (t =
-// stamp-window+1) or leaves on the left (just past t = stamp), so those
-// starts, and the two ends, are all there is to try.
-func maxInWindowAt(stamps []int64, at, window int64) int64 {
-	count := func(from int64) int64 {
-		lo := sort.Search(len(stamps), func(i int) bool { return stamps[i] >= from })
-		hi := sort.Search(len(stamps), func(i int) bool { return stamps[i] >= from+window })
-		return int64(hi - lo)
-	}
-	best := max(count(at-window+1), count(at))
-	lo := sort.Search(len(stamps), func(i int) bool { return stamps[i] > at-window })
-	for i := lo; i < len(stamps) && stamps[i] < at+window; i++ {
-		if t := stamps[i]; t <= at {
-			best = max(best, count(t))
-		}
-		if t := stamps[i] - window + 1; t > at-window && t <= at {
-			best = max(best, count(t))
+		inAll -= all[i].units
+		if all[i].redis {
+			inRedis -= all[i].units
 		}
 	}
 	return best
@@ -358,6 +338,8 @@ func (fig *FaultFigures) Apply(f *result.Faults) {
 // it was sent and when its caller gave up, in server microseconds.
 type unseenCall struct {
 	sentUs, doneUs int64
+	// units is what the call asked for (zero is one).
+	units uint32
 	// nextUs is the first instant, after the call's send, at which the
 	// server decided any audited request: a call that ran ran no earlier
 	// (0 until known).

@@ -26,8 +26,29 @@ func TestExcessBeyond(t *testing.T) {
 		{"beyond the limiter's own excess", []int64{1, 2, 3, 4, 5}, []int64{6}, 1},
 		{"in another window", []int64{1, 2, 3}, []int64{2000, 2001}, 0},
 	} {
-		if got := excessBeyond(tc.redis, tc.extra, w, limit); got != tc.want {
-			t.Errorf("%s: %d, want %d", tc.why, got, tc.want)
+		for _, units := range []int64{1, 2} {
+			// Requests of two units each: the limit of 3 is then 3 units,
+			// and every admission counts twice.
+			var redis, extra tally
+			for _, s := range tc.redis {
+				redis.add(s, units)
+			}
+			for _, s := range tc.extra {
+				extra.add(s, units)
+			}
+			want := tc.want
+			if units == 2 {
+				want = max(0, 2*int64(len(tc.redis)+len(tc.extra))-max(limit, 2*int64(len(tc.redis))))
+				if tc.why == "in another window" {
+					want = 1 // 2 + 2 in the next window, past a limit of 3 units
+				}
+				if tc.extra == nil {
+					want = 0
+				}
+			}
+			if got := excessBeyond(&redis, &extra, w, limit); got != want {
+				t.Errorf("%s, %d units each: %d, want %d", tc.why, units, got, want)
+			}
 		}
 	}
 }
@@ -44,7 +65,11 @@ func TestMaxInWindowAt(t *testing.T) {
 		{"only windows that hold the instant count", 2400, 1},
 		{"before everything", -5000, 0},
 	} {
-		if got := maxInWindowAt(stamps, tc.at, 1000); got != tc.want {
+		var tl tally
+		for _, s := range stamps {
+			tl.add(s, 1)
+		}
+		if got := tl.maxInAt(tc.at, 1000); got != tc.want {
 			t.Errorf("%s: %d, want %d", tc.why, got, tc.want)
 		}
 	}
@@ -140,7 +165,7 @@ func TestAuditAcrossAFailover(t *testing.T) {
 // identity is judged as strictly as ever.
 func TestAuditBranchesOnUnseenCalls(t *testing.T) {
 	a, start := faultAuditor(t, []plan.Fault{{Kind: plan.FaultStall, At: 100 * time.Millisecond, For: 100 * time.Millisecond}})
-	a.RecordUnseen(0, start.Add(150*time.Millisecond).UnixMicro(), start.Add(200*time.Millisecond).UnixMicro())
+	a.RecordUnseen(0, start.Add(150*time.Millisecond).UnixMicro(), start.Add(200*time.Millisecond).UnixMicro(), 1)
 	// Identity 0: the unseen call took the 10th admission.
 	for i := range 10 {
 		decide(a, start, 0, float64(300+10*i), i < 9)
@@ -168,11 +193,11 @@ func TestAuditTellsWhatThePolicyDecided(t *testing.T) {
 	}
 	// Identity 0 gets 8 admitted on error: 3 past the limit of 10.
 	for i := range 8 {
-		a.recordOnError(0, start.Add(time.Duration(150+10*i)*time.Millisecond).UnixMicro(), true)
+		a.recordOnError(0, start.Add(time.Duration(150+10*i)*time.Millisecond).UnixMicro(), true, 1)
 	}
 	// Identity 1 gets 3 denied on error that the limiter would have let in.
 	for i := range 3 {
-		a.recordOnError(1, start.Add(time.Duration(150+10*i)*time.Millisecond).UnixMicro(), false)
+		a.recordOnError(1, start.Add(time.Duration(150+10*i)*time.Millisecond).UnixMicro(), false, 1)
 	}
 	a.result()
 	f := &result.Faults{Windows: make([]result.FaultWindow, 1)}
@@ -191,8 +216,8 @@ func TestAuditTellsWhatThePolicyDecided(t *testing.T) {
 func TestAuditUnseenCallsAcrossARestart(t *testing.T) {
 	a, start := faultAuditor(t, []plan.Fault{{Kind: plan.FaultRestart, At: 400 * time.Millisecond}})
 	us := func(ms int) int64 { return start.Add(time.Duration(ms) * time.Millisecond).UnixMicro() }
-	a.RecordUnseen(0, us(420), us(520)) // given up after the new server came
-	a.RecordUnseen(1, us(380), us(420)) // given up before the old one went
+	a.RecordUnseen(0, us(420), us(520), 1) // given up after the new server came
+	a.RecordUnseen(1, us(380), us(420), 1) // given up before the old one went
 	// On the new server, identity 0's unseen call took the 10th admission;
 	// identity 1 is denied its 10th with nothing unseen: a mismatch.
 	for i := range 10 {

@@ -8,31 +8,32 @@ import (
 )
 
 // shortfall counts the denials among one identity's decisions (in time
-// order) that the limiter's promise to admit rules out: fewer than the
-// promised admissions lay within the promised interval before the denial,
-// wherever in its round trip each decision was made (a decision with the
-// server's time was made at that instant). A call whose outcome is unknown
-// counts as an admission that may have happened at any time from its send:
-// the count is the most admissions any placement puts in the interval, so
-// a denial counted here is one no placement explains.
+// order) that the limiter's promise to admit rules out: the units admitted
+// within the promised interval before the denial, with the denied
+// request's own, were no more than the promise, wherever in its round trip
+// each decision was made (a decision with the server's time was made at
+// that instant). A call whose outcome is unknown counts as an admission
+// that may have happened at any time from its send: the count is the most
+// units any placement puts in the interval, so a denial counted here is
+// one no placement explains.
 func (a *Auditor) shortfall(decs []auditRecord, unseen []unseenCall) int64 {
 	admits, within := a.promiseAdmits, a.promiseWithinUs
 	if admits <= 0 {
 		return 0
 	}
-	var lo, hi []int64 // the admissions' spans, by start
+	var lo, hi, units []int64 // the admissions' spans, by start, and their units
 	var widest int64
 	for _, r := range decs {
 		if r.allowed() {
-			lo, hi = append(lo, r.at()), append(hi, r.at()+int64(r.widthUs))
+			lo, hi, units = append(lo, r.at()), append(hi, r.at()+int64(r.widthUs)), append(units, unitsOf(r.units))
 			widest = max(widest, int64(r.widthUs))
 		}
 	}
 	for _, u := range unseen {
-		lo, hi = append(lo, u.sentUs), append(hi, math.MaxInt64)
+		lo, hi, units = append(lo, u.sentUs), append(hi, math.MaxInt64), append(units, unitsOf(u.units))
 	}
 	if len(unseen) > 0 {
-		sort.Sort(spans{lo, hi})
+		sort.Sort(spans{lo, hi, units})
 	}
 	var n int64
 	for _, d := range decs {
@@ -43,29 +44,30 @@ func (a *Auditor) shortfall(decs []auditRecord, unseen []unseenCall) int64 {
 		// Admissions that may lie in (t-within, t] for some instant t of
 		// the denial: started by dhi, ended after dlo-within.
 		end := sort.Search(len(lo), func(i int) bool { return lo[i] > dhi })
-		var count int64
-		for k := end - 1; k >= 0 && count < admits; k-- {
+		count := unitsOf(d.units)
+		for k := end - 1; k >= 0 && count <= admits; k-- {
 			if hi[k] > dlo-within {
-				count++
+				count += units[k]
 			} else if len(unseen) == 0 && lo[k]+widest <= dlo-within {
 				break // every earlier admission ended before the interval
 			}
 		}
-		if count < admits {
+		if count <= admits {
 			n++
 		}
 	}
 	return n
 }
 
-// spans sorts admissions' spans by start.
-type spans struct{ lo, hi []int64 }
+// spans sorts admissions' spans, with their units, by start.
+type spans struct{ lo, hi, units []int64 }
 
 func (s spans) Len() int           { return len(s.lo) }
 func (s spans) Less(i, j int) bool { return s.lo[i] < s.lo[j] }
 func (s spans) Swap(i, j int) {
 	s.lo[i], s.lo[j] = s.lo[j], s.lo[i]
 	s.hi[i], s.hi[j] = s.hi[j], s.hi[i]
+	s.units[i], s.units[j] = s.units[j], s.units[i]
 }
 
 // power says what the audit could have caught, from what the run offered

@@ -34,9 +34,9 @@ const (
 // branch is one state the identity's key may be in.
 type branch struct {
 	model algorithms.Model
-	// hist is every instant fed to model since it was last made fresh:
+	// hist is every request fed to model since it was last made fresh:
 	// what a copy is made from, and what a replica kept.
-	hist []int64
+	hist []fed
 	// pending are calls that may yet have run.
 	pending []pendingCall
 	// resets has bit i set once reset i has been placed (taken or passed
@@ -69,27 +69,30 @@ type pendingCall struct {
 	passed int
 }
 
-// feed decides a request at instant t.
-func (b *branch) feed(t int64) bool {
-	b.hist = append(b.hist, t)
-	return b.model.Allow(t)
+// fed is a request fed to a branch's model: its instant and units.
+type fed struct{ at, units int64 }
+
+// feed decides a request of units at instant t.
+func (b *branch) feed(t, units int64) bool {
+	b.hist = append(b.hist, fed{t, units})
+	return allowN(b.model, t, units)
 }
 
 // copyWith is a copy of b made from a fresh model fed b's history, then
-// at (a call that ran at that instant) when ran is set.
-func (b *branch) copyWith(fresh func() algorithms.Model, ran bool, at int64) *branch {
-	c := &branch{model: fresh(), hist: make([]int64, 0, len(b.hist)+1), pending: slices.Clone(b.pending), resets: b.resets,
+// run (a call that ran at its instant) when it is not nil.
+func (b *branch) copyWith(fresh func() algorithms.Model, run *fed) *branch {
+	c := &branch{model: fresh(), hist: make([]fed, 0, len(b.hist)+1), pending: slices.Clone(b.pending), resets: b.resets,
 		placed: b.placed, uncertainUs: b.uncertainUs, anchors: slices.Clone(b.anchors), cuts: slices.Clone(b.cuts)}
 	k := 0
-	for i, t := range b.hist {
-		c.feed(t)
+	for i, f := range b.hist {
+		c.feed(f.at, f.units)
 		for k < len(b.anchors) && b.anchors[k].at == i+1 {
 			c.model.(algorithms.Anchorer).Anchor(b.anchors[k].remaining, b.anchors[k].instant)
 			k++
 		}
 	}
-	if ran {
-		c.feed(at)
+	if run != nil {
+		c.feed(run.at, run.units)
 		c.placed = true
 	}
 	return c
@@ -99,10 +102,10 @@ func (b *branch) copyWith(fresh func() algorithms.Model, ran bool, at int64) *br
 // instants before cutUs that a replica kept (math.MinInt64: none).
 func (b *branch) restart(fresh func() algorithms.Model, cutUs int64) {
 	kept := b.hist
-	b.model, b.hist, b.placed, b.anchors = fresh(), make([]int64, 0, len(kept)), false, nil
-	for _, t := range kept {
-		if t < cutUs {
-			b.feed(t)
+	b.model, b.hist, b.placed, b.anchors = fresh(), make([]fed, 0, len(kept)), false, nil
+	for _, f := range kept {
+		if f.at < cutUs {
+			b.feed(f.at, f.units)
 		}
 	}
 }
@@ -154,7 +157,7 @@ func (af *auditFaults) replay(a *Auditor, slot int, decs []auditRecord, res *res
 			e := af.events[ev]
 			ev++
 			closeLoss()
-			kept = rp.branches[0].copyWith(fresh, false, 0).model
+			kept = rp.branches[0].copyWith(fresh, nil).model
 			for ui < len(unseen) && unseen[ui].sentUs < e.ResumeUs {
 				rp.add(unseen[ui])
 				ui++
@@ -185,7 +188,7 @@ func (af *auditFaults) replay(a *Auditor, slot int, decs []auditRecord, res *res
 			}
 		}
 		if kept != nil {
-			k := kept.Allow(at)
+			k := allowN(kept, at, unitsOf(r.units))
 			if k != r.allowed() {
 				lost = true
 			}
@@ -230,28 +233,25 @@ func (rp *identityReplay) placeUnseen(at int64) {
 		if n == 0 {
 			continue
 		}
-		last := int64(math.MinInt64)
-		if k := len(b.hist); k > 0 {
-			last = b.hist[k-1]
-		}
+		last := b.lastFed(math.MinInt64)
 		ranAlone := func(i int, t int64) *branch {
-			c := b.copyWith(fresh, true, t)
+			c := b.copyWith(fresh, &fed{t, unitsOf(b.pending[i].units)})
 			c.uncertainUs = max(c.uncertainUs, at-max(b.pending[i].sentUs, last))
 			c.pending = slices.Delete(slices.Clone(b.pending), i, i+1)
 			return c
 		}
 		for m := 1; m <= n; m++ {
-			atWake := b.copyWith(fresh, false, 0)
-			atSend := b.copyWith(fresh, false, 0)
+			atWake := b.copyWith(fresh, nil)
+			atSend := b.copyWith(fresh, nil)
 			differ := false
 			atWake.placed, atSend.placed = true, true
 			for _, p := range b.pending[:m] {
 				u := at - max(p.sentUs, last)
 				atWake.uncertainUs, atSend.uncertainUs = max(atWake.uncertainUs, u), max(atSend.uncertainUs, u)
-				atWake.feed(at)
+				atWake.feed(at, unitsOf(p.units))
 				t := min(max(p.sentUs, p.nextUs, atSend.lastFed(last)), at)
 				differ = differ || t != at
-				atSend.feed(t)
+				atSend.feed(t, unitsOf(p.units))
 			}
 			atWake.pending, atSend.pending = slices.Clone(b.pending[m:]), slices.Clone(b.pending[m:])
 			added = append(added, atWake)
@@ -272,7 +272,7 @@ func (rp *identityReplay) placeUnseen(at int64) {
 // lastFed is the last instant fed to b, or otherwise.
 func (b *branch) lastFed(otherwise int64) int64 {
 	if n := len(b.hist); n > 0 {
-		return b.hist[n-1]
+		return b.hist[n-1].at
 	}
 	return otherwise
 }
@@ -418,7 +418,7 @@ func (a *Auditor) check(b *branch, r auditRecord) judgement {
 	var j judgement
 	rm, _ := b.model.(algorithms.ReplyModel)
 	stamp, allowed := r.at(), r.allowed()
-	j.expected = b.feed(stamp)
+	j.expected = b.feed(stamp, unitsOf(r.units))
 	j.wrong = j.expected != allowed
 	if b.placed {
 		// The past is known only roughly: a reply that states the whole
@@ -441,7 +441,7 @@ func (a *Auditor) check(b *branch, r auditRecord) judgement {
 			j.remainingWrong, j.wrong = true, true
 		}
 	}
-	if a.fields.RetryAfter && !allowed {
+	if a.fields.RetryAfter && !allowed && r.retryMs != noRetry {
 		j.retryChecked = true
 		if !algorithms.RetryAgrees(rm, stamp, durationMs(r.retryMs)) {
 			j.retryTooEarly, j.wrong = true, true

@@ -24,7 +24,7 @@ func replayOf(a *Auditor, resets ...event.Reset) (*result.Audit, *result.Faults)
 // in every state the model may have been in.
 func TestUnseenCallsDoNotExcuseABrokenLimiter(t *testing.T) {
 	a, start := faultAuditor(t, nil)
-	a.RecordUnseen(0, start.Add(150*time.Millisecond).UnixMicro(), start.Add(200*time.Millisecond).UnixMicro())
+	a.RecordUnseen(0, start.Add(150*time.Millisecond).UnixMicro(), start.Add(200*time.Millisecond).UnixMicro(), 1)
 	// 12 admitted in one window of a limit of 10, the doubtful call
 	// besides.
 	for i := range 12 {
@@ -101,7 +101,7 @@ func TestReplayGivesUpPastItsBranches(t *testing.T) {
 	a, start := faultAuditor(t, nil)
 	for i := range 20 {
 		at := start.Add(time.Duration(100+i) * time.Millisecond).UnixMicro()
-		a.RecordUnseen(0, at, at+500)
+		a.RecordUnseen(0, at, at+500, 1)
 	}
 	for i := range 10 {
 		decide(a, start, 0, float64(130+i), i%2 == 0)

@@ -36,7 +36,7 @@ func (t *timingAudit) identity(decs, admitted []auditRecord, window, policyWindo
 	}
 	t.spans = t.spans[:0]
 	for _, r := range admitted {
-		t.spans = append(t.spans, span{lo: r.at(), hi: r.at() + int64(r.widthUs)})
+		t.spans = append(t.spans, span{lo: r.at(), hi: r.at() + int64(r.widthUs), units: unitsOf(r.units)})
 	}
 	var possible int64
 	busiest, possible, t.events = spanMaxInWindow(t.spans, window, t.events)
@@ -57,18 +57,18 @@ func (t *timingAudit) result() *result.AuditTiming {
 }
 
 // span is the interval [lo, hi], in microseconds, within which one
-// decision was made.
-type span struct{ lo, hi int64 }
+// decision was made, and the units it admitted.
+type span struct{ lo, hi, units int64 }
 
-// spanEvent is where a count of spans starts (+1) or stops (-1) covering
-// the start of a window.
+// spanEvent is where a span's units start (+) or stop (-) covering the
+// start of a window.
 type spanEvent struct {
 	at    int64
 	delta int64
 }
 
 // spanMaxInWindow is, over every half-open window [a, a+window), the most
-// spans lying wholly inside it (certain: they are in it wherever in its
+// units of spans lying wholly inside it (certain: they are in it wherever in its
 // span each decision was made) and the most touching it (possible: some
 // placement puts them in it). A span [lo, hi] lies inside the window
 // starting at a for a in [hi-window+1, lo], and touches it for a in
@@ -80,7 +80,7 @@ func spanMaxInWindow(spans []span, window int64, events []spanEvent) (certain, p
 		events = events[:0]
 		for _, s := range spans {
 			if f, t := from(s), to(s); f <= t {
-				events = append(events, spanEvent{f, 1}, spanEvent{t + 1, -1})
+				events = append(events, spanEvent{f, s.units}, spanEvent{t + 1, -s.units})
 			}
 		}
 		// At one instant, ranges that end go before ranges that begin:

@@ -176,8 +176,8 @@ func (f *recorder) calls(done time.Time, n int64) {
 // failed with err at done, when it may still have run on the server (and
 // changed the limiter's state) after its caller gave up: a call that timed
 // out may have run, and a retry then charges the caller twice. The model
-// cannot know it ran.
-func (f *recorder) failedCall(identity uint64, sent, done time.Time, err error) {
+// cannot know it ran. units is what the call asked for.
+func (f *recorder) failedCall(identity uint64, sent, done time.Time, units int64, err error) {
 	if !redisenv.MayHaveRun(err) {
 		return
 	}
@@ -194,7 +194,7 @@ func (f *recorder) failedCall(identity uint64, sent, done time.Time, err error) 
 	if f.unseen == nil {
 		return
 	}
-	f.unseen.RecordUnseen(identity, f.offset.ServerMicros(sent), f.offset.ServerMicros(done))
+	f.unseen.RecordUnseen(identity, f.offset.ServerMicros(sent), f.offset.ServerMicros(done), units)
 }
 
 // span sums the fine bins from the one holding a up to the one holding b

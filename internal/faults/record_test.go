@@ -116,7 +116,7 @@ func TestPauseHeldCallsFromTheServersClock(t *testing.T) {
 	f := newRecorder(start, 3*time.Second, pause, nil, event.Offset{})
 	timeout := context.DeadlineExceeded
 	// Before the pause was answered nothing is known to be held.
-	f.failedCall(1, at(1050), at(1100), timeout)
+	f.failedCall(1, at(1050), at(1100), 1, timeout)
 	// It took 200ms late.
 	f.pauseHeld(0, at(1200), at(1700))
 	for _, c := range []struct {
@@ -129,7 +129,7 @@ func TestPauseHeldCallsFromTheServersClock(t *testing.T) {
 		{"given up after the pause ended: it ran", 1650, 1750, false},
 	} {
 		before := f.unseenCalls.Load()
-		f.failedCall(1, at(c.sent), at(c.done), timeout)
+		f.failedCall(1, at(c.sent), at(c.done), 1, timeout)
 		if got := f.unseenCalls.Load() == before; got != c.held {
 			t.Errorf("%s: held %v, want %v", c.why, got, c.held)
 		}

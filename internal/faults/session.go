@@ -295,9 +295,10 @@ func (n *node) close() {
 
 // UnseenRecorder is told of calls that failed in a way that may have let
 // them run on the server all the same: the audit then knows that
-// identity's state is no longer what the replies say.
+// identity's state is no longer what the replies say. units is what the
+// call asked for.
 type UnseenRecorder interface {
-	RecordUnseen(identity uint64, sentUs, doneUs int64)
+	RecordUnseen(identity uint64, sentUs, doneUs, units int64)
 }
 
 // Begin starts the session with the run's traffic, which starts at start

@@ -1,0 +1,125 @@
+package audit
+
+import (
+	"math"
+	"sort"
+
+	"github.com/rlbench/rlbench/algorithms"
+)
+
+// Requests of several units: a decision that asks for n units takes n of
+// what the limiter allows when it is admitted, and the bound, the offered
+// load, the edge curve and the promise to admit all count units. Most
+// runs ask for one unit a request, and their instants are counted as
+// they are.
+
+// unitsOf is the units a decision asked for, as a record keeps them
+// (zero is one).
+func unitsOf(units uint32) int64 {
+	if units == 0 {
+		return 1
+	}
+	return int64(units)
+}
+
+// recordUnits is what a record keeps of a request's units: up to
+// math.MaxUint32 (far past any limit a policy states).
+func recordUnits(n int64) uint32 {
+	if n <= 1 {
+		return 0
+	}
+	return uint32(min(n, math.MaxUint32))
+}
+
+// allowN decides a request of units at t on m: Allow for one unit, else
+// the model's AllowN (the built-in families' models all have one).
+func allowN(m algorithms.Model, t, units int64) bool {
+	if units != 1 {
+		if c, ok := m.(algorithms.CostModel); ok {
+			return c.AllowN(t, units)
+		}
+	}
+	return m.Allow(t)
+}
+
+// tally is a sorted list of instants, each with its units: cum, once some
+// instant has more than one, holds the running sum (cum[i] is the units
+// of at[:i]); nil while every instant has one.
+type tally struct {
+	at  []int64
+	cum []int64
+}
+
+// reset empties t, keeping its storage.
+func (t *tally) reset() { t.at, t.cum = t.at[:0], nil }
+
+// add appends instant at of units.
+func (t *tally) add(at, units int64) {
+	if units != 1 && t.cum == nil {
+		t.cum = make([]int64, len(t.at)+1, cap(t.at)+1)
+		for i := range t.cum {
+			t.cum[i] = int64(i)
+		}
+	}
+	t.at = append(t.at, at)
+	if t.cum != nil {
+		t.cum = append(t.cum, t.cum[len(t.cum)-1]+units)
+	}
+}
+
+// units is the units of at[lo:hi].
+func (t *tally) units(lo, hi int) int64 {
+	if t.cum == nil {
+		return int64(hi - lo)
+	}
+	return t.cum[hi] - t.cum[lo]
+}
+
+// unitsOfOne is the units of at[i].
+func (t *tally) unitsOfOne(i int) int64 { return t.units(i, i+1) }
+
+// maxIn is the most units within any interval of window microseconds.
+func (t *tally) maxIn(window int64) int64 {
+	var best int64
+	i := 0
+	for j := range t.at {
+		for t.at[j]-t.at[i] >= window {
+			i++
+		}
+		best = max(best, t.units(i, j+1))
+	}
+	return best
+}
+
+// maxInAt is the most units within one interval [s, s+window) that holds
+// instant at: s runs from at-window+1 to at, and the count changes only
+// where an instant enters on the right (s = instant-window+1) or leaves on
+// the left (just past s = instant), so those starts, and the two ends, are
+// all there is to try.
+func (t *tally) maxInAt(at, window int64) int64 {
+	count := func(from int64) int64 {
+		lo := sort.Search(len(t.at), func(i int) bool { return t.at[i] >= from })
+		hi := sort.Search(len(t.at), func(i int) bool { return t.at[i] >= from+window })
+		return t.units(lo, hi)
+	}
+	best := max(count(at-window+1), count(at))
+	lo := sort.Search(len(t.at), func(i int) bool { return t.at[i] > at-window })
+	for i := lo; i < len(t.at) && t.at[i] < at+window; i++ {
+		if s := t.at[i]; s <= at {
+			best = max(best, count(s))
+		}
+		if s := t.at[i] - window + 1; s > at-window && s <= at {
+			best = max(best, count(s))
+		}
+	}
+	return best
+}
+
+// tallyOf is the instants of recs (in time order) with their units.
+func tallyOf(t *tally, recs []auditRecord) *tally {
+	t.reset()
+	for _, r := range recs {
+		t.add(r.at(), unitsOf(r.units))
+	}
+	return t
+}
