@@ -33,7 +33,7 @@ func writeAuditTable(w io.Writer, r *result.Result, j verdict.Judgement) error {
 			FormatMillis(r.Profile.Policy.WindowMs), r.Profile.Policy.Limit)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "algorithm\tscenario\t"+policyColumn+"identities\tadmitted\texpected\tmismatches\tmax-in-window\tbound\tover-policy\tovershoot\tcheck\t")
+	fmt.Fprintln(tw, "algorithm\tscenario\t"+policyColumn+"identities\tadmitted\texpected\tmismatches\toffered\tmax-in-window\tbound\tover-policy\tovershoot\tunder-admitted\tcheck\t")
 	for i := range r.Runs {
 		run := &r.Runs[i]
 		a := run.Audit
@@ -49,9 +49,13 @@ func writeAuditTable(w io.Writer, r *result.Result, j verdict.Judgement) error {
 			policy = FormatPolicyShort(r.RunPolicy(run)) + "\t"
 		}
 		expected, mismatches := AuditModelColumns(a)
-		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%d\t%s\t%s\t%d\t%s\t%d\t%d\t%s\t\n",
-			run.Algorithm, run.Scenario, policy, ids, a.Allowed, expected, mismatches,
-			a.MaxWindowAdmitted, AuditBound(a), a.PolicyExcess, a.Overshoot, auditCheck(run, j.Runs[i]))
+		offered := "-"
+		if p := a.Power; p != nil {
+			offered = fmt.Sprint(p.OfferedMaxInWindow)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%d\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%s\t\n",
+			run.Algorithm, run.Scenario, policy, ids, a.Allowed, expected, mismatches, offered,
+			a.MaxWindowAdmitted, AuditBound(a), a.PolicyExcess, a.Overshoot, a.UnderAdmitted, auditCheck(run, j.Runs[i]))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -103,7 +107,8 @@ func AuditBound(a *result.Audit) string {
 }
 
 // auditCheck is the last column of the audit table: ok, what the verdict
-// found wrong with the run's bound and model, or why the audit cannot
+// found wrong with the run's bound, model and promise to admit, "no power"
+// when its traffic could not have shown an excess, or why the audit cannot
 // judge the run (the server dropped limiter state).
 func auditCheck(run *result.Run, v verdict.Run) string {
 	if !v.Judged {
@@ -114,9 +119,12 @@ func auditCheck(run *result.Run, v verdict.Run) string {
 	}
 	var bad []string
 	for _, f := range v.Findings {
-		if f.Kind == verdict.Overshoot || f.Kind == verdict.ModelMismatch {
+		if f.Kind == verdict.Overshoot || f.Kind == verdict.ModelMismatch || f.Kind == verdict.UnderAdmission {
 			bad = append(bad, f.Kind.String())
 		}
+	}
+	if len(bad) == 0 && v.Has(verdict.NoPower) {
+		return "no power"
 	}
 	if len(bad) == 0 {
 		return "ok"
@@ -159,6 +167,9 @@ func auditNotes(r *result.Result, j verdict.Judgement) []string {
 			}
 			notes = append(notes, msg+expected)
 		}
+		if f, ok := v.Finding(verdict.UnderAdmission); ok {
+			notes = append(notes, f.Text+": this limiter does not keep its promise to admit"+expected)
+		}
 		if n := auditBasisNote(run.Key(), a); n != "" {
 			notes = append(notes, n)
 		}
@@ -200,7 +211,7 @@ func replyMismatches(c *result.ReplyCheck) string {
 func auditBasisNote(key string, a *result.Audit) string {
 	switch a.Basis {
 	case result.AuditByBound:
-		return fmt.Sprintf("%s: judged by its bound only (its semantics has no reference model), at the server times its replies carried", key)
+		return fmt.Sprintf("%s: judged by its bound only (it declares a bound, not a semantics with a reference model to replay), at the server times its replies carried", key)
 	case result.AuditByBoundClientTime:
 		msg := fmt.Sprintf("%s: its replies carry no server time, so it was judged by its bound only, on the client's clock: each decision lies within half its round trip of the midpoint", key)
 		if t := a.Timing; t != nil {

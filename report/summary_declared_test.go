@@ -32,11 +32,11 @@ func TestSummaryDeclaredLimiters(t *testing.T) {
 	r.Verdict = verdict.Assess(r).Verdict
 	out := collapsedSummary(t, r)
 	for _, want := range []string{
-		"textbook edge 10 400 - - 41 40 21 9 << OVERSHOOT",
-		"promised edge 10 40 - - 3 3/100ms",
-		"fn_bucket edge 10 200 200 7 50 130 0 0 << MISMATCH",
+		"textbook edge 10 400 - - - 41 40 21 9 0 << OVERSHOOT",
+		"promised edge 10 40 - - - 3 3/100ms",
+		"fn_bucket edge 10 200 200 7 - 50 130 0 0 0 << MISMATCH",
 		"! textbook/edge: its replies carry no server time, so it was judged by its bound only, on the client's clock: each decision lies within half its round trip of the midpoint (median 237us, at most 1.75ms); most admissions of one identity certainly in one window: 41, possibly: 43",
-		"! promised/edge: judged by its bound only (its semantics has no reference model)",
+		"! promised/edge: judged by its bound only (it declares a bound, not a semantics with a reference model to replay)",
 		"! fn_bucket/edge: MISMATCH: 7 of 500 decisions differ from the reference model (Redis admitted 200, the model 200), among them: 4 of 500 replies' remaining disagree with what the model has left; 3 of 300 denials' retry_after_ms are too short: a request retried then would still be denied",
 		"! FAIL textbook/edge: the script wrote 20 keys outside the run prefix",
 		"(e.g. stray:1, stray:2): a limiter must touch only its KEYS",

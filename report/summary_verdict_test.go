@@ -35,10 +35,10 @@ func TestSummaryRendersTheVerdictsFindings(t *testing.T) {
 	r.Profile.ExpectBroken = []string{"naive"}
 	out := collapsedSummary(t, r)
 	for _, want := range []string{
-		"fixed_window evicted 1 60 60 0 20 20 0 5 EVICTED (not judged)",
-		"fixed_window restarted 1 60 60 0 20 20 0 5 RESTARTED (not judged)",
-		"naive steady 1 60 60 0 20 20 0 5 << OVERSHOOT (expected)",
-		"sliding_log steady 1 60 60 0 20 20 0 0 ok",
+		"fixed_window evicted 1 60 60 0 - 20 20 0 5 0 EVICTED (not judged)",
+		"fixed_window restarted 1 60 60 0 - 20 20 0 5 0 RESTARTED (not judged)",
+		"naive steady 1 60 60 0 - 20 20 0 5 0 << OVERSHOOT (expected)",
+		"sliding_log steady 1 60 60 0 - 20 20 0 0 0 ok",
 		"sliding_log steady 1 2 2 LEAK",
 		"! INCONCLUSIVE fixed_window/evicted: Redis evicted 7 keys (maxmemory-policy allkeys-lru)",
 		"! FAIL sliding_log/steady: 2 of 2 keys under",

@@ -42,13 +42,15 @@ func WriteHTML(w io.Writer, r *result.Result, figs []Figure, opts RenderOptions)
 
 // page is what the template shows, every figure already formatted.
 type page struct {
-	Title    string
-	Pass     bool
-	Verdict  string
-	Reasons  []string
-	Notes    []string
-	Decision decision
-	Env      []field
+	Title   string
+	Pass    bool
+	Verdict string
+	// VerdictClass styles the banner: pass, fail or inconclusive.
+	VerdictClass string
+	Reasons      []string
+	Notes        []string
+	Decision     decision
+	Env          []field
 	// Thresholds are the failed rules, then the ones that held, which the
 	// page folds away behind a line when there are many.
 	Thresholds     []thresholdRow
@@ -98,6 +100,8 @@ type tableRow struct {
 	Sent, Allowed, Denied, Errors, Rate, Target  string
 	P50, P99, P999, Max, P99Sent                 string
 	Expected, Mismatches, MaxWindow, Overshoot   string
+	Offered, Under                               string
+	NoPower, BadUnder                            bool
 	PolicyExcess, BytesPerIdentity, KeysNoTTL    string
 	MemoryUsage, Encodings, UsecPerCall          string
 	BadErrors, BadMismatch, BadOvershoot, BadTTL bool
@@ -147,7 +151,7 @@ func newPage(r *result.Result, figs []Figure, opts RenderOptions) page {
 	}
 	p.FoldHeld = len(p.ThresholdsHeld) > foldThresholdsFrom
 	j := v.judgement
-	p.Pass, p.Verdict = j.Verdict == result.Pass, strings.ToUpper(j.Verdict)
+	p.Pass, p.Verdict, p.VerdictClass = j.Verdict == result.Pass, strings.ToUpper(j.Verdict), j.Verdict
 	p.Reasons = append(append(p.Reasons, j.Reasons()...), j.Caught...)
 	if p.Pass && len(r.Thresholds) == 0 {
 		p.Reasons = append(p.Reasons, "The profile sets no thresholds; every check a run passes by default held.")
@@ -280,11 +284,11 @@ func newTableRow(v *view, run *result.Run) tableRow {
 		P50: report.FormatMicros(run.LatencyUs.P50), P99: report.FormatMicros(run.LatencyUs.P99),
 		P999: report.FormatMicros(run.LatencyUs.P999), Max: report.FormatMicros(run.LatencyUs.Max),
 		P99Sent:  report.FormatMicros(run.LatencyUncorrectedUs.P99),
-		Expected: dash, Mismatches: dash, MaxWindow: dash, Overshoot: dash, PolicyExcess: dash,
+		Expected: dash, Mismatches: dash, MaxWindow: dash, Overshoot: dash, PolicyExcess: dash, Offered: dash, Under: dash,
 		BytesPerIdentity: dash, KeysNoTTL: dash, MemoryUsage: dash, Encodings: dash, UsecPerCall: dash,
 		BadErrors: found.Has(verdict.ErrorsOverBudget), Slipped: report.ScheduleSlipped(run),
 		BadMismatch: found.Has(verdict.ModelMismatch), BadOvershoot: found.Has(verdict.Overshoot),
-		BadTTL: found.Has(verdict.KeyWithoutTTL),
+		BadTTL: found.Has(verdict.KeyWithoutTTL), BadUnder: found.Has(verdict.UnderAdmission), NoPower: found.Has(verdict.NoPower),
 	}
 	// Failed calls within the error budget fail nothing, but are worth a
 	// look.
@@ -302,6 +306,10 @@ func newTableRow(v *view, run *result.Run) tableRow {
 		}
 		row.MaxWindow = fmt.Sprintf("%s / %s", report.FormatCount(a.MaxWindowAdmitted), report.AuditBound(a))
 		row.Overshoot = report.FormatCount(a.Overshoot)
+		row.Under = report.FormatCount(a.UnderAdmitted)
+		if p := a.Power; p != nil {
+			row.Offered = report.FormatCount(p.OfferedMaxInWindow)
+		}
 		row.PolicyExcess = report.FormatCount(a.PolicyExcess)
 		row.WarnExcess = a.PolicyExcess > 0
 	}
