@@ -204,7 +204,7 @@ func (d *Declaration) Bind(rdb Redis, p Policy, scenario string) (Limiter, error
 
 // BindWith makes the declared limiter for policy p on rdb, in the run b
 // describes. The limiter is Bounded always, Auditable when its decisions
-// can be replayed exactly (Exact), a WindowProber for fixed_window
+// can be replayed exactly (Exact), an InstantWindowed for fixed_window
 // semantics, and a ReplyWindower whose reply says where its window ends.
 func (d *Declaration) BindWith(rdb Redis, p Policy, b Binding) (Limiter, error) {
 	if err := p.Validate(); err != nil {
@@ -293,7 +293,7 @@ var (
 	_ BoundIntervaler  = (*Declared)(nil)
 	_ ReplyDescriber   = (*Declared)(nil)
 	_ ServerCommander  = (*Declared)(nil)
-	_ WindowProber     = (*Declared)(nil)
+	_ InstantWindowed  = (*Declared)(nil)
 	_ ReplyWindower    = (*Declared)(nil)
 	_ Clocked          = (*Declared)(nil)
 	_ MalformedCounter = (*Declared)(nil)
@@ -443,18 +443,11 @@ func (l *Declared) call(key string) (keys []string, args []any, req Request) {
 	return keys, args, Request{Cost: v.cost, NowMicros: v.nowMicros}
 }
 
-// ProbeWindowEnd implements WindowProber for fixed_window semantics: right
-// after the request that opened the window, the first key's PTTL, read
-// with TIME in one round trip to the server that holds the key, says when
-// the key expires; the key lives
-// through that millisecond, so the next window opens one later.
-func (l *Declared) ProbeWindowEnd(ctx context.Context, key string) (int64, bool, error) {
-	if l.decl.Semantics != SemanticsFixedWindow {
-		return 0, false, nil
-	}
-	end, err := probeExpiry(ctx, l.rdb, l.decl.Name, l.Keys(key)[0])
-	return end, err == nil, err
-}
+// WindowsEndAtInstants implements InstantWindowed: a fixed window's
+// windows end at instants, which a boundary run finds from its replies
+// when they say, else from its decisions. Its key's TTL is not asked: a
+// script may keep its key longer than its window.
+func (l *Declared) WindowsEndAtInstants() bool { return l.decl.Semantics == SemanticsFixedWindow }
 
 // IdentityOf reports which identity a key under namespace belongs to,
 // reading it back through the key templates.

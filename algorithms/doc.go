@@ -29,8 +29,9 @@
 // answer (ReplyLayout), and its Semantics (a family, whose model and bound
 // judge it, or a declared Promise). Bound to a client and a policy it is
 // one more Limiter: Bounded always, Auditable when its reply carries the
-// server time and its family has a model, a WindowProber when it is a
-// fixed window.
+// server time and its family has a model, an InstantWindowed whose
+// windows a boundary run finds from its decisions when it is a fixed
+// window.
 //
 //	decl := &algorithms.Declaration{Name: "checkout", Script: src, Keys: keys, Args: args,
 //		Reply: algorithms.ReplyLayout{Allowed: 1, Remaining: 2}, Semantics: algorithms.SemanticsFixedWindow}

@@ -108,6 +108,16 @@ type WindowProber interface {
 	ProbeWindowEnd(ctx context.Context, key string) (end int64, ok bool, err error)
 }
 
+// InstantWindowed is implemented by limiters that may say their windows
+// end at instants no formula gives (a declared fixed window): traffic aimed
+// at a window boundary then finds that instant from the limiter's own
+// decisions, unless the reply says where it is (ReplyWindower).
+type InstantWindowed interface {
+	// WindowsEndAtInstants says whether this limiter's windows end at
+	// instants: a declared fixed window's do, a bucket's do not.
+	WindowsEndAtInstants() bool
+}
+
 // ReplyWindower is implemented by limiters whose reply can say where the
 // window that decided a request ends: a declared window_end, or for a
 // fixed window its reset_at or reset_after. Traffic aimed at a window

@@ -281,9 +281,9 @@ algorithms:
     semantics: {{.Semantics}}{{if ne .Semantics "EDIT_ME"}}    # CHECK{{end}}
 concurrency: 32
 scenarios:
-  - name: steady             # a constant offered load, twice what the policy admits
-    shape: steady
-    rate: 2x
+  - name: steady             # a constant offered load, three times what the policy admits: more
+    shape: steady            # than any family's bound within a window, so an excess can show
+    rate: 3x
     arrival: poisson
     identities: 20
     duration: 5s

@@ -177,6 +177,9 @@ func auditNotes(r *result.Result, j verdict.Judgement) []string {
 			sampled = append(sampled, run.Key())
 			sampleSize = max(sampleSize, a.Identities)
 		}
+		if n := windowNote(run); n != "" {
+			notes = append(notes, n)
+		}
 		if c, b := run.ClockOffset, run.Params.Boundary; c != nil && b != nil && time.Duration(c.UncertaintyUs)*time.Microsecond >= time.Duration(b.OffsetMs*float64(time.Millisecond)) {
 			notes = append(notes, fmt.Sprintf("%s: the local clock is aligned with Redis TIME only to within %s, not within the bursts' offset of %gms: bursts may land on the wrong side of the boundary",
 				run.Key(), FormatMicros(c.UncertaintyUs), b.OffsetMs))
@@ -221,4 +224,31 @@ func auditBasisNote(key string, a *result.Audit) string {
 		return msg
 	}
 	return ""
+}
+
+// windowNote says how a boundary run found its windows' ends, when it was
+// not by the limiter's own formula or key: read from the replies, found
+// from the decisions, or not found for some identities.
+func windowNote(run *result.Run) string {
+	w := run.WindowLocation
+	if w == nil || w.Identities == 0 {
+		return ""
+	}
+	var text string
+	switch w.Method {
+	case "reply":
+		text = fmt.Sprintf("%s: each identity's window end was read from the prime's reply, known within %s", run.Key(), FormatMicros(w.UncertaintyMaxUs))
+	case "behaviour":
+		text = fmt.Sprintf("%s: its replies do not say where its windows end, so each identity's was found from its decisions (the window exhausted right after the prime, then probed until a request was admitted again), known within %s",
+			run.Key(), FormatMicros(w.UncertaintyMaxUs))
+	}
+	if w.Method != "after_prime" && w.AfterPrime > 0 {
+		if text == "" {
+			text = run.Key() + ": "
+		} else {
+			text += "; "
+		}
+		text += fmt.Sprintf("%d of %d identities' window ends could not be found (never denied, or never admitted again within two windows): their bursts went a window after the prime", w.AfterPrime, w.Identities)
+	}
+	return text
 }

@@ -250,6 +250,18 @@ var rules = []rule{
 	{"cluster.busiest_node_share", worst, inSection}, // a hot node is a finding
 	{"clock_offset", keep, keep},                     // one server's clock
 
+	// How a boundary run found its windows' ends: one limiter's way;
+	// segments located disjoint identities.
+	{"window_location", byField, firstPresent},
+	{"window_location.method", keep, keep},                   // one limiter's
+	{"window_location.identities", keep, sum},                // disjoint identities
+	{"window_location.by_formula", keep, sum},                // likewise
+	{"window_location.by_reply", keep, sum},                  // likewise
+	{"window_location.by_ttl", keep, sum},                    // likewise
+	{"window_location.by_behaviour", keep, sum},              // likewise
+	{"window_location.after_prime", keep, sum},               // likewise
+	{"window_location.uncertainty_max_us", highest, highest}, // the widest any part knew an end within
+
 	// What merging keeps of repetitions; a segment's figures are its
 	// median repetition's, and the note says so.
 	{"repeats", repetitionValues, dropped}, // each repetition's values; not merged across segments

@@ -63,6 +63,9 @@ type Run struct {
 	// ClockOffset is how the run aligned the local clock with Redis TIME,
 	// for shapes that schedule in server time.
 	ClockOffset *ClockOffset `json:"clock_offset,omitempty"`
+	// WindowLocation is how a boundary run found where each identity's
+	// window ends; nil for other shapes.
+	WindowLocation *WindowLocation `json:"window_location,omitempty"`
 
 	// Eviction is what the server said about evictions and expiries
 	// around the run; nil when it could not be read (embedded server).
@@ -449,4 +452,35 @@ type Generator struct {
 	// Redis on it. Requests that waited so were sent, or their replies
 	// read, that much later.
 	CPUWaitShare float64 `json:"cpu_wait_share"`
+}
+
+// WindowLocation is how a boundary run found where each identity's window
+// ends, to put a burst on each side of it.
+type WindowLocation struct {
+	// Method is how the limiter's windows are located: "formula" (the
+	// built-in fixed window's own), "reply" (a declared window_end,
+	// reset_at or reset_after), "ttl" (the fixed window without Lua,
+	// whose window is its key's life), "behaviour" (a declared fixed
+	// window whose replies do not say: the window is exhausted right after
+	// the prime, then probed until a request is admitted again; the next
+	// window ends a window after that admission), or "after_prime" (its
+	// windows do not end at an instant: the bursts go a window after the
+	// prime).
+	Method string `json:"method"`
+	// Identities were primed. ByFormula, ByReply, ByTTL and ByBehaviour
+	// count the identities each placed; AfterPrime those placed a window
+	// after their prime: every one for the after_prime method, else those
+	// whose reply did not say or whose behaviour showed no end within two
+	// windows (never denied, or never admitted again).
+	Identities  int64 `json:"identities"`
+	ByFormula   int64 `json:"by_formula,omitempty"`
+	ByReply     int64 `json:"by_reply,omitempty"`
+	ByTTL       int64 `json:"by_ttl,omitempty"`
+	ByBehaviour int64 `json:"by_behaviour,omitempty"`
+	AfterPrime  int64 `json:"after_prime,omitempty"`
+	// UncertaintyMaxUs is the widest span an end was known within: the
+	// unit a reply counts it in; for behaviour, from the last denial to
+	// the admission after it (and half that admission's round trip when
+	// its reply carried no server time).
+	UncertaintyMaxUs int64 `json:"uncertainty_max_us,omitempty"`
 }

@@ -381,6 +381,8 @@ func assessRun(r *result.Result, run *result.Run) Run {
 	}
 	if a := run.Audit; a != nil && run.Shape == "boundary" && (run.Edge == nil || run.Edge.Identities == 0) {
 		add(NoBoundary, 0, fmt.Sprintf("%s: inconclusive: no burst was placed around any identity's window boundary, so the edge was never straddled", run.Key()))
+	} else if w := run.WindowLocation; a != nil && w != nil && w.Method != "after_prime" && w.Identities > 0 && w.AfterPrime == w.Identities {
+		add(NoBoundary, 0, fmt.Sprintf("%s: inconclusive: no identity's window end could be found (by %s), so the bursts went a window after each prime and may not straddle a boundary", run.Key(), w.Method))
 	}
 	if a := run.Audit; a != nil && out.Judged {
 		out.Promise = Kept

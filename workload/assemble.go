@@ -64,6 +64,7 @@ func assemble(p parts) *result.Run {
 	run.Generator = s.generator
 	if s.clock != nil {
 		run.ClockOffset = s.clock.Contract()
+		run.WindowLocation = s.windows
 	}
 
 	// The faults and the caller's policy.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/plan"
 )
@@ -35,48 +34,31 @@ func burstDues(b plan.Boundary, boundaryMicros int64) []int64 {
 	return out
 }
 
-// windowEnd says where the window a prime opened ends, in server
-// microseconds: where the limiter says (by a formula, or by asking Redis
-// right after the prime), else a window after the prime. A prime whose
-// reply carries no server time is placed, on the server's clock, halfway
-// through its round trip.
-func (d *scheduler) windowEnd(ctx context.Context, prime *event.Outcome, key string, offset event.Offset) (int64, error) {
-	at := prime.Decision.ServerNowMicros
-	if at <= 0 {
-		at = offset.ServerMicros(prime.Sent.Add(prime.Done.Sub(prime.Sent) / 2))
-	}
-	switch l := d.windows.(type) {
-	case algorithms.Windowed:
-		return l.WindowEnd(at), nil
-	case algorithms.WindowProber:
-		end, ok, err := l.ProbeWindowEnd(ctx, key)
-		if err != nil || ok {
-			return end, err
-		}
-	}
-	return at + d.limiter.Policy().WindowMicros(), nil
-}
-
 // boundary runs a boundary run s: it aligns the local clock with the TIME
-// of srv (the run's Redis), then primes identity after identity and fires
-// the bursts each prime's reply places.
+// of srv (the run's Redis), then primes identity after identity, finds
+// where each one's window ends, and fires the bursts around it.
 func (d *scheduler) boundary(ctx context.Context, srv event.ServerClock, s plan.Run) (scheduleEnd, error) {
 	offset, err := event.EstimateOffset(ctx, srv, d.clock, event.DefaultOffsetSamples)
 	if err != nil {
 		return scheduleEnd{}, err
 	}
-	out, err := d.boundaryBursts(ctx, s.Boundary, s.Identities, offset, s.Duration+boundaryGrace)
-	out.clock = &offset
+	loc := newLocator(d.windows, offset, s.Boundary.Offset)
+	out, err := d.boundaryBursts(ctx, s.Boundary, s.Identities, loc, s.Duration+boundaryGrace+loc.extraSpan())
+	out.clock, out.windows = &offset, loc.located()
 	return out, err
 }
 
 // boundaryBursts is the boundary shape's schedule. The pacing goroutine
-// sends each prime itself, at its due time, and from the reply's server
-// time places that identity's bursts, converted to local time through
-// offset; burst requests go to the workers at their due times, like an
-// open loop. Requests that fall due after until are counted as unsent. A
-// window's end that cannot be read ends the schedule with the error.
-func (d *scheduler) boundaryBursts(ctx context.Context, b plan.Boundary, identities int, offset event.Offset, until time.Duration) (scheduleEnd, error) {
+// sends each prime itself, at its due time, and finds from the reply where
+// that identity's window ends (see locator); where the limiter's behaviour
+// must show it, it sends the requests that exhaust the window to the
+// workers and each probe itself, a probe every loc.probeEvery until one is
+// admitted after a denial. It places the identity's bursts, converted to
+// local time through the clock offset, and they go to the workers at their
+// due times, like an open loop. Requests that fall due after until are
+// counted as unsent. A window's end that cannot be read ends the schedule
+// with the error.
+func (d *scheduler) boundaryBursts(ctx context.Context, b plan.Boundary, identities int, loc *locator, until time.Duration) (scheduleEnd, error) {
 	jobs, wait := d.startWorkers()
 	defer wait()
 	defer close(jobs)
@@ -88,6 +70,27 @@ func (d *scheduler) boundaryBursts(ctx context.Context, b plan.Boundary, identit
 	primer := d.newWorker(d.concurrency)
 	var pending jobQueue
 	next := 0
+	place := func(identity uint64, edge int64) {
+		for _, s := range d.boundaries {
+			s.Boundary(identity, edge)
+		}
+		for _, due := range burstDues(b, edge) {
+			heap.Push(&pending, job{identity: identity, due: start.Add(loc.offset.LocalTime(due).Sub(start))})
+		}
+	}
+	// unsent counts what was due but will not be sent: the pending
+	// bursts, the bursts of identities still being located, and every
+	// request of the identities not primed yet.
+	unsent := func() int64 {
+		var n int64
+		for _, j := range pending {
+			if !j.probe {
+				n++
+			}
+		}
+		rest := d.segment.Share(identities) - d.segment.Share(next)
+		return n + int64(len(loc.probing))*2*b.Burst + b.Requests(rest)
+	}
 	for {
 		var j job
 		prime := false
@@ -107,37 +110,56 @@ func (d *scheduler) boundaryBursts(ctx context.Context, b plan.Boundary, identit
 			return scheduleEnd{elapsed: d.clock.Now().Sub(start)}, nil
 		}
 		if j.due.Sub(start) >= until {
-			rest := d.segment.Share(identities) - d.segment.Share(next)
-			unsent := 1 + int64(len(pending)) + b.Requests(rest)
-			if prime {
-				unsent += 2 * b.Burst
+			n := unsent()
+			if !j.probe {
+				n++
 			}
-			return scheduleEnd{elapsed: d.clock.Now().Sub(start), unsent: unsent}, nil
+			if prime {
+				n += 2 * b.Burst
+			}
+			return scheduleEnd{elapsed: d.clock.Now().Sub(start), unsent: n}, nil
 		}
 		// Sleep also reports a stop when nothing is left to wait, so a
 		// schedule that is behind still ends when asked to.
 		if d.clock.Sleep(ctx, j.due.Sub(d.clock.Now())) != nil {
 			return scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}, nil
 		}
-		if prime {
+		switch {
+		case prime:
+			d.issued.Add(1)
 			key := d.call(primer, j.identity, j.due)
-			if primer.out.Err == nil {
-				edge, err := d.windowEnd(ctx, &primer.out, key, offset)
-				if err != nil {
-					rest := d.segment.Share(identities) - d.segment.Share(next)
-					return scheduleEnd{elapsed: d.clock.Now().Sub(start), unsent: int64(len(pending)) + b.Requests(rest) + 2*b.Burst}, err
-				}
-				for _, s := range d.boundaries {
-					s.Boundary(j.identity, edge)
-				}
-				for _, due := range burstDues(b, edge) {
-					heap.Push(&pending, job{identity: j.identity, due: start.Add(offset.LocalTime(due).Sub(start))})
-				}
+			if primer.out.Err != nil {
+				continue
+			}
+			edge, ok, err := loc.afterPrime(ctx, &primer.out, key)
+			if err != nil {
+				return scheduleEnd{elapsed: d.clock.Now().Sub(start), unsent: unsent() + 2*b.Burst}, err
+			}
+			if ok {
+				place(j.identity, edge)
+				continue
+			}
+			// Exhaust the window the prime opened, then probe for its end.
+			loc.startProbing(j.identity, &primer.out)
+			now := d.clock.Now()
+			for k := int64(0); k < loc.exhaustRequests(); k++ {
+				heap.Push(&pending, job{identity: j.identity, due: now})
+			}
+			heap.Push(&pending, job{identity: j.identity, due: now.Add(loc.probeEvery), probe: true})
+			continue
+		case j.probe:
+			d.issued.Add(1)
+			d.call(primer, j.identity, j.due)
+			if edge, done := loc.probed(j.identity, &primer.out); done {
+				place(j.identity, edge)
+			} else {
+				heap.Push(&pending, job{identity: j.identity, due: d.clock.Now().Add(loc.probeEvery), probe: true})
 			}
 			continue
 		}
 		select {
 		case jobs <- j:
+			d.issued.Add(1)
 		case <-ctx.Done():
 			return scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}, nil
 		}

@@ -136,7 +136,7 @@ func TestBoundaryScheduleOnAFakeClock(t *testing.T) {
 		t.Fatalf("clock offset %+v, want %s give or take 51us", offset, server.skew)
 	}
 	const identities = 6
-	out, err := d.boundaryBursts(context.Background(), b, identities, offset, b.Span(lim.Policy(), identities)+boundaryGrace)
+	out, err := d.boundaryBursts(context.Background(), b, identities, newLocator(lim, offset, b.Offset), b.Span(lim.Policy(), identities)+boundaryGrace)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestBoundaryCountsWhatRunsPastTheEnd(t *testing.T) {
 	// Three identities primed 1s apart, each with bursts about a 200ms
 	// window later: an end at 1.1s sends the first identity's prime and
 	// bursts and the second one's prime, and nothing after.
-	out, err := d.boundaryBursts(context.Background(), b, 3, event.Offset{}, 1100*time.Millisecond)
+	out, err := d.boundaryBursts(context.Background(), b, 3, newLocator(lim, event.Offset{}, b.Offset), 1100*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func TestBoundaryStopsOnCancel(t *testing.T) {
 	d := fakeScheduler(clock, lim, 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	out, err := d.boundaryBursts(ctx, plan.Boundary{Burst: 3, Offset: 10 * time.Millisecond}, 5, event.Offset{}, time.Hour)
+	out, err := d.boundaryBursts(ctx, plan.Boundary{Burst: 3, Offset: 10 * time.Millisecond}, 5, newLocator(lim, event.Offset{}, 10*time.Millisecond), time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}

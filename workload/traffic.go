@@ -17,6 +17,9 @@ import (
 type job struct {
 	identity uint64
 	due      time.Time
+	// probe marks a boundary run's probe for where a window ends, which
+	// the schedule sends itself.
+	probe bool
 }
 
 // scheduler sends one run's requests to a limiter from many goroutines, on
@@ -49,6 +52,10 @@ type scheduler struct {
 
 	lastSuccess atomic.Int64 // unix nanos of the latest decision
 	lastError   atomic.Int64 // unix nanos of the latest error
+	// issued counts the requests a boundary schedule sent itself or
+	// handed to a worker: what has reached, or is about to reach, the
+	// limiter.
+	issued atomic.Int64
 }
 
 // scheduleEnd says how a schedule ended.
@@ -62,6 +69,9 @@ type scheduleEnd struct {
 	// clock is the local-to-server clock alignment the schedule used, if
 	// it placed requests in server time.
 	clock *event.Offset
+	// windows is how a boundary run found where each identity's window
+	// ends.
+	windows *result.WindowLocation
 	// pipeline says how the requests went out.
 	pipeline *result.Pipeline
 	// generator is what the scheduler said of rlbench itself meanwhile;

@@ -33,7 +33,7 @@ func TestInitWritesAProfileThatRuns(t *testing.T) {
 	if code, _, stderr := runCLI(t, "init", lua, "-o", out); code != exitUsage || !strings.Contains(stderr, "does not overwrite") {
 		t.Errorf("init over an existing file: exit %d, %s", code, stderr)
 	}
-	short := strings.NewReplacer("duration: 5s", "duration: 500ms", "identities: 20", "identities: 3", "identities: 10000", "identities: 200").Replace(string(text))
+	short := strings.NewReplacer("duration: 5s", "duration: 1s", "identities: 20", "identities: 3", "identities: 10000", "identities: 200").Replace(string(text))
 	if err := os.WriteFile(out, []byte(short), 0o644); err != nil {
 		t.Fatal(err)
 	}

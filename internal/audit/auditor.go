@@ -390,4 +390,3 @@ func compareWithExact(exact algorithms.Model, decs []auditRecord, c *result.Exac
 		}
 	}
 }
-

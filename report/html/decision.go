@@ -29,12 +29,12 @@ type decision struct {
 
 // decisionRow is one algorithm's line of the summary table.
 type decisionRow struct {
-	Algorithm, Color                     string
-	Promise                              string
-	Broken, Unaudited, Untested          bool
+	Algorithm, Color            string
+	Promise                     string
+	Broken, Unaudited, Untested bool
 	// Replayed says some run judged it decision by decision against its
 	// reference model; otherwise the audit held it to its bound only.
-	Replayed bool
+	Replayed                             bool
 	PastPolicy, ServerUs, ClientP99, CPU string
 	MemoryAt, MemoryAtMillion            string
 

@@ -1,0 +1,203 @@
+package workload
+
+import (
+	"context"
+	"time"
+
+	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/result"
+)
+
+// How a boundary run finds where an identity's window ends, in the order
+// it tries them: a formula of the limiter's own (the built-in fixed
+// window), what the prime's reply says (a declared window_end, reset_at
+// or reset_after), the key's TTL (the fixed window without Lua, whose
+// window is its key's life by construction), the limiter's behaviour (a
+// declared fixed window that says nothing: exhaust the window, then probe
+// until a request is admitted again), or a window after the prime (the
+// limiter's windows do not end at an instant).
+const (
+	locateByFormula   = "formula"
+	locateByReply     = "reply"
+	locateByTTL       = "ttl"
+	locateByBehaviour = "behaviour"
+	locateAfterPrime  = "after_prime"
+)
+
+// locator finds where each identity's window ends, and tallies how.
+type locator struct {
+	limiter algorithms.Limiter
+	offset  event.Offset
+	// window is the policy's; probeEvery is how far apart probes go: half
+	// the bursts' offset, so an end found by behaviour puts each burst on
+	// its side of the boundary, and at most a twentieth of a window.
+	window, probeEvery time.Duration
+	// limit is how many requests exhaust a window: each asks for at least
+	// one unit.
+	limit int64
+	found result.WindowLocation
+	// probing holds the identities whose end is being found by behaviour.
+	probing map[uint64]*probing
+}
+
+// probing is one identity's search for its window's end by behaviour.
+type probing struct {
+	primeUs int64
+	// deniedUs is the server time of the latest denial, 0 before one: the
+	// window is exhausted from there.
+	deniedUs int64
+	// giveUp is when the search stops: two windows after the prime.
+	giveUp time.Time
+}
+
+// newLocator prepares to locate windows of lim's, with bursts offset from
+// the boundary.
+func newLocator(lim algorithms.Limiter, offset event.Offset, burstOffset time.Duration) *locator {
+	p := lim.Policy()
+	l := &locator{limiter: lim, offset: offset, window: p.Window, limit: p.Limit, probing: map[uint64]*probing{}}
+	l.probeEvery = max(min(burstOffset/2, p.Window/20), time.Millisecond)
+	l.found.Method = l.method()
+	return l
+}
+
+// method is how this limiter's windows are located, before any reply.
+func (l *locator) method() string {
+	if _, ok := l.limiter.(algorithms.Windowed); ok {
+		return locateByFormula
+	}
+	if rw, ok := l.limiter.(algorithms.ReplyWindower); ok && rw.ReplyWindowResolution() > 0 {
+		return locateByReply
+	}
+	if _, ok := l.limiter.(algorithms.WindowProber); ok {
+		return locateByTTL
+	}
+	if l.behaviourFallback() {
+		return locateByBehaviour
+	}
+	return locateAfterPrime
+}
+
+// extraSpan is how much longer than its plan a run whose windows may be
+// found by behaviour lasts: up to a window of probing before each
+// identity's bursts.
+func (l *locator) extraSpan() time.Duration {
+	if l.behaviourFallback() {
+		return l.window
+	}
+	return 0
+}
+
+// behaviourFallback says whether a window that neither a formula nor the
+// reply places is found by behaviour.
+func (l *locator) behaviourFallback() bool {
+	iw, ok := l.limiter.(algorithms.InstantWindowed)
+	return ok && iw.WindowsEndAtInstants()
+}
+
+// serverMicros is where the decision in o was made on the server's clock:
+// the server time its reply carried, else the middle of its round trip.
+func (l *locator) serverMicros(o *event.Outcome) int64 {
+	if at := o.Decision.ServerNowMicros; at > 0 {
+		return at
+	}
+	return l.offset.ServerMicros(o.Sent.Add(o.Done.Sub(o.Sent) / 2))
+}
+
+// afterPrime tells where the window the prime o opened ends (server
+// microseconds), ok; or, with ok false, that it must be found by
+// behaviour (probe). key is the identity's.
+func (l *locator) afterPrime(ctx context.Context, o *event.Outcome, key string) (end int64, ok bool, err error) {
+	at := l.serverMicros(o)
+	l.found.Identities++
+	if w, ok := l.limiter.(algorithms.Windowed); ok {
+		l.found.ByFormula++
+		return w.WindowEnd(at), true, nil
+	}
+	if rw, ok := l.limiter.(algorithms.ReplyWindower); ok && rw.ReplyWindowResolution() > 0 {
+		if v, has := rw.ReplyWindowEnd(o.Decision); has {
+			if c, ok := l.limiter.(algorithms.Clocked); ok && c.TimeFrom() == algorithms.TimeFromArgs {
+				// On the caller's clock, which the request carried.
+				v = l.offset.ServerMicros(time.UnixMicro(v))
+			}
+			l.found.ByReply++
+			l.uncertain(rw.ReplyWindowResolution().Microseconds())
+			return v, true, nil
+		}
+	}
+	if p, ok := l.limiter.(algorithms.WindowProber); ok {
+		end, has, err := p.ProbeWindowEnd(ctx, key)
+		if err != nil {
+			return 0, false, err
+		}
+		if has {
+			l.found.ByTTL++
+			return end, true, nil
+		}
+	}
+	if l.behaviourFallback() {
+		return 0, false, nil
+	}
+	l.found.AfterPrime++
+	return at + l.window.Microseconds(), true, nil
+}
+
+// uncertain notes that an end was known only within us microseconds.
+func (l *locator) uncertain(us int64) {
+	l.found.UncertaintyMaxUs = max(l.found.UncertaintyMaxUs, us)
+}
+
+// exhaustRequests is how many requests, right after the prime, exhaust
+// any window the prime opened: the limit (the prime makes one more).
+func (l *locator) exhaustRequests() int64 { return max(l.limit, 1) }
+
+// startProbing begins the search by behaviour for identity, primed at o.
+func (l *locator) startProbing(identity uint64, o *event.Outcome) {
+	l.probing[identity] = &probing{primeUs: l.serverMicros(o), giveUp: o.Done.Add(2 * l.window)}
+}
+
+// probed takes the outcome of a probe of identity: the end found (server
+// microseconds) and done; not done, to probe again; given up, the end is a
+// window after the prime, and done.
+func (l *locator) probed(identity uint64, o *event.Outcome) (end int64, done bool) {
+	p := l.probing[identity]
+	if p == nil {
+		return 0, true
+	}
+	switch at := l.serverMicros(o); {
+	case o.Err != nil:
+	case !o.Decision.Allowed:
+		p.deniedUs = at
+	case p.deniedUs > 0:
+		// Admitted again after a denial: the window ended in between,
+		// and the admission opened (or fell in) the next one, which ends
+		// a window later.
+		delete(l.probing, identity)
+		width := at - p.deniedUs
+		if o.Decision.ServerNowMicros <= 0 {
+			width += o.Done.Sub(o.Sent).Microseconds() / 2
+		}
+		l.uncertain(width)
+		l.found.ByBehaviour++
+		return at + l.window.Microseconds(), true
+	}
+	if o.Done.Before(p.giveUp) {
+		return 0, false
+	}
+	// Never denied (it admits past its limit) or never admitted again
+	// (its window outlives two of the policy's): a whole number of
+	// windows after the prime, the first still ahead.
+	delete(l.probing, identity)
+	l.found.AfterPrime++
+	w := l.window.Microseconds()
+	return p.primeUs + w*((l.serverMicros(o)-p.primeUs)/w+2), true
+}
+
+// located is what was found, for the result.
+func (l *locator) located() *result.WindowLocation {
+	if l.found.Identities == 0 {
+		return nil
+	}
+	out := l.found
+	return &out
+}
