@@ -169,7 +169,7 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	if err != nil {
 		return err
 	}
-	defer env.Close()
+	defer closeEnv(env, stderr)
 	if env.Note != "" {
 		fmt.Fprintln(stderr, "rlbench: "+env.Note)
 	}
@@ -236,6 +236,15 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 		return &failedError{msg: "verdict: fail"}
 	}
 	return nil
+}
+
+// closeEnv closes the Redis of a run and says, on stderr, what it could
+// not do: a private server that outlived every signal runs on until the
+// user stops it, and must not be left without a word.
+func closeEnv(env *redisenv.Env, stderr io.Writer) {
+	if err := env.Close(); err != nil {
+		fmt.Fprintln(stderr, "rlbench: warning: "+report.PrintableLines(err.Error()))
+	}
 }
 
 // newLimiter builds each run's limiter; nil means algorithms.New. Tests

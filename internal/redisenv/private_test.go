@@ -77,6 +77,15 @@ func TestStopEndsAWrappedServer(t *testing.T) {
 		// ignoring SIGTERM (as its sleeps do): only SIGKILL, after the
 		// grace period, ends the rest of the group.
 		{"the script outlives its server and ignores SIGTERM", `trap '' TERM; "$REAL" "$@" & while :; do sleep 1; done`},
+		// The server runs in a session of its own: the group's signals do
+		// not reach it; the process id it reported does.
+		{"the script runs the server under setsid", `setsid "$REAL" "$@"`},
+		// The script detaches the server and ends at once, with success:
+		// the server is proved through its socket all the same, and
+		// stopped by the process id it reported.
+		{"the script detaches the server (setsid -f) and exits", `setsid -f "$REAL" "$@"`},
+		// The server daemonizes itself (fork, setsid): the same.
+		{"the server daemonizes itself", `exec "$REAL" "$@" --daemonize yes`},
 	} {
 		t.Run(tc.why, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
