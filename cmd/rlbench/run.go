@@ -201,9 +201,9 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 		cleanupErr = env.RemoveKeys(runner.RunPrefix())
 	}
 
-	if err := report.WriteSummary(stdout, res); err != nil {
-		return err
-	}
+	// Output that cannot be written (its reader gone) does not keep the
+	// report from being rendered.
+	summaryErr := report.WriteSummary(stdout, res)
 	if writeErr != nil {
 		return fmt.Errorf("writing %s: %w", path, writeErr)
 	}
@@ -231,6 +231,9 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	}
 	if reportErr != nil {
 		return reportErr
+	}
+	if summaryErr != nil {
+		return fmt.Errorf("writing the summary: %w (result written to %s)", summaryErr, path)
 	}
 	if res.Verdict != result.Pass {
 		return &failedError{msg: "verdict: fail"}
