@@ -132,6 +132,8 @@ func decode(ctx context.Context, in io.Reader, again rereader) (*Result, error) 
 	if err := r.validate(); err != nil {
 		return nil, err
 	}
+	// A result written before texts were cut reads as one written since.
+	r.ClipTexts()
 	return r, nil
 }
 
