@@ -74,7 +74,7 @@ func listAlgorithms(ctx context.Context, args []string, baselinePath string, std
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\n%s\n\n", source)
+	fmt.Fprintf(stdout, "\n%s\n\n", report.PrintableLines(source))
 	for _, a := range algorithms.List() {
 		fmt.Fprintf(stdout, "%s (%s): %s\n", a.Name, a.Params, a.Describe())
 	}

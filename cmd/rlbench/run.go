@@ -207,13 +207,13 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	if writeErr != nil {
 		return fmt.Errorf("writing %s: %w", path, writeErr)
 	}
-	fmt.Fprintf(stdout, "result: %s\n", path)
+	fmt.Fprintf(stdout, "result: %s\n", report.Printable(path))
 	var reportErr error
 	if !o.noReport {
 		if written, err := renderReport(context.WithoutCancel(ctx), dir, res, html.DefaultMaxScenarios); err != nil {
 			reportErr = fmt.Errorf("rendering the report: %w", err)
 		} else {
-			fmt.Fprintf(stdout, "report: %s\n", written[len(written)-1])
+			fmt.Fprintf(stdout, "report: %s\n", report.Printable(written[len(written)-1]))
 			printLeftOut(stdout, res, html.DefaultMaxScenarios)
 		}
 	}
