@@ -130,3 +130,34 @@ func TestHangupEndsTheContext(t *testing.T) {
 		t.Fatal("SIGHUP did not end the context")
 	}
 }
+
+// TestCtrlCWhileStarting: the first Ctrl-C while the private server is
+// still starting says what it interrupted, not a bare "context canceled",
+// exits 3 and leaves no server or directory behind. The server (a script
+// that never answers) says it has started through a file, and only then
+// comes the Ctrl-C: certain, whatever the machine's speed.
+func TestCtrlCWhileStarting(t *testing.T) {
+	redistest.RequireProc(t)
+	state := t.TempDir()
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", tmp)
+	bin := serverScript(t, "touch "+state+"/started\nexec sleep 60")
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		if waitFor(20*time.Second, func() bool { _, err := os.Stat(filepath.Join(state, "started")); return err == nil }) {
+			cancel()
+		}
+	}()
+	code, _, stderr := runCLIWithin(t, ctx, 30*time.Second, "run", "--quiet", "--out", t.TempDir(), writeProfile(t, tinyProfile))
+	if code != exitRuntime || !strings.Contains(stderr, "interrupted while starting the private redis-server") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "rlbench-redis-*")); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+}

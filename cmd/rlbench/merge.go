@@ -72,6 +72,9 @@ func mergeResults(ctx context.Context, paths []string, outDir string, noReport b
 	fmt.Fprintf(stdout, "merged %d segments: %s\n", len(parts), report.Printable(path))
 	if !noReport {
 		written, err := renderReport(ctx, outDir, merged, html.DefaultMaxScenarios)
+		if ctx.Err() != nil {
+			return interrupted(ctx, "rendering the report into "+outDir)
+		}
 		if err != nil {
 			return fmt.Errorf("rendering the report: %w", err)
 		}

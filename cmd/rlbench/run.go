@@ -167,6 +167,9 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	}
 	env, err := redisenv.Open(ctx, ropts)
 	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted(ctx, startingWhat(ropts))
+		}
 		return err
 	}
 	defer closeEnv(env, stderr)
@@ -239,6 +242,24 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 		return &failedError{msg: "verdict: fail"}
 	}
 	return nil
+}
+
+// startingWhat says what getting the Redis of ropts is, for a message:
+// starting a private server or cluster, or connecting to someone else's.
+func startingWhat(ropts redisenv.Options) string {
+	switch {
+	case len(ropts.ClusterAddrs) > 0:
+		addrs := make([]string, len(ropts.ClusterAddrs))
+		for i, a := range ropts.ClusterAddrs {
+			addrs[i] = redisconf.Redact(a)
+		}
+		return "connecting to the Redis Cluster at " + strings.Join(addrs, ",")
+	case ropts.Cluster != nil:
+		return "starting the private Redis Cluster"
+	case ropts.Addr != "":
+		return "connecting to redis at " + redisconf.Redact(ropts.Addr)
+	}
+	return "starting the private redis-server"
 }
 
 // closeEnv closes the Redis of a run and says, on stderr, what it could
