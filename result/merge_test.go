@@ -67,6 +67,7 @@ func TestMergeSegments(t *testing.T) {
 
 // TestMergeRefusesWhatDoesNotBelongTogether: each row breaks one thing.
 func TestMergeRefusesWhatDoesNotBelongTogether(t *testing.T) {
+	fixture := segments(t, 1)[0]
 	for _, tc := range []struct {
 		why    string
 		change func(p []*result.Result) []*result.Result
@@ -83,7 +84,7 @@ func TestMergeRefusesWhatDoesNotBelongTogether(t *testing.T) {
 		{"the limiters in another order", func(p []*result.Result) []*result.Result {
 			slices.Reverse(p[1].Profile.Algorithms)
 			return p
-		}, "segment 1 ran the limiters " + strings.Join(reversed(segments(t, 1)[0].Profile.Algorithms), ", ")},
+		}, "segment 1 ran the limiters " + strings.Join(reversed(fixture.Profile.Algorithms), ", ")},
 		// --repeat or --algorithms, as the plan each segment recorded.
 		{"another plan", func(p []*result.Result) []*result.Result {
 			p[0].Segment.Plan, p[1].Segment.Plan, p[2].Segment.Plan = "a", "a", "b"
@@ -101,7 +102,7 @@ func TestMergeRefusesWhatDoesNotBelongTogether(t *testing.T) {
 		{"the runs in another order", func(p []*result.Result) []*result.Result {
 			p[2].Runs[0], p[2].Runs[1] = p[2].Runs[1], p[2].Runs[0]
 			return p
-		}, "segment 2 ran " + segments(t, 1)[0].Runs[1].Key() + " as its run 1"},
+		}, "segment 2 ran " + fixture.Runs[1].Key() + " as its run 1"},
 		{"a run twice", func(p []*result.Result) []*result.Result { p[0].Runs = append(p[0].Runs, p[0].Runs[0]); return p }, "segment 0 holds run"},
 	} {
 		_, err := result.MergeSegments(tc.change(segments(t, 3)))

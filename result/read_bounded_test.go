@@ -14,11 +14,11 @@ import (
 // read, one run at a time, so reading one allocates about what it holds
 // once decoded, not the file whole and a buffer as large again besides
 // (over seven times the file's size, when it was read whole first). The
-// result here holds 240 runs of the committed fixture's, every figure
+// result here holds 120 runs of the committed fixture's, every figure
 // filled.
 func TestReadingAResultAllocatesLittleBeyondIt(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "result.json")
-	if err := result.WriteFile(path, resulttest.Many(t, 60)); err != nil {
+	if err := result.WriteFile(path, resulttest.Many(t, 30)); err != nil {
 		t.Fatal(err)
 	}
 	info, err := os.Stat(path)

@@ -44,17 +44,7 @@ func TestARunLeavesAServerThatTookItsPortAlone(t *testing.T) {
 	real := redistest.ServerPath(t)
 	bin := serverScript(t, "STATE="+state+"\n"+stealScript)
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	profile := writeProfile(t, `name: steal
-policy: {limit: 10, window: 1s}
-algorithms: [fixed_window, sliding_log]
-scenarios:
-  - name: r
-    shape: steady
-    rate: 2x
-    duration: 2s
-    faults:
-      - {at: 500ms, kind: restart}
-`)
+	profile := writeProfile(t, restartProfile)
 	type stolen struct {
 		srv    *redistest.Foreign
 		before redistest.ForeignState
