@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/report"
 )
 
 func main() {
@@ -23,7 +24,9 @@ func main() {
 		command = os.Args[1]
 	}
 	ctx, stop := interruptContext(os.Stderr, command, func() {
-		redisenv.StopAll()
+		if err := redisenv.StopAll(); err != nil {
+			fmt.Fprintln(os.Stderr, "rlbench: warning: "+report.PrintableLines(err.Error()))
+		}
 		os.Exit(130)
 	})
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)

@@ -132,10 +132,13 @@ func TestStopAllStopsEveryServer(t *testing.T) {
 		servers = append(servers, srv)
 		pids = append(pids, serverPID(t, srv.Addr))
 	}
-	done := make(chan struct{})
-	go func() { redisenv.StopAll(); close(done) }()
+	done := make(chan error, 1)
+	go func() { done <- redisenv.StopAll() }()
 	select {
-	case <-done:
+	case err := <-done:
+		if err != nil {
+			t.Errorf("StopAll: %v", err)
+		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("StopAll did not return within 10s")
 	}

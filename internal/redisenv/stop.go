@@ -1,6 +1,7 @@
 package redisenv
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -180,16 +181,18 @@ func unregister(s *Server) {
 // StopAll stops every private server this process started and has not
 // stopped yet, and removes their directories, with a short grace period: it
 // is what rlbench calls when asked to quit at once (a second Ctrl-C), so
-// that quitting leaves no server running and no directory behind.
-func StopAll() {
+// that quitting leaves no server running and no directory behind. The
+// error names any server that outlived SIGKILL.
+func StopAll() error {
 	live.Lock()
 	servers := make([]*Server, 0, len(live.servers))
 	for s := range live.servers {
 		servers = append(servers, s)
 	}
 	live.Unlock()
+	errs := make([]error, len(servers))
 	var wg sync.WaitGroup
-	for _, s := range servers {
+	for i, s := range servers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -199,8 +202,9 @@ func StopAll() {
 			p := s.proc
 			s.mu.Unlock()
 			p.signal(syscall.SIGKILL, s.escapees(p))
-			_ = s.stop(quitGrace)
+			errs[i] = s.stop(quitGrace)
 		}()
 	}
 	wg.Wait()
+	return errors.Join(errs...)
 }
