@@ -44,6 +44,20 @@ func onePlan(segs []*Result) error {
 		planned = max(planned, r.Segment.PlannedRuns)
 	}
 	all := keys[longest]
+	ref := segs[longest]
+	for _, r := range segs {
+		for j := range r.Runs {
+			run, want := &r.Runs[j], &ref.Runs[min(j, len(ref.Runs)-1)]
+			if run.Key() != want.Key() {
+				continue // the order is checked below
+			}
+			if run.Shape != want.Shape || run.Identities != want.Identities || run.Params.Rate != want.Params.Rate || run.Params.DurationS != want.Params.DurationS {
+				return fmt.Errorf("segment %d ran %s as a %s scenario of %d identities at %s for %gs, segment %d as a %s one of %d at %s for %gs: not one load",
+					r.Segment.Index, run.Key(), run.Shape, run.Identities, run.Params.Rate, run.Params.DurationS,
+					ref.Segment.Index, want.Shape, want.Identities, want.Params.Rate, want.Params.DurationS)
+			}
+		}
+	}
 	for i, r := range segs {
 		for j, k := range keys[i] {
 			if k != all[j] {

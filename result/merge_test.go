@@ -103,6 +103,7 @@ func TestMergeRefusesWhatDoesNotBelongTogether(t *testing.T) {
 			p[2].Runs[0], p[2].Runs[1] = p[2].Runs[1], p[2].Runs[0]
 			return p
 		}, "segment 2 ran " + fixture.Runs[1].Key() + " as its run 1"},
+		{"a run of another size", func(p []*result.Result) []*result.Result { p[1].Runs[0].Identities++; return p }, "segment 1 ran " + fixture.Runs[0].Key() + " as a"},
 		{"a run twice", func(p []*result.Result) []*result.Result { p[0].Runs = append(p[0].Runs, p[0].Runs[0]); return p }, "segment 0 holds run"},
 	} {
 		_, err := result.MergeSegments(tc.change(segments(t, 3)))

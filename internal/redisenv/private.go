@@ -285,7 +285,8 @@ func (s *Server) waitProved(ctx context.Context, p *process) error {
 		case <-time.After(10 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("redis-server on %s did not answer within %s: %v", s.Addr, readyTimeout, err)
+			return fmt.Errorf("redis-server on %s did not answer on its unix socket and its port within %s (a script that starts it must pass every argument rlbench gives on): %v",
+				s.Addr, readyTimeout, err)
 		}
 	}
 }
