@@ -80,13 +80,16 @@ bench: deps
 	cd tools/clientcmp && $(GO) run .
 	$(GO) test -run '^$$' -bench . -benchmem ./algorithms ./workload ./report/...
 
-## fuzz: fuzz the profile decoder and the result decoder for FUZZTIME each
-## (make test already runs their committed seed corpus); a crasher lands in
-## profile/testdata/fuzz or result/testdata/fuzz
+## fuzz: fuzz the profile decoder, the result decoder, the merge of
+## segments and a declared limiter's reply parsing for FUZZTIME each (make
+## test already runs their committed seed corpus); a crasher lands in the
+## package's testdata/fuzz
 FUZZTIME ?= 60s
 fuzz:
 	$(GO) test ./profile -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./result -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./result -run '^$$' -fuzz '^FuzzMergeSegments$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./algorithms -run '^$$' -fuzz '^FuzzDeclaredReply$$' -fuzztime $(FUZZTIME)
 
 ## deps: install redis-server (and redis-benchmark) when missing and possible
 deps:

@@ -39,15 +39,25 @@ func parseBoundary(f *yamlMap, s *Scenario, pol *algorithms.Policy) {
 	}
 	if b.Offset+b.Spread >= pol.Window {
 		f.errorf("offset", "offset %s + spread %s must be shorter than the window %s, so the first burst comes after the priming request", b.Offset, b.Spread, pol.Window)
+		// The schedule's span follows from them: checked, it would be a
+		// second error for this one.
+		return
 	}
 	if n := b.Requests(s.Identities); b.Burst > maxBoundaryRequests || n > maxBoundaryRequests {
 		f.errorf("burst", "%d identities x (1 + 2 x %d) requests is more than %d", s.Identities, b.Burst, maxBoundaryRequests)
 		return
 	}
 	span, ok := checkedBoundarySpan(*b, *pol, s.Identities)
-	if !ok {
+	switch {
+	case !ok && f.has("stagger"):
 		f.errorf("stagger", "%d x %s between %d identities makes the scenario last %s, more than %s",
 			s.Identities-1, b.Stagger, s.Identities, describeSpan(*b, *pol, s.Identities), MaxDuration)
+		return
+	case !ok:
+		// The stagger was not given: its default follows from the
+		// offset and the spread, and so does the error.
+		f.errorf("offset", "the default stagger, 4 x offset + 2 x spread = %s between %d identities, makes the scenario last %s, more than %s: give a shorter offset, a stagger or fewer identities",
+			b.Stagger, s.Identities, describeSpan(*b, *pol, s.Identities), MaxDuration)
 		return
 	}
 	s.Duration = span

@@ -20,7 +20,14 @@ type decoder struct {
 	errs Errors
 }
 
+// errorf records an error of field at line. A field gets one error: the
+// first says what is wrong with it, and a later one (a range checked on
+// the value that failed to parse, a default worked out from it) would
+// only follow from the first, or contradict it.
 func (d *decoder) errorf(line int, field, format string, args ...any) {
+	if field != "" && slices.ContainsFunc(d.errs, func(e *Error) bool { return e.Field == field }) {
+		return
+	}
 	d.errs = append(d.errs, &Error{File: d.file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)})
 }
 
@@ -130,13 +137,23 @@ func (f *yamlMap) integer(key string, dst *int64, minimum int64) {
 	*dst = v
 }
 
-// wholeNumber reads a scalar as an integer (1000000 or 1_000_000).
+// wholeNumber reads a scalar as an integer (1000000 or 1_000_000). A
+// quoted one ("4") is text that looks like a number: profiles are typed
+// strictly, so it is refused, saying how to write it.
 func wholeNumber(n *yaml.Node) (int64, error) {
 	v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 10, 64)
 	if err != nil || (n.Tag != "!!int" && n.Tag != "!!str") {
 		return 0, fmt.Errorf("%q is not a whole number", n.Value)
 	}
+	if quoted(n) {
+		return 0, fmt.Errorf("%q is quoted, which makes it text: write the number without quotes", n.Value)
+	}
 	return v, nil
+}
+
+// quoted reports whether a scalar was written in quotes.
+func quoted(n *yaml.Node) bool {
+	return n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0
 }
 
 func (f *yamlMap) intField(key string, dst *int, minimum int64) {

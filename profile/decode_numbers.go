@@ -16,6 +16,10 @@ func (f *yamlMap) float(key string, dst *float64) {
 		return
 	}
 	v, err := strconv.ParseFloat(n.Value, 64)
+	if err == nil && quoted(n) {
+		f.errorf(key, "%q is quoted, which makes it text: write the number without quotes", n.Value)
+		return
+	}
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || (n.Tag != "!!float" && n.Tag != "!!int") {
 		f.errorf(key, "%q is not a number", n.Value)
 		return

@@ -83,6 +83,11 @@ func checkScenario(d *decoder, n *yaml.Node, path string, p *Profile, s Scenario
 	if s.Concurrency > 0 && !checkConcurrency(d, keyLine(n, "concurrency"), path+".concurrency", s.Concurrency) {
 		return false
 	}
+	if p.PolicyFor(s).Validate() != nil {
+		// The policy's own error stands: a rate or a footprint worked out
+		// from a policy that is wrong would be a second error for it.
+		return true
+	}
 	if s.Shape != plan.ShapeBoundary && !checkRate(d, n, path, p, s) {
 		return false
 	}
@@ -159,15 +164,30 @@ func checkFootprint(d *decoder, path string, p *Profile, s Scenario) bool {
 	if total <= machine.spare() {
 		return true
 	}
+	// The parts that make a tenth of the total or more: at least the
+	// largest one.
 	var big []string
 	for _, pt := range parts {
-		if pt.bytes*10 >= total {
-			big = append(big, formatSize(pt.bytes)+" "+pt.what)
+		if pt.bytes >= total/10 {
+			size := formatSize(pt.bytes)
+			if pt.bytes == math.MaxInt64 {
+				size = "more than " + size
+			}
+			big = append(big, size+" "+pt.what)
 		}
 	}
-	d.errorf(s.Line, path, "a run takes about %s (%s), more than this machine can spare (%s)",
-		formatSize(total), strings.Join(big, ", "), spareText())
+	d.errorf(s.Line, path, "a run takes %s (%s), more than this machine can spare (%s)",
+		sizeText(total), strings.Join(big, ", "), spareText())
 	return false
+}
+
+// sizeText is "about 4 GiB", or "more than 8 EiB" for a size too large to
+// count.
+func sizeText(b int64) string {
+	if b == math.MaxInt64 {
+		return "more than " + formatSize(b)
+	}
+	return "about " + formatSize(b)
 }
 
 // keyLine is the line of key in mapping n, or n's own line.

@@ -452,8 +452,3 @@ func ratioString(r float64) string {
 	}
 	return fmt.Sprintf("%.2f", r)
 }
-
-// mdEscape keeps names from breaking a markdown table.
-func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "<", "&lt;", ">", "&gt;").Replace(s)
-}

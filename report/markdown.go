@@ -13,6 +13,7 @@ import (
 // or $GITHUB_STEP_SUMMARY: the verdict, one table of the runs with their
 // audit, the thresholds that failed, and what a reader must not miss.
 func WriteMarkdown(w io.Writer, r *result.Result) error {
+	r = printableCopy(r)
 	j := verdict.Assess(r)
 	icon := "✅"
 	if j.Verdict != result.Pass {
@@ -61,7 +62,7 @@ func WriteMarkdown(w io.Writer, r *result.Result) error {
 	if len(r.Thresholds) > 0 {
 		fmt.Fprintf(w, "\n%d thresholds checked, %d failed\n", len(r.Thresholds), len(failed))
 		for _, t := range failed {
-			fmt.Fprintf(w, "- **FAIL** `%s` on %s: %s\n", t.Expression, mdEscape(t.Run), mdEscape(thresholdOutcome(t)))
+			fmt.Fprintf(w, "- **FAIL** %s on %s: %s\n", mdCode(t.Expression), mdEscape(t.Run), mdEscape(thresholdOutcome(t)))
 		}
 	}
 	if notes := notesOf(r, j); len(notes) > 0 {
@@ -71,4 +72,40 @@ func WriteMarkdown(w io.Writer, r *result.Result) error {
 		}
 	}
 	return nil
+}
+
+// mdText escapes what Markdown (CommonMark with GitHub's extensions) would
+// read as markup in a text from a result: a name or a message must not
+// become a link, an image, code, emphasis, HTML, a heading, a table cell
+// or a bare URL that links itself, nor end its line.
+var mdText = strings.NewReplacer(
+	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "~", `\~`,
+	"[", `\[`, "]", `\]`, "!", `\!`, "#", `\#`, "|", `\|`,
+	"&", "&amp;", "<", "&lt;", ">", "&gt;",
+	"://", `\:\/\/`, "www.", `www\.`,
+	"\r\n", " ", "\n", " ", "\r", " ",
+)
+
+// mdEscape is s as text in Markdown (see mdText).
+func mdEscape(s string) string { return mdText.Replace(s) }
+
+// mdCode is s as inline code: fenced by more backticks than any run of
+// them in s, on one line, and with its pipes escaped (a pipe would end a
+// table's cell even inside code).
+func mdCode(s string) string {
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "|", `\|`).Replace(s)
+	longest, run := 0, 0
+	for _, c := range s {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
 }

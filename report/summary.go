@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/rlbench/rlbench/result"
@@ -133,8 +134,8 @@ func notesOf(r *result.Result, j verdict.Judgement) []string {
 	if r.Redis.Note != "" {
 		notes = append(notes, r.Redis.Note)
 	}
-	if p := r.Redis.MaxmemoryPolicy; p != "" && p != "noeviction" {
-		notes = append(notes, fmt.Sprintf("maxmemory-policy is %s: under memory pressure Redis may evict limiter state and admit more than the limit", p))
+	if p := evictingPolicies(r); len(p) > 0 {
+		notes = append(notes, fmt.Sprintf("maxmemory-policy was %s during the runs: under memory pressure Redis may evict limiter state and admit more than the limit", strings.Join(p, ", then ")))
 	}
 	for i := range r.Runs {
 		run := &r.Runs[i]

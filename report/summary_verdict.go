@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/rlbench/rlbench/internal/numfmt"
@@ -78,4 +79,31 @@ func evictionNotes(r *result.Result, j verdict.Judgement) []string {
 		}
 	}
 	return out
+}
+
+// evictingPolicies are the eviction policies other than noeviction in
+// force while the runs went on, as each run read them right before and
+// right after its traffic, in the order they came; the policy read when
+// rlbench connected only for a result without those readings. A policy
+// set after the connection, or given back before the end, is the one the
+// runs met.
+func evictingPolicies(r *result.Result) []string {
+	var seen []string
+	add := func(p string) {
+		if p != "" && p != "noeviction" && !slices.Contains(seen, p) {
+			seen = append(seen, p)
+		}
+	}
+	read := false
+	for i := range r.Runs {
+		if e := r.Runs[i].Eviction; e != nil {
+			read = true
+			add(e.PolicyBefore)
+			add(e.PolicyAfter)
+		}
+	}
+	if !read {
+		add(r.Redis.MaxmemoryPolicy)
+	}
+	return seen
 }

@@ -81,7 +81,7 @@ func MergeSegments(results []*Result) (*Result, error) {
 }
 
 // checkSegments checks the results are the segments of one load, each
-// once, and returns them in segment order.
+// once, of one plan (see onePlan), and returns them in segment order.
 func checkSegments(results []*Result) ([]*Result, error) {
 	first := results[0]
 	if first.Segment == nil {
@@ -117,6 +117,9 @@ func checkSegments(results []*Result) ([]*Result, error) {
 	}
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("segments %s of %d are missing", strings.Join(missing, ", "), count)
+	}
+	if err := onePlan(bySegment); err != nil {
+		return nil, err
 	}
 	return bySegment, nil
 }

@@ -1,6 +1,7 @@
 package result_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,6 +67,7 @@ func TestMergeSegments(t *testing.T) {
 
 // TestMergeRefusesWhatDoesNotBelongTogether: each row breaks one thing.
 func TestMergeRefusesWhatDoesNotBelongTogether(t *testing.T) {
+	fixture := segments(t, 1)[0]
 	for _, tc := range []struct {
 		why    string
 		change func(p []*result.Result) []*result.Result
@@ -78,6 +80,31 @@ func TestMergeRefusesWhatDoesNotBelongTogether(t *testing.T) {
 		{"another count", func(p []*result.Result) []*result.Result { p[1].Segment.Count = 4; return p }, "segment 1 is one of 4 segments"},
 		{"another load (start)", func(p []*result.Result) []*result.Result { p[1].Segment.Group = "g2"; return p }, "segment 1 belongs to load g2"},
 		{"not a segment at all", func(p []*result.Result) []*result.Result { p[1].Segment = nil; return p }, "is not a segment"},
+		// --algorithms with the limiters in another order.
+		{"the limiters in another order", func(p []*result.Result) []*result.Result {
+			slices.Reverse(p[1].Profile.Algorithms)
+			return p
+		}, "segment 1 ran the limiters " + strings.Join(reversed(fixture.Profile.Algorithms), ", ")},
+		// --repeat or --algorithms, as the plan each segment recorded.
+		{"another plan", func(p []*result.Result) []*result.Result {
+			p[0].Segment.Plan, p[1].Segment.Plan, p[2].Segment.Plan = "a", "a", "b"
+			return p
+		}, "segment 2 ran another plan"},
+		// A segment that ran nothing, yet says it completed.
+		{"a complete segment without runs", func(p []*result.Result) []*result.Result { p[1].Runs = nil; return p }, "segment 1 says it completed, but holds 0 of the load's"},
+		// Its plan names more runs than any segment holds.
+		{"complete segments short of their plan", func(p []*result.Result) []*result.Result {
+			for _, r := range p {
+				r.Segment.PlannedRuns = len(r.Runs) + 1
+			}
+			return p
+		}, "says it completed, but holds"},
+		{"the runs in another order", func(p []*result.Result) []*result.Result {
+			p[2].Runs[0], p[2].Runs[1] = p[2].Runs[1], p[2].Runs[0]
+			return p
+		}, "segment 2 ran " + fixture.Runs[1].Key() + " as its run 1"},
+		{"a run of another size", func(p []*result.Result) []*result.Result { p[1].Runs[0].Identities++; return p }, "segment 1 ran " + fixture.Runs[0].Key() + " as a"},
+		{"a run twice", func(p []*result.Result) []*result.Result { p[0].Runs = append(p[0].Runs, p[0].Runs[0]); return p }, "segment 0 holds run"},
 	} {
 		_, err := result.MergeSegments(tc.change(segments(t, 3)))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -113,5 +140,28 @@ func TestMergePipelinedSegments(t *testing.T) {
 	}
 	if got := m.Memory.AuditHeapBytes; got != 3<<20 {
 		t.Errorf("audit heap %d, want the largest segment's", got)
+	}
+}
+
+// reversed is a reversed copy of names.
+func reversed(names []string) []string {
+	out := slices.Clone(names)
+	slices.Reverse(out)
+	return out
+}
+
+// TestMergeTakesASegmentCutShort: a segment interrupted before its last
+// runs holds the first of them, and merges into an incomplete result with
+// every run of the others.
+func TestMergeTakesASegmentCutShort(t *testing.T) {
+	parts := segments(t, 2)
+	parts[1].Runs = parts[1].Runs[:1]
+	parts[1].Complete, parts[1].IncompleteReason = false, "interrupted (Ctrl-C)"
+	merged, err := result.MergeSegments(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if merged.Complete || len(merged.Runs) != len(parts[0].Runs) {
+		t.Errorf("complete %v with %d runs, want incomplete with %d", merged.Complete, len(merged.Runs), len(parts[0].Runs))
 	}
 }

@@ -56,12 +56,20 @@ type Result struct {
 
 // SegmentInfo identifies one segment of a load that several processes
 // made together: its index and their count, a name shared by all of them
-// (from the profile, seed, count and start), and the common start.
+// (from the profile, seed, count, start and plan), the common start, and
+// the plan it ran.
 type SegmentInfo struct {
 	Index   int        `json:"index"`
 	Count   int        `json:"count"`
 	Group   string     `json:"group"`
 	StartAt *time.Time `json:"start_at,omitempty"`
+	// Plan is a digest of the runs the segment's plan holds, in order
+	// (each limiter, scenario and repetition), and PlannedRuns their
+	// number once repetitions are folded: the segments of one load ran
+	// one plan (another --algorithms or --repeat makes another). Empty in
+	// results written before they were recorded.
+	Plan        string `json:"plan,omitempty"`
+	PlannedRuns int    `json:"planned_runs,omitempty"`
 }
 
 // Tool identifies the rlbench build that wrote the result.

@@ -29,7 +29,8 @@ var signedFields = map[string]bool{
 // up (sent = allowed + denied + errors). The error names the run and the
 // field.
 func (r *Result) validate() error {
-	if err := checkSigns(reflect.ValueOf(r).Elem(), "", "", func(path string) string { return path }); err != nil {
+	w := &signWalk{keys: map[[2]string]string{}}
+	if err := w.check(reflect.ValueOf(r).Elem(), ""); err != nil {
 		return err
 	}
 	for i := range r.Runs {
@@ -46,11 +47,29 @@ func (r *Result) validate() error {
 	return nil
 }
 
-// checkSigns walks v, whose JSON path is path (with array indices) and
-// whose path for signedFields is key (without them), and refuses the first
-// negative number that signedFields does not allow. name turns a path into
-// the name an error uses.
-func checkSigns(v reflect.Value, path, key string, name func(string) string) error {
+// signWalk walks a result and refuses the first negative number that
+// signedFields does not allow. The path of the value it is at is a stack
+// of steps, written out only for an error: a result of thousands of runs
+// holds millions of numbers, and naming each one as it is passed would
+// cost more than the check.
+type signWalk struct {
+	path []step
+	// run is the run the walk is in, if any.
+	run *Run
+	// keys caches the signedFields path of a field by its parent's path
+	// and its own name.
+	keys map[[2]string]string
+}
+
+// step is a field name, or an index into an array (name "").
+type step struct {
+	name  string
+	index int
+}
+
+// check walks v, whose path for signedFields is key (a path without
+// array indices, from the top or from within a run).
+func (w *signWalk) check(v reflect.Value, key string) error {
 	if signedFields[key] {
 		return nil
 	}
@@ -59,7 +78,7 @@ func checkSigns(v reflect.Value, path, key string, name func(string) string) err
 		if v.IsNil() {
 			return nil
 		}
-		return checkSigns(v.Elem(), path, key, name)
+		return w.check(v.Elem(), key)
 	case reflect.Struct:
 		t := v.Type()
 		for i := 0; i < t.NumField(); i++ {
@@ -68,50 +87,96 @@ func checkSigns(v reflect.Value, path, key string, name func(string) string) err
 			if !f.IsExported() || tag == "" || tag == "-" {
 				continue
 			}
-			if err := checkSigns(v.Field(i), join(path, tag), join(key, tag), name); err != nil {
+			w.path = append(w.path, step{name: tag})
+			err := w.check(v.Field(i), w.key(key, tag))
+			w.path = w.path[:len(w.path)-1]
+			if err != nil {
 				return err
 			}
 		}
 	case reflect.Slice, reflect.Array:
 		for i := 0; i < v.Len(); i++ {
-			p := fmt.Sprintf("%s[%d]", path, i)
-			n := name
-			if key == "runs" {
-				// Fields of a run are named within it, after the run.
-				run := v.Index(i).Addr().Interface().(*Run)
-				prefix := fmt.Sprintf("runs[%d] (%s): ", i, run.Key())
-				n = func(s string) string { return prefix + strings.TrimPrefix(s, p+".") }
-				if err := checkSigns(v.Index(i), p, "", n); err != nil {
-					return err
-				}
-				continue
+			w.path = append(w.path, step{index: i})
+			// Fields of a run are named within it, after the run.
+			k := key
+			if key == "runs" && len(w.path) == 2 {
+				k = ""
+				w.run = v.Index(i).Addr().Interface().(*Run)
 			}
-			if err := checkSigns(v.Index(i), p, key, n); err != nil {
+			err := w.check(v.Index(i), k)
+			w.path = w.path[:len(w.path)-1]
+			if err != nil {
 				return err
 			}
 		}
 	case reflect.Map:
 		iter := v.MapRange()
 		for iter.Next() {
-			if err := checkSigns(iter.Value(), fmt.Sprintf("%s.%v", path, iter.Key()), key, name); err != nil {
+			w.path = append(w.path, step{name: fmt.Sprint(iter.Key().Interface())})
+			err := w.check(iter.Value(), key)
+			w.path = w.path[:len(w.path)-1]
+			if err != nil {
 				return err
 			}
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		if v.Int() < 0 {
-			return fmt.Errorf("%s is %d, and it cannot be negative", name(path), v.Int())
+			return fmt.Errorf("%s is %d, and it cannot be negative", w.name(), v.Int())
 		}
 	case reflect.Float32, reflect.Float64:
 		if f := v.Float(); f < 0 {
-			return fmt.Errorf("%s is %g, and it cannot be negative", name(path), f)
+			return fmt.Errorf("%s is %g, and it cannot be negative", w.name(), f)
 		}
 	}
 	return nil
 }
 
+// key is the signedFields path of field tag under parent.
+func (w *signWalk) key(parent, tag string) string {
+	k, ok := w.keys[[2]string{parent, tag}]
+	if !ok {
+		k = join(parent, tag)
+		w.keys[[2]string{parent, tag}] = k
+	}
+	return k
+}
+
+// join is path.field, or field at the top.
 func join(path, field string) string {
 	if path == "" {
 		return field
 	}
 	return path + "." + field
+}
+
+// name writes out the path the walk is at: "runs[3] (fixed_window/steady):
+// requests.sent" within a run, "profile.seed" outside one.
+func (w *signWalk) name() string {
+	var b strings.Builder
+	steps := w.path
+	if len(steps) >= 2 && steps[0].name == "runs" && steps[1].name == "" && w.run != nil {
+		fmt.Fprintf(&b, "runs[%d] (%s)", steps[1].index, w.run.Key())
+		steps = steps[2:]
+		if len(steps) > 0 {
+			b.WriteString(": ")
+		}
+		return b.String() + pathString(steps)
+	}
+	return pathString(steps)
+}
+
+// pathString writes steps as a JSON path: a.b[2].c.
+func pathString(steps []step) string {
+	var b strings.Builder
+	for _, s := range steps {
+		if s.name == "" {
+			fmt.Fprintf(&b, "[%d]", s.index)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(s.name)
+	}
+	return b.String()
 }

@@ -56,6 +56,11 @@ func assemble(p parts) *result.Run {
 	if s.elapsed > 0 {
 		run.Rate.AchievedPerS = float64(run.Requests.Sent) / s.elapsed.Seconds()
 	}
+	if s.drawn > 0 {
+		// A segment offered its share of the load's rate; the segments'
+		// targets add up to the load's, as their achieved rates do.
+		run.Rate.TargetPerS *= float64(s.owned) / float64(s.drawn)
+	}
 	run.Requests.Unsent = s.unsent
 	run.Requests.Planned = p.planned
 	run.Requests.NoScriptReloads = s.reloads

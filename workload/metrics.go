@@ -129,7 +129,7 @@ func (s *recShard) countError(err error) {
 	}
 	e, ok := s.errors[kind]
 	if !ok {
-		e = &result.ErrorCount{Kind: kind, Message: err.Error()}
+		e = &result.ErrorCount{Kind: kind, Message: result.ClipText(err.Error())}
 		s.errors[kind] = e
 	}
 	e.Count++

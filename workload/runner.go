@@ -127,7 +127,8 @@ func (r *Runner) KeyPrefix(spec plan.Run) string {
 // run in flight stops issuing, waits for calls in flight, and is kept
 // marked incomplete, the result is marked incomplete and the error is
 // ErrInterrupted; later runs are skipped. When Redis stops answering, the
-// run is aborted the same way with an *AbortError.
+// run is aborted the same way with an *AbortError. Every text the result
+// keeps is cut to result.MaxTextBytes.
 func (r *Runner) Run(ctx context.Context) (*result.Result, error) {
 	if r.Clock == nil {
 		r.Clock = event.RealClock{}
@@ -165,6 +166,7 @@ func (r *Runner) Run(ctx context.Context) (*result.Result, error) {
 	case err != nil:
 		res.IncompleteReason = err.Error()
 	}
+	res.ClipTexts()
 	return res, err
 }
 

@@ -45,11 +45,33 @@ const segmentLead = 200 * time.Millisecond
 const segmentKeyTTL = 10 * time.Minute
 
 // Group names the segments of one load: the same profile (by its SHA-256),
-// seed, count and start. Every segment computes the same name, and a merge
-// refuses results of different groups.
+// seed, count, start and plan. Every segment computes the same name; the
+// segments of another group (another --algorithms, say) do not meet with
+// them, and a merge refuses results of different groups.
 func (s Segments) Group(p *plan.Plan) string {
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d/%d/%s", p.Profile.SHA256, p.Seed, s.Segment.Count, s.StartAt.UTC().Format(time.RFC3339Nano))))
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d/%d/%s/%s", p.Profile.SHA256, p.Seed, s.Segment.Count, s.StartAt.UTC().Format(time.RFC3339Nano), planDigest(p))))
 	return hex.EncodeToString(sum[:6])
+}
+
+// planDigest names the runs of p in order: each limiter, scenario and
+// repetition.
+func planDigest(p *plan.Plan) string {
+	h := sha256.New()
+	for _, r := range p.Runs {
+		fmt.Fprintf(h, "%s\x00%s\x00%d\n", r.Algorithm, r.Scenario, r.Repetition)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// plannedRuns is how many runs p holds once repetitions are folded.
+func plannedRuns(p *plan.Plan) int {
+	n := 0
+	for _, r := range p.Runs {
+		if r.Repetition == 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // contract is what the result records of the segment.
@@ -57,7 +79,8 @@ func (s Segments) contract(p *plan.Plan) *result.SegmentInfo {
 	if s.Segment.Whole() {
 		return nil
 	}
-	info := &result.SegmentInfo{Index: s.Segment.Index, Count: s.Segment.Count, Group: s.Group(p)}
+	info := &result.SegmentInfo{Index: s.Segment.Index, Count: s.Segment.Count, Group: s.Group(p),
+		Plan: planDigest(p), PlannedRuns: plannedRuns(p)}
 	if !s.StartAt.IsZero() {
 		t := s.StartAt.UTC()
 		info.StartAt = &t

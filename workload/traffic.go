@@ -80,6 +80,11 @@ type scheduleEnd struct {
 	generator *result.Generator
 	reloads   int64
 	malformed []result.ReplyMalformed
+	// drawn counts the whole schedule's requests an open loop drew (every
+	// segment draws them all), and owned those of this segment's
+	// identities: a segment offers its share of the load, owned/drawn of
+	// its rate.
+	drawn, owned int64
 }
 
 // worker is one goroutine's state: its shard, a reusable key buffer and a
@@ -144,13 +149,18 @@ func (d *scheduler) openLoop(ctx context.Context, pacer Pacer, picker IdentityPi
 
 	defer event.TuneForPacing(d.clock)()
 	start := d.rec.start
+	var owned int64
+	end := func(e scheduleEnd, drawn uint64) scheduleEnd {
+		e.drawn, e.owned = int64(drawn), owned
+		return e
+	}
 	for n := uint64(0); ; n++ {
 		if maxRequests > 0 && int64(n) >= maxRequests {
-			return scheduleEnd{elapsed: min(pacer.Due(n), duration)}
+			return end(scheduleEnd{elapsed: min(pacer.Due(n), duration)}, n)
 		}
 		due := pacer.Due(n)
 		if due >= duration {
-			return scheduleEnd{elapsed: duration}
+			return end(scheduleEnd{elapsed: duration}, n)
 		}
 		// Every request of the whole schedule is drawn, in order, so that
 		// every segment sees the same identities at the same due times.
@@ -158,20 +168,23 @@ func (d *scheduler) openLoop(ctx context.Context, pacer Pacer, picker IdentityPi
 		if !d.segment.Owns(identity) {
 			continue
 		}
+		owned++
 		if wait := due - d.clock.Now().Sub(start); wait > 0 {
 			if d.clock.Sleep(ctx, wait) != nil {
-				return scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}
+				return end(scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}, n+1)
 			}
 		}
 		if d.clock.Now().Sub(start) >= duration+deadlineGrace {
 			// The deadline passed while the generator was behind: what was
 			// due but never sent is counted, not silently dropped.
-			return scheduleEnd{elapsed: duration, unsent: 1 + d.countDue(pacer, picker, n+1, duration, maxRequests)}
+			mine, all := d.countDue(pacer, picker, n+1, duration, maxRequests)
+			owned += mine
+			return end(scheduleEnd{elapsed: duration, unsent: 1 + mine}, n+1+uint64(all))
 		}
 		select {
 		case jobs <- job{identity: identity, due: start.Add(due)}:
 		case <-ctx.Done():
-			return scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}
+			return end(scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}, n+1)
 		}
 	}
 }
@@ -201,16 +214,16 @@ func (d *scheduler) startWorkers() (jobs chan job, wait func()) {
 // may still be sent, so a last request is not lost to a sleep's overshoot.
 const deadlineGrace = 50 * time.Millisecond
 
-// countDue counts the requests from n on that are due before duration,
-// for identities of the segment.
-func (d *scheduler) countDue(p Pacer, picker IdentityPicker, n uint64, duration time.Duration, maxRequests int64) int64 {
-	var c int64
+// countDue counts the requests from n on that are due before duration:
+// mine those for identities of the segment, all of them besides.
+func (d *scheduler) countDue(p Pacer, picker IdentityPicker, n uint64, duration time.Duration, maxRequests int64) (mine, all int64) {
 	for ; p.Due(n) < duration && (maxRequests <= 0 || int64(n) < maxRequests); n++ {
+		all++
 		if d.segment.Owns(picker.Pick(n)) {
-			c++
+			mine++
 		}
 	}
-	return c
+	return mine, all
 }
 
 // closedLoop runs a closed loop: every worker sends its next request (or,

@@ -40,11 +40,11 @@ func algorithmsCommand() command {
 // in Redis (its state, and the bytes and server time a baseline measured),
 // what each promises in one window, and whether it decides exactly as its
 // semantics say; then each one's parameters and semantics.
-func listAlgorithms(_ context.Context, args []string, baselinePath string, stdout io.Writer) error {
+func listAlgorithms(ctx context.Context, args []string, baselinePath string, stdout io.Writer) error {
 	if err := wantArgs("algorithms", args, 0, "no arguments"); err != nil {
 		return err
 	}
-	costs, source, err := baselineCosts(baselinePath)
+	costs, source, err := baselineCosts(ctx, baselinePath)
 	if err != nil {
 		return err
 	}
@@ -74,7 +74,7 @@ func listAlgorithms(_ context.Context, args []string, baselinePath string, stdou
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\n%s\n\n", source)
+	fmt.Fprintf(stdout, "\n%s\n\n", report.PrintableLines(source))
 	for _, a := range algorithms.List() {
 		fmt.Fprintf(stdout, "%s (%s): %s\n", a.Name, a.Params, a.Describe())
 	}
@@ -105,9 +105,13 @@ func listAlgorithms(_ context.Context, args []string, baselinePath string, stdou
 // baselineCosts reads the measured figures from a compare-all result, and
 // says where they come from. The default baseline may be missing (rlbench
 // installed away from its repository): the table then says how to measure
-// them. A baseline named on the command line must be there.
-func baselineCosts(path string) (map[string]*report.Costs, string, error) {
-	res, err := result.ReadFile(path)
+// them. A baseline named on the command line must be there. The first
+// Ctrl-C stops the reading, even of a huge file or a pipe that waits.
+func baselineCosts(ctx context.Context, path string) (map[string]*report.Costs, string, error) {
+	res, err := result.ReadFileContext(ctx, path)
+	if ctx.Err() != nil {
+		return nil, "", interrupted(ctx, "reading "+path)
+	}
 	measure := "measure with: rlbench run profiles/compare-all.yaml, then rlbench algorithms --baseline results/compare-all-<time>/result.json"
 	if errors.Is(err, fs.ErrNotExist) && path == defaultBaseline {
 		return nil, fmt.Sprintf("B/identity and µs/call: no baseline at %s; %s", path, measure), nil

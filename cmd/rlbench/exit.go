@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/report"
@@ -70,7 +71,7 @@ func exitCode(err error, stderr io.Writer) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
-	fmt.Fprintln(stderr, "rlbench: "+report.PrintableLines(err.Error()))
+	fmt.Fprintln(stderr, "rlbench: "+printedError(err.Error()))
 	var usage *usageError
 	var perrs profile.Errors
 	var perr *profile.Error
@@ -86,4 +87,29 @@ func exitCode(err error, stderr io.Writer) int {
 	default:
 		return exitRuntime
 	}
+}
+
+// maxErrorLines bounds how many lines of an error rlbench prints: a
+// profile of thousands of mistakes (each line one) would bury its first,
+// which are the ones to fix first.
+const maxErrorLines = 40
+
+// printedError is msg as rlbench prints it: safe for a terminal (see
+// report.PrintableLines), each line cut to result.MaxTextBytes and at
+// most maxErrorLines lines, with how many more there were.
+func printedError(msg string) string {
+	lines := strings.Split(msg, "\n")
+	more := 0
+	if len(lines) > maxErrorLines {
+		more = len(lines) - maxErrorLines
+		lines = lines[:maxErrorLines]
+	}
+	for i, l := range lines {
+		lines[i] = result.ClipText(l)
+	}
+	out := report.PrintableLines(strings.Join(lines, "\n"))
+	if more > 0 {
+		out += fmt.Sprintf("\n(and %s more lines)", report.FormatCount(int64(more)))
+	}
+	return out
 }

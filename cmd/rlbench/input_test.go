@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,9 +71,9 @@ func sparseFile(t *testing.T, size int64) string {
 	return path
 }
 
-// TestInputsAreReadWithACap: a profile or a result that is a device, a
-// pipe without a writer or a file past the size cap is refused at once as
-// bad input (exit 2), without reading it whole.
+// TestInputsAreReadWithACap: a profile or a result that is a device or a
+// file past the size cap is refused at once as bad input (exit 2),
+// without reading it whole.
 func TestInputsAreReadWithACap(t *testing.T) {
 	bigProfile := filepath.Join(t.TempDir(), "big.yaml")
 	if err := os.WriteFile(bigProfile, append([]byte("name: big\n#"), bytes.Repeat([]byte("x"), 2<<20)...), 0o644); err != nil {
@@ -89,7 +90,6 @@ func TestInputsAreReadWithACap(t *testing.T) {
 		{"a directory as a profile", []string{"validate", t.TempDir()}, "is a directory, not a file"},
 		{"a profile past the cap", []string{"validate", bigProfile}, "larger than 1 MiB, more than a profile may hold"},
 		{"a result past the cap", []string{"report", sparseFile(t, result.MaxResultBytes+1)}, "larger than 256 MiB, more than a result may hold"},
-		{"a named pipe nobody writes to", []string{"validate", fifo(t, false)}, "the profile is empty"},
 	} {
 		code, _, stderr := runCLIWithin(t, context.Background(), 10*time.Second, tc.args...)
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {
@@ -107,6 +107,10 @@ func TestFirstSignalStopsCommandsWithoutCallsInFlight(t *testing.T) {
 		{"report", "--format", "text", fifo(t, true)},
 		{"report", fifo(t, true)},
 		{"compare", fifo(t, true), fifo(t, true)},
+		{"algorithms", "--baseline", fifo(t, true)},
+		// A pipe nobody has opened for writing yet is waited for, not
+		// taken for empty.
+		{"validate", fifo(t, false)},
 	} {
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(200*time.Millisecond, cancel)
@@ -115,5 +119,35 @@ func TestFirstSignalStopsCommandsWithoutCallsInFlight(t *testing.T) {
 		if code != exitRuntime || !strings.Contains(stderr, "interrupted") {
 			t.Errorf("%s: exit %d, stderr %q; want exit %d, interrupted", args[0], code, stderr, exitRuntime)
 		}
+	}
+}
+
+// TestAPipeWhoseWriterComesLater: a profile in a named pipe whose writer
+// opens it only once rlbench has (a generator that starts late) is read
+// whole; the writer does not wait forever for a reader.
+func TestAPipeWhoseWriterComesLater(t *testing.T) {
+	path := fifo(t, false)
+	wrote := make(chan error, 1)
+	go func() {
+		// Opening for writing waits until rlbench opens for reading.
+		w, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			wrote <- err
+			return
+		}
+		_, err = w.WriteString(tinyProfile)
+		wrote <- errors.Join(err, w.Close())
+	}()
+	code, stdout, stderr := runCLIWithin(t, context.Background(), 10*time.Second, "validate", path)
+	if code != exitOK || !strings.Contains(stdout, ": ok: 1 scenarios") {
+		t.Errorf("exit %d: %s%s", code, stdout, stderr)
+	}
+	select {
+	case err := <-wrote:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("the writer still waits")
 	}
 }

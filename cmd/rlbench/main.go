@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/report"
 )
 
 func main() {
@@ -23,7 +24,9 @@ func main() {
 		command = os.Args[1]
 	}
 	ctx, stop := interruptContext(os.Stderr, command, func() {
-		redisenv.StopAll()
+		if err := redisenv.StopAll(); err != nil {
+			fmt.Fprintln(os.Stderr, "rlbench: warning: "+report.PrintableLines(err.Error()))
+		}
 		os.Exit(130)
 	})
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
@@ -31,15 +34,24 @@ func main() {
 	os.Exit(code)
 }
 
-// interruptContext is cancelled by the first Ctrl-C (or SIGTERM). `run`
-// then stops issuing, lets calls in flight finish, and writes what it
-// measured; the other commands have no calls in flight and stop where they
-// are. A second Ctrl-C calls quit, which stops any private redis-server,
-// removes its directory and exits at once.
+// stopSignals end rlbench in order: Ctrl-C, a kill's SIGTERM, and the
+// SIGHUP of a terminal that closed, after which the run's keys and private
+// server would otherwise be left behind.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
+
+// interruptContext is cancelled by the first Ctrl-C (or SIGTERM, or
+// SIGHUP). `run` then stops issuing, lets calls in flight finish, and
+// writes what it measured; the other commands have no calls in flight and
+// stop where they are. A second one calls quit, which stops any private
+// redis-server, removes its directory and exits at once. Output that can
+// no longer be written (a pipe whose reader left, a terminal that closed)
+// fails its writes instead of killing rlbench with SIGPIPE before it has
+// cleaned up.
 func interruptContext(stderr io.Writer, command string, quit func()) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(context.Background())
+	signal.Ignore(syscall.SIGPIPE)
 	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sig, stopSignals...)
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	c, _ := lookup(command)

@@ -69,13 +69,16 @@ func mergeResults(ctx context.Context, paths []string, outDir string, noReport b
 	if err := report.WriteSummary(stdout, merged); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "merged %d segments: %s\n", len(parts), path)
+	fmt.Fprintf(stdout, "merged %d segments: %s\n", len(parts), report.Printable(path))
 	if !noReport {
 		written, err := renderReport(ctx, outDir, merged, html.DefaultMaxScenarios)
+		if ctx.Err() != nil {
+			return interrupted(ctx, "rendering the report into "+outDir)
+		}
 		if err != nil {
 			return fmt.Errorf("rendering the report: %w", err)
 		}
-		fmt.Fprintf(stdout, "report: %s\n", written[len(written)-1])
+		fmt.Fprintf(stdout, "report: %s\n", report.Printable(written[len(written)-1]))
 	}
 	if err := verdictError(merged.Verdict); err != nil {
 		return err

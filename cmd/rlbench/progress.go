@@ -92,7 +92,7 @@ func (p *progress) RunFinished(pr *workload.Progress, r *result.Run) {
 	}
 	q := r.Requests
 	fmt.Fprintf(p.w, "[%d/%d] %s/%s%s: sent %d, allowed %d, denied %d, errors %d, %.0f/s, p99 %s\n",
-		pr.Index+1, pr.Total, r.Algorithm, r.Scenario, state,
+		pr.Index+1, pr.Total, report.Printable(r.Algorithm), report.Printable(r.Scenario), state,
 		q.Sent, q.Allowed, q.Denied, q.Errors, r.Rate.AchievedPerS,
 		report.FormatMicros(r.LatencyUs.P99))
 }

@@ -86,7 +86,7 @@ func writeReport(ctx context.Context, path, outDir, format string, maxScenarios 
 			hgrms++
 		}
 	}
-	fmt.Fprintf(stdout, "report: %s (with %s and %s)\n", written[len(written)-1], counted(pngs, "plot"), counted(hgrms, ".hgrm file"))
+	fmt.Fprintf(stdout, "report: %s (with %s and %s)\n", report.Printable(written[len(written)-1]), counted(pngs, "plot"), counted(hgrms, ".hgrm file"))
 	printLeftOut(stdout, res, maxScenarios)
 	return nil
 }

@@ -167,9 +167,12 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	}
 	env, err := redisenv.Open(ctx, ropts)
 	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted(ctx, startingWhat(ropts))
+		}
 		return err
 	}
-	defer env.Close()
+	defer closeEnv(env, stderr)
 	if env.Note != "" {
 		fmt.Fprintln(stderr, "rlbench: "+env.Note)
 	}
@@ -201,19 +204,19 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 		cleanupErr = env.RemoveKeys(runner.RunPrefix())
 	}
 
-	if err := report.WriteSummary(stdout, res); err != nil {
-		return err
-	}
+	// Output that cannot be written (its reader gone) does not keep the
+	// report from being rendered.
+	summaryErr := report.WriteSummary(stdout, res)
 	if writeErr != nil {
 		return fmt.Errorf("writing %s: %w", path, writeErr)
 	}
-	fmt.Fprintf(stdout, "result: %s\n", path)
+	fmt.Fprintf(stdout, "result: %s\n", report.Printable(path))
 	var reportErr error
 	if !o.noReport {
 		if written, err := renderReport(context.WithoutCancel(ctx), dir, res, html.DefaultMaxScenarios); err != nil {
 			reportErr = fmt.Errorf("rendering the report: %w", err)
 		} else {
-			fmt.Fprintf(stdout, "report: %s\n", written[len(written)-1])
+			fmt.Fprintf(stdout, "report: %s\n", report.Printable(written[len(written)-1]))
 			printLeftOut(stdout, res, html.DefaultMaxScenarios)
 		}
 	}
@@ -232,10 +235,40 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	if reportErr != nil {
 		return reportErr
 	}
+	if summaryErr != nil {
+		return fmt.Errorf("writing the summary: %w (result written to %s)", summaryErr, path)
+	}
 	if err := verdictError(res.Verdict); err != nil {
 		return err
 	}
 	return nil
+}
+
+// startingWhat says what getting the Redis of ropts is, for a message:
+// starting a private server or cluster, or connecting to someone else's.
+func startingWhat(ropts redisenv.Options) string {
+	switch {
+	case len(ropts.ClusterAddrs) > 0:
+		addrs := make([]string, len(ropts.ClusterAddrs))
+		for i, a := range ropts.ClusterAddrs {
+			addrs[i] = redisconf.Redact(a)
+		}
+		return "connecting to the Redis Cluster at " + strings.Join(addrs, ",")
+	case ropts.Cluster != nil:
+		return "starting the private Redis Cluster"
+	case ropts.Addr != "":
+		return "connecting to redis at " + redisconf.Redact(ropts.Addr)
+	}
+	return "starting the private redis-server"
+}
+
+// closeEnv closes the Redis of a run and says, on stderr, what it could
+// not do: a private server that outlived every signal runs on until the
+// user stops it, and must not be left without a word.
+func closeEnv(env *redisenv.Env, stderr io.Writer) {
+	if err := env.Close(); err != nil {
+		fmt.Fprintln(stderr, "rlbench: warning: "+report.PrintableLines(err.Error()))
+	}
 }
 
 // newLimiter builds each run's limiter; nil means algorithms.New. Tests

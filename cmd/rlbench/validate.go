@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/rlbench/rlbench/profile"
+	"github.com/rlbench/rlbench/report"
 )
 
 // validateCommand checks profiles.
@@ -31,7 +32,7 @@ func validateProfiles(ctx context.Context, args []string, stdout, _ io.Writer) e
 		}
 		pl := p.Plan(1)
 		fmt.Fprintf(stdout, "%s: ok: %d scenarios x %d algorithms = %d runs, %s, %d thresholds\n",
-			path, len(p.Scenarios), len(p.Algorithms), len(pl.Runs), profile.PlanLength(pl), len(p.Thresholds))
+			report.Printable(path), len(p.Scenarios), len(p.Algorithms), len(pl.Runs), profile.PlanLength(pl), len(p.Thresholds))
 	}
 	return errors.Join(errs...)
 }

@@ -42,8 +42,10 @@ const (
 // CheckServer asks, after a run (algorithm/scenario) errs of whose sent
 // calls failed, whether the server is still there. Any reply, even an
 // error reply (a user without the right to PING), is a live server; only a
-// connection that cannot be made or answered is a server gone. A run
-// without errors was answered to its end and needs no check.
+// connection that cannot be made or answered is a server gone, and so is
+// another program's server that took a private server's port (a client of
+// a private server refuses it at once). A run without errors was answered
+// to its end and needs no check.
 func CheckServer(ctx context.Context, t Target, run string, errs, sent int64) error {
 	if errs == 0 {
 		return nil
@@ -55,13 +57,27 @@ func CheckServer(ctx context.Context, t Target, run string, errs, sent int64) er
 			time.Sleep(livenessPause)
 		}
 		pctx, cancel := context.WithTimeout(ctx, t.Timeout)
-		err := redisenv.Ping(pctx, t.Env.Client)
+		// The pool's connections may all have died with the server: a
+		// broken one is tried again on a fresh connection.
+		pc := redisenv.NewProbeClient(t.Env.Client)
+		err := pc.Do(pctx, func(c redis.Cmdable) error {
+			u, ok := c.(redis.UniversalClient)
+			if !ok {
+				return c.Ping(pctx).Err()
+			}
+			return redisenv.Ping(pctx, u)
+		})
+		pc.Close()
 		cancel()
 		var reply redis.Error
 		if err == nil || errors.As(err, &reply) {
 			return nil
 		}
 		last = err
+		var notOwned *redisenv.NotOwnedError
+		if errors.As(err, &notOwned) {
+			break
+		}
 	}
 	addr := t.Env.Addr
 	if c, ok := t.Env.Client.(*redis.Client); ok && addr == "" {

@@ -43,7 +43,7 @@ func openPrivateCluster(ctx context.Context, o Options) (*Env, error) {
 		return nil, err
 	}
 	env := &Env{Mode: Private, Addr: strings.Join(cl.Addrs(), ","), stop: cl.Stop}
-	if err := env.connectCluster(ctx, &redis.ClusterOptions{Addrs: cl.Addrs()}, o); err != nil {
+	if err := env.connectCluster(ctx, &redis.ClusterOptions{Addrs: cl.Addrs(), OnConnect: guardOwned}, o); err != nil {
 		_ = cl.Stop()
 		return nil, err
 	}

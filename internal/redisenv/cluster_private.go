@@ -83,8 +83,10 @@ func (c *Cluster) Stop() error {
 // bus) without persistence, joins them into one cluster whose masters
 // share the 16384 slots evenly (as redis-cli --cluster create divides
 // them), makes each replica replicate its master, and waits until every
-// node says every slot is served. When anything fails, or ctx ends, the
-// nodes already started are stopped.
+// node says every slot is served. Each node is proved the server answering
+// on its port before any cluster command goes there (see prove), and
+// moves to a fresh port when it is not. When anything fails, or ctx ends,
+// the nodes already started are stopped.
 func StartCluster(ctx context.Context, path string, spec ClusterSpec) (*Cluster, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
@@ -157,10 +159,10 @@ func clusterNodeArgs(busPort int) []string {
 }
 
 // adminClient is a client of one node for creating the cluster: no
-// retries, short timeouts.
+// retries, short timeouts, and only to a server proved rlbench's own.
 func adminClient(addr string) *redis.Client {
 	return redis.NewClient(&redis.Options{
-		Addr: addr, Protocol: 2, DisableIdentity: true, MaxRetries: -1,
+		Addr: addr, Protocol: 2, DisableIdentity: true, MaxRetries: -1, OnConnect: guardOwned,
 		DialTimeout: 2 * time.Second, ReadTimeout: 2 * time.Second, WriteTimeout: 2 * time.Second, PoolSize: 2,
 	})
 }

@@ -31,8 +31,8 @@ func (s *Server) signal(sig syscall.Signal) error {
 	if stopped {
 		return ErrStopped
 	}
-	if err := syscall.Kill(-p.pgid, sig); err != nil {
-		return fmt.Errorf("%s to redis-server (process group %d): %w", sig, p.pgid, err)
+	if p.signal(sig, s.escapees(p)) == 0 {
+		return fmt.Errorf("%s to redis-server (process group %d): no process of it is left", sig, p.pgid)
 	}
 	return nil
 }
@@ -43,7 +43,7 @@ func (s *Server) Kill() error {
 	s.mu.Lock()
 	p := s.proc
 	s.mu.Unlock()
-	return p.end(0)
+	return s.end(p, 0)
 }
 
 // Terminate stops the server as a supervisor would (SIGTERM, SIGKILL
@@ -52,12 +52,16 @@ func (s *Server) Terminate() error {
 	s.mu.Lock()
 	p := s.proc
 	s.mu.Unlock()
-	return p.end(StopGrace)
+	return s.end(p, StopGrace)
 }
 
 // Start starts the server again on its address and directory after Kill
-// or Terminate, and waits until it accepts connections. It refuses once
-// the server was stopped for good.
+// or Terminate, and waits until it is proved the server answering there
+// (see prove). It refuses once the server was stopped for good. When
+// something else took the port meanwhile, the server is not started (it
+// could not listen there) or is stopped again, and the error says so:
+// rlbench's clients of private servers then talk to nothing on that
+// address, and leave what answers there alone.
 func (s *Server) Start(ctx context.Context) error {
 	s.mu.Lock()
 	if s.stopped {
@@ -76,6 +80,9 @@ func (s *Server) Start(ctx context.Context) error {
 		return err
 	}
 	defer log.Close()
+	if launchHook != nil {
+		launchHook(launchInfo{Port: s.port, Restart: true})
+	}
 	p, err := s.launch(log)
 	if err != nil {
 		s.mu.Unlock()
@@ -83,10 +90,13 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	s.proc = p
 	s.mu.Unlock()
-	if err := writeOwner(s.dir, p.pgid); err != nil {
+	if err := writeOwner(s.dir, p.pgid, nil); err != nil {
 		return err
 	}
-	return s.waitReady(ctx, p)
+	if err := s.waitProved(ctx, p); err != nil {
+		return errors.Join(fmt.Errorf("starting redis-server again on %s: %w", s.Addr, err), s.end(p, StopGrace))
+	}
+	return nil
 }
 
 // StartSibling starts another private server from the same binary, on a

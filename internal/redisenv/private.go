@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -41,7 +42,7 @@ func openPrivate(ctx context.Context, o Options) (*Env, error) {
 		return nil, err
 	}
 	env := &Env{Mode: Private, Addr: srv.Addr, Server: srv, stop: srv.Stop}
-	if err := env.connect(ctx, &redis.Options{Addr: srv.Addr}, o); err != nil {
+	if err := env.connect(ctx, &redis.Options{Addr: srv.Addr, OnConnect: guardOwned}, o); err != nil {
 		_ = srv.Stop()
 		return nil, err
 	}
@@ -49,11 +50,18 @@ func openPrivate(ctx context.Context, o Options) (*Env, error) {
 }
 
 // Server is a redis-server process rlbench started: loopback only, no
-// persistence, its files in a temporary directory removed on Stop.
+// persistence, its files in a temporary directory removed on Stop. It is
+// rlbench's only once proved so (see prove): the server answering on Addr
+// is the one working in that directory.
 type Server struct {
 	// Addr is 127.0.0.1:port.
 	Addr string
+	port int
 	dir  string
+	// realDir is dir with symbolic links resolved, as a process's working
+	// directory reads; socket is the server's unix socket inside dir.
+	realDir string
+	socket  string
 	// path and args start the server, again after a kill or a restart.
 	path string
 	args []string
@@ -61,7 +69,7 @@ type Server struct {
 	// mu guards the process, which a scheduled kill or restart replaces,
 	// and stopped, which keeps a stopped server from being started again.
 	mu      sync.Mutex
-	proc    process
+	proc    *process
 	stopped bool
 
 	stopOnce sync.Once
@@ -70,14 +78,20 @@ type Server struct {
 
 // process is one start of a server. pgid is its process group: the binary
 // on PATH may be a script that starts the real server as its child, so the
-// whole group is what Stop ends. done is closed once it has been reaped.
+// whole group is what Stop ends. done is closed once the direct child has
+// been reaped, exitErr (set before) says how it ended. owner is what the
+// proof learned of the server, which may have left the group (a wrapper
+// that runs it under setsid, or daemonizes it).
 type process struct {
-	pgid int
-	done chan struct{}
+	pgid    int
+	done    chan struct{}
+	exitErr error
+	owner   atomic.Pointer[owner]
 }
 
-// Timing of a private server's stop. Each wait is bounded: a stop never
-// hangs on a process that will not die or a pipe a grandchild holds.
+// Timing of a private server's start and stop. Each wait is bounded: a
+// stop never hangs on a process that will not die or a pipe a grandchild
+// holds.
 const (
 	// StopGrace is how long the group has after SIGTERM before SIGKILL.
 	StopGrace = 3 * time.Second
@@ -86,6 +100,10 @@ const (
 	// quitGrace is StopGrace when rlbench is quitting at once (a second
 	// Ctrl-C): a server without persistence ends in milliseconds.
 	quitGrace = 300 * time.Millisecond
+	// readyTimeout bounds the wait until a started server is proved.
+	readyTimeout = 5 * time.Second
+	// startAttempts is how many fresh ports a start tries.
+	startAttempts = 3
 )
 
 // logFile is where the server's own output goes, inside its directory: a
@@ -93,8 +111,25 @@ const (
 // still holds open.
 const logFile = "redis-server.log"
 
+// launchInfo describes one launch of a server's process, for launchHook.
+type launchInfo struct {
+	// Port is the loopback port the server is about to be told.
+	Port int
+	// Attempt counts the fresh ports a start has tried before this one.
+	Attempt int
+	// Restart is a start again on the same port (after a kill or a
+	// restart fault).
+	Restart bool
+}
+
+// launchHook, when set, runs right before each launch: a test starts
+// another program's server on the port there, to make the race with it
+// certain.
+var launchHook func(launchInfo)
+
 // StartServer starts redis-server at path on a free 127.0.0.1 port and waits
-// until it answers PING. The process runs in its own process group, so a
+// until it is proved the server answering there (see prove), trying other
+// ports when it is not. The process runs in its own process group, so a
 // Ctrl-C aimed at rlbench does not kill it before rlbench has read its
 // figures, and it is killed if rlbench dies. Before starting, it removes
 // what private servers of earlier rlbench processes that died without
@@ -105,23 +140,29 @@ func StartServer(ctx context.Context, path string) (*Server, error) {
 }
 
 // startServer starts a server with the arguments extra gives each attempt
-// (nil for none), trying again on a fresh port when one fails.
+// (nil for none), trying again on a fresh port when one fails: the port
+// may have been taken, or something else may answer there.
 func startServer(ctx context.Context, path string, extra func() ([]string, error)) (*Server, error) {
-	var lastErr error
-	for attempt := 0; attempt < 3; attempt++ {
-		srv, err := startOnce(ctx, path, extra)
+	// A directory too deep for the socket fails the same on every port:
+	// say so once. MkdirTemp adds at most 10 digits to the pattern.
+	if _, err := socketPath(filepath.Join(os.TempDir(), serverDirPattern+"0123456789")); err != nil {
+		return nil, err
+	}
+	var errs []error
+	for attempt := range startAttempts {
+		srv, err := startOnce(ctx, path, extra, attempt)
 		if err == nil {
 			return srv, nil
 		}
-		lastErr = err
+		errs = append(errs, err)
 		if ctx.Err() != nil {
-			break
+			return nil, err
 		}
 	}
-	return nil, lastErr
+	return nil, fmt.Errorf("starting redis-server failed on %d fresh ports: %w", startAttempts, errors.Join(errs...))
 }
 
-func startOnce(ctx context.Context, path string, extra func() ([]string, error)) (*Server, error) {
+func startOnce(ctx context.Context, path string, extra func() ([]string, error), attempt int) (*Server, error) {
 	port, err := FreePort()
 	if err != nil {
 		return nil, err
@@ -136,7 +177,12 @@ func startOnce(ctx context.Context, path string, extra func() ([]string, error))
 	if err != nil {
 		return nil, err
 	}
-	if err := writeOwner(dir, 0); err != nil {
+	srv, err := newServer(path, dir, port, more)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	if err := writeOwner(dir, 0, nil); err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
@@ -146,18 +192,9 @@ func startOnce(ctx context.Context, path string, extra func() ([]string, error))
 		return nil, err
 	}
 	defer log.Close()
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	args := append([]string{
-		"--port", strconv.Itoa(port),
-		"--bind", "127.0.0.1",
-		"--save", "",
-		"--appendonly", "no",
-		"--dir", dir,
-		"--daemonize", "no",
-		"--protected-mode", "yes",
-		"--logfile", "",
-	}, more...)
-	srv := &Server{Addr: addr, dir: dir, path: path, args: args}
+	if launchHook != nil {
+		launchHook(launchInfo{Port: port, Attempt: attempt})
+	}
 	proc, err := srv.launch(log)
 	if err != nil {
 		_ = os.RemoveAll(dir)
@@ -165,52 +202,91 @@ func startOnce(ctx context.Context, path string, extra func() ([]string, error))
 	}
 	srv.proc = proc
 	register(srv)
-	if err := writeOwner(dir, proc.pgid); err != nil {
+	if err := writeOwner(dir, proc.pgid, nil); err != nil {
 		_ = srv.Stop()
 		return nil, err
 	}
-	if err := srv.waitReady(ctx, proc); err != nil {
+	if err := srv.waitProved(ctx, proc); err != nil {
 		_ = srv.Stop()
 		return nil, err
 	}
 	return srv, nil
 }
 
+// newServer describes a server to start from path in dir on port, with
+// more arguments.
+func newServer(path, dir string, port int, more []string) (*Server, error) {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, err
+	}
+	sock, err := socketPath(dir)
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{
+		"--port", strconv.Itoa(port),
+		"--bind", "127.0.0.1",
+		"--unixsocket", sock,
+		"--unixsocketperm", "700",
+		"--save", "",
+		"--appendonly", "no",
+		"--dir", dir,
+		"--daemonize", "no",
+		"--protected-mode", "yes",
+		"--logfile", "",
+	}, more...)
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	return &Server{Addr: addr, port: port, dir: dir, realDir: real, socket: sock, path: path, args: args}, nil
+}
+
 // launch starts the server's process in a process group of its own, its
 // output going to log. The process is killed if rlbench dies.
-func (s *Server) launch(log *os.File) (process, error) {
+func (s *Server) launch(log *os.File) (*process, error) {
 	cmd := exec.Command(s.path, s.args...)
 	cmd.Stdout = log
 	cmd.Stderr = log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
-		return process{}, fmt.Errorf("starting %s: %w", s.path, err)
+		return nil, fmt.Errorf("starting %s: %w", s.path, err)
 	}
-	p := process{pgid: cmd.Process.Pid, done: make(chan struct{})}
-	go func() { _ = cmd.Wait(); close(p.done) }()
+	p := &process{pgid: cmd.Process.Pid, done: make(chan struct{})}
+	go func() { p.exitErr = cmd.Wait(); close(p.done) }()
 	return p, nil
 }
 
-// waitReady waits, at most 5s, until the server's process p accepts
-// connections.
-func (s *Server) waitReady(ctx context.Context, p process) error {
-	deadline := time.Now().Add(5 * time.Second)
+// waitProved waits, at most readyTimeout, until the server of process p
+// is proved the one answering on its address, and records what it said
+// of itself in the owner file. Something else answering there, or the
+// process failing, ends the wait at once. A process that ends well
+// (a wrapper that daemonized the server) leaves the server to answer.
+func (s *Server) waitProved(ctx context.Context, p *process) error {
+	deadline := time.Now().Add(readyTimeout)
+	done := p.done
 	for {
-		conn, err := net.DialTimeout("tcp", s.Addr, 200*time.Millisecond)
+		o, err := s.prove(ctx)
 		if err == nil {
-			_ = conn.Close()
-			return nil
+			p.owner.Store(&o)
+			markProved(o.runID)
+			return writeOwner(s.dir, p.pgid, &o)
+		}
+		if !errors.Is(err, errNotYet) {
+			return err
 		}
 		select {
-		case <-p.done:
-			out, _ := os.ReadFile(filepath.Join(s.dir, logFile))
-			return fmt.Errorf("redis-server exited at start on %s: %s", s.Addr, bytes.TrimSpace(out))
+		case <-done:
+			if p.exitErr != nil {
+				out, _ := os.ReadFile(filepath.Join(s.dir, logFile))
+				return fmt.Errorf("redis-server exited at start on %s (%v): %s", s.Addr, p.exitErr, bytes.TrimSpace(out))
+			}
+			done = nil
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
+		case <-time.After(10 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("redis-server on %s did not accept connections within 5s", s.Addr)
+			return fmt.Errorf("redis-server on %s did not answer on its unix socket and its port within %s (a script that starts it must pass every argument rlbench gives on): %v",
+				s.Addr, readyTimeout, err)
 		}
 	}
 }
@@ -218,10 +294,11 @@ func (s *Server) waitReady(ctx context.Context, p process) error {
 // Dir is the server's temporary directory (removed by Stop).
 func (s *Server) Dir() string { return s.dir }
 
-// Stop ends the server's whole process group (SIGTERM, then SIGKILL after
-// StopGrace) and removes its directory. Every wait is bounded: if the group
-// outlives SIGKILL, Stop says so instead of hanging. Calling it again, or
-// from several goroutines, stops the server once.
+// Stop ends the server's whole process group, and the server itself where
+// it left the group (SIGTERM, then SIGKILL after StopGrace), and removes
+// its directory. Every wait is bounded: if the server outlives SIGKILL,
+// Stop says so, naming its process, instead of hanging. Calling it again,
+// or from several goroutines, stops the server once.
 func (s *Server) Stop() error { return s.stop(StopGrace) }
 
 func (s *Server) stop(grace time.Duration) error {
@@ -232,97 +309,9 @@ func (s *Server) stop(grace time.Duration) error {
 		s.stopped = true
 		p := s.proc
 		s.mu.Unlock()
-		s.stopErr = p.end(grace)
+		s.stopErr = s.end(p, grace)
 	})
 	return s.stopErr
-}
-
-// end signals the process group and waits, within bounds, until no
-// process of it is left running and the direct child has been reaped. A
-// group that a stall froze (SIGSTOP) is woken to take the signal. With no
-// grace it is SIGKILL at once, as a crash would end it.
-func (p process) end(grace time.Duration) error {
-	if grace > 0 {
-		_ = syscall.Kill(-p.pgid, syscall.SIGTERM)
-		_ = syscall.Kill(-p.pgid, syscall.SIGCONT)
-	}
-	if grace <= 0 || !waitGroupGone(p.pgid, grace) {
-		_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
-		if !waitGroupGone(p.pgid, killWait) {
-			return fmt.Errorf("redis-server (process group %d) still runs after SIGKILL", p.pgid)
-		}
-	}
-	select {
-	case <-p.done:
-		return nil
-	case <-time.After(killWait):
-		return fmt.Errorf("redis-server (pid %d) was not reaped within %s", p.pgid, killWait)
-	}
-}
-
-// waitGroupGone polls until no process of group pgid runs, or timeout.
-func waitGroupGone(pgid int, timeout time.Duration) bool {
-	deadline := time.Now().Add(timeout)
-	for {
-		if !GroupRunning(pgid) {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// live holds the private servers started and not yet stopped, so that a
-// process that must quit at once can still stop them.
-var live = struct {
-	sync.Mutex
-	servers map[*Server]struct{}
-}{servers: map[*Server]struct{}{}}
-
-func register(s *Server) {
-	live.Lock()
-	live.servers[s] = struct{}{}
-	live.Unlock()
-}
-
-func unregister(s *Server) {
-	live.Lock()
-	delete(live.servers, s)
-	live.Unlock()
-}
-
-// StopAll stops every private server this process started and has not
-// stopped yet, and removes their directories, with a short grace period: it
-// is what rlbench calls when asked to quit at once (a second Ctrl-C), so
-// that quitting leaves no server running and no directory behind.
-func StopAll() {
-	live.Lock()
-	servers := make([]*Server, 0, len(live.servers))
-	for s := range live.servers {
-		servers = append(servers, s)
-	}
-	live.Unlock()
-	var wg sync.WaitGroup
-	for _, s := range servers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			// A Stop already under way may be giving the server its full
-			// grace period; quitting does not wait for it.
-			s.mu.Lock()
-			p := s.proc
-			s.mu.Unlock()
-			select {
-			case <-p.done:
-			default:
-				_ = syscall.Kill(-p.pgid, syscall.SIGKILL)
-			}
-			_ = s.stop(quitGrace)
-		}()
-	}
-	wg.Wait()
 }
 
 // FreePort asks the kernel for a free TCP port on 127.0.0.1.

@@ -77,6 +77,15 @@ func TestStopEndsAWrappedServer(t *testing.T) {
 		// ignoring SIGTERM (as its sleeps do): only SIGKILL, after the
 		// grace period, ends the rest of the group.
 		{"the script outlives its server and ignores SIGTERM", `trap '' TERM; "$REAL" "$@" & while :; do sleep 1; done`},
+		// The server runs in a session of its own: the group's signals do
+		// not reach it; the process id it reported does.
+		{"the script runs the server under setsid", `setsid "$REAL" "$@"`},
+		// The script detaches the server and ends at once, with success:
+		// the server is proved through its socket all the same, and
+		// stopped by the process id it reported.
+		{"the script detaches the server (setsid -f) and exits", `setsid -f "$REAL" "$@"`},
+		// The server daemonizes itself (fork, setsid): the same.
+		{"the server daemonizes itself", `exec "$REAL" "$@" --daemonize yes`},
 	} {
 		t.Run(tc.why, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -123,10 +132,13 @@ func TestStopAllStopsEveryServer(t *testing.T) {
 		servers = append(servers, srv)
 		pids = append(pids, serverPID(t, srv.Addr))
 	}
-	done := make(chan struct{})
-	go func() { redisenv.StopAll(); close(done) }()
+	done := make(chan error, 1)
+	go func() { done <- redisenv.StopAll() }()
 	select {
-	case <-done:
+	case err := <-done:
+		if err != nil {
+			t.Errorf("StopAll: %v", err)
+		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("StopAll did not return within 10s")
 	}

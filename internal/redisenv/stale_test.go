@@ -82,6 +82,22 @@ func TestRemoveStaleDirs(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(orphanDir, "owner.pid"), fmt.Appendf(nil, "%d 12345 %d\n", dead, orphan), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// An owner that died while its server, which had left the group
+	// (setsid), kept running: the server is found by the process id it
+	// reported and the start it had, and both go.
+	escapedDir := mkdir("rlbench-redis-escaped", "")
+	escaped := orphanServer(t, escapedDir)
+	if err := os.WriteFile(filepath.Join(escapedDir, "owner.pid"),
+		fmt.Appendf(nil, "%d 12345 0 %d %s\n", dead, escaped, redisenv.ProcessIdentity(escaped)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The same, but the process with the server's pid started at another
+	// time: it is not the server, and it runs on.
+	strangerDir := mkdir("rlbench-redis-stranger", "")
+	stranger := orphanServer(t, strangerDir)
+	if err := os.WriteFile(filepath.Join(strangerDir, "owner.pid"), fmt.Appendf(nil, "%d 12345 0 %d 1\n", dead, stranger), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// An owner that died after its server did: the directory goes.
 	deadDir := mkdir("rlbench-redis-dead", fmt.Sprintf("%d 12345 0\n", dead))
 	// The owner's pid now belongs to another process (this one), told
@@ -103,7 +119,7 @@ func TestRemoveStaleDirs(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Stop()
-	for _, dir := range []string{deadDir, orphanDir, reusedDir} {
+	for _, dir := range []string{deadDir, orphanDir, reusedDir, escapedDir, strangerDir} {
 		if _, err := os.Stat(dir); !os.IsNotExist(err) {
 			t.Errorf("%s is still there", dir)
 		}
@@ -119,5 +135,11 @@ func TestRemoveStaleDirs(t *testing.T) {
 	}
 	if redistest.Running(orphan) {
 		t.Errorf("the orphaned redis-server (pid %d) still runs", orphan)
+	}
+	if redistest.Running(escaped) {
+		t.Errorf("the redis-server that left its group (pid %d) still runs", escaped)
+	}
+	if !redistest.Running(stranger) {
+		t.Errorf("a process (pid %d) that only shares a recorded pid was killed", stranger)
 	}
 }
