@@ -27,8 +27,9 @@ type Decision struct {
 	Cost int64
 	// ClientNowMicros is the caller's clock reading, in microseconds since
 	// the epoch, that the request's time templates carried (${now_s},
-	// ${now_ms}, ...): the time a limiter that takes its time from its
-	// arguments decided by. Zero when the request carried no time.
+	// ${now_ms}, ...), rounded down to the coarsest unit they carry it in:
+	// the time a limiter that takes its time from its arguments decided
+	// by. Zero when the request carried no time.
 	ClientNowMicros int64
 
 	// ResetAfter, ResetAtMicros and WindowEndMicros are what a declared

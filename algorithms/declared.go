@@ -150,9 +150,29 @@ func (d *Declaration) Validate(p Policy) error {
 
 // Exact reports whether the audit can replay the limiter's decisions
 // through a reference model: its semantics has one and its reply carries
-// the server time each decision used.
+// the server time each decision used. A limiter that decides by the
+// caller's clock is judged by its bound at the times its arguments carry:
+// a script's own rounding of that time (a window that ends at the very
+// microsecond, where the family's model ends it at a millisecond) is not
+// the model's, and would show as mismatches that are not errors.
 func (d *Declaration) Exact() bool {
 	return d.Semantics.HasModel() && d.Reply.Has(PartServerTime)
+}
+
+// clockUnitMicros is the unit of the finest caller's time its arguments
+// carry (${now_us} and ${now_s_float}: a microsecond; ${now_ms}: a
+// millisecond; ${now_s}: a second): the time the script decides by is the
+// caller's clock rounded down to it.
+func (d *Declaration) clockUnitMicros() int64 {
+	switch {
+	case d.argsUse(VarNowUs, VarNowSFloat):
+		return 1
+	case d.argsUse(VarNowMs):
+		return 1000
+	case d.argsUse(VarNowS):
+		return 1_000_000
+	}
+	return 1
 }
 
 // Describe says in one line what the limiter is and how it is judged.
@@ -175,6 +195,8 @@ func (d *Declaration) Describe() string {
 		return fmt.Sprintf("%s, declared a %s; its reply carries server time, so the audit replays every decision through the %s reference model", what, d.Semantics, d.Semantics)
 	case d.Reply.Has(PartServerTime):
 		return fmt.Sprintf("%s, declared a %s; it is judged by the %s bound at the server times its replies carry", what, d.Semantics, d.Semantics)
+	case d.Clock() == TimeFromArgs && d.argsUse(NowVariables...):
+		return fmt.Sprintf("%s, declared a %s; it is judged by the %s bound at the times its arguments carry", what, d.Semantics, d.Semantics)
 	default:
 		return fmt.Sprintf("%s, declared a %s; its reply carries no server time, so the audit judges the %s bound on client times, reporting only what holds however each decision is placed within its round trip", what, d.Semantics, d.Semantics)
 	}
@@ -440,7 +462,10 @@ func (l *Declared) call(key string) (keys []string, args []any, req Request) {
 			args[i] = string(a.appendTo(nil, &v))
 		}
 	}
-	return keys, args, Request{Cost: v.cost, NowMicros: v.nowMicros}
+	// The time the script decides by: the clock rounded down to the unit
+	// its arguments carry.
+	unit := l.decl.clockUnitMicros()
+	return keys, args, Request{Cost: v.cost, NowMicros: floorDiv(v.nowMicros, unit) * unit}
 }
 
 // WindowsEndAtInstants implements InstantWindowed: a fixed window's

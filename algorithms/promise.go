@@ -59,3 +59,41 @@ var (
 	_ Promiser = (*Declared)(nil)
 	_ Promiser = (*TokenBucket)(nil)
 )
+
+// LinearBounded is a limiter whose bound grows in a straight line with the
+// interval: a bucket (token, leaky, or GCRA) admits at most its capacity
+// plus its rate times any interval, Capacity + Limit*d/Window. An audit
+// checks that over every interval between two admissions, not only over a
+// window: a bucket one token too large keeps its bound over a window
+// (what it admits ahead is what it lacks after) and breaks it over the
+// instant its first burst takes.
+type LinearBounded interface {
+	// LinearBound is the bucket's capacity and its rate, limit per
+	// window; ok is false when the bound is not linear.
+	LinearBound() (capacity, limit int64, window time.Duration, ok bool)
+}
+
+// linearBound is the linear bound of the algorithm family name under p.
+func linearBound(name string, p Policy) (int64, int64, time.Duration, bool) {
+	switch name {
+	case TokenBucketName, LeakyBucketName, GCRAName:
+		return p.Capacity(), p.Limit, p.Window, true
+	}
+	return 0, 0, 0, false
+}
+
+// LinearBound implements LinearBounded.
+func (s *scripted) LinearBound() (int64, int64, time.Duration, bool) {
+	return linearBound(s.name, s.policy)
+}
+
+// LinearBound implements LinearBounded: the family's the declaration
+// names.
+func (l *Declared) LinearBound() (int64, int64, time.Duration, bool) {
+	return linearBound(string(l.decl.Semantics), l.policy)
+}
+
+var (
+	_ LinearBounded = (*TokenBucket)(nil)
+	_ LinearBounded = (*Declared)(nil)
+)

@@ -145,17 +145,4 @@ func FormatEncodings(enc map[string]int64) string {
 
 // FormatShare renders a share of decisions as a percentage with the
 // precision small shares need: 0.003%, 1.25%, 40%.
-func FormatShare(f float64) string {
-	pct := 100 * f
-	switch {
-	case pct == 0:
-		return "0%"
-	case pct < 0.01:
-		return fmt.Sprintf("%.4f%%", pct)
-	case pct < 1:
-		return fmt.Sprintf("%.3f%%", pct)
-	case pct < 10:
-		return fmt.Sprintf("%.2f%%", pct)
-	}
-	return fmt.Sprintf("%.0f%%", pct)
-}
+func FormatShare(f float64) string { return numfmt.Share(f) }

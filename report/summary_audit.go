@@ -215,6 +215,8 @@ func auditBasisNote(key string, a *result.Audit) string {
 	switch a.Basis {
 	case result.AuditByBound:
 		return fmt.Sprintf("%s: judged by its bound only (it declares a bound, not a semantics with a reference model to replay), at the server times its replies carried", key)
+	case result.AuditByBoundCallerTime:
+		return fmt.Sprintf("%s: it decides by the caller's clock, so it was judged by its bound only, at the times its arguments carried", key)
 	case result.AuditByBoundClientTime:
 		msg := fmt.Sprintf("%s: its replies carry no server time, so it was judged by its bound only, on the client's clock: each decision lies within half its round trip of the midpoint", key)
 		if t := a.Timing; t != nil {

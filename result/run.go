@@ -246,7 +246,7 @@ type Audit struct {
 	Coverage float64 `json:"coverage"`
 
 	// Basis says what the audit could judge (AuditByModel, AuditByBound,
-	// AuditByBoundClientTime); empty means AuditByModel, as in results
+	// AuditByBoundClientTime, AuditByBoundCallerTime); empty means AuditByModel, as in results
 	// written before declared limiters.
 	Basis string `json:"basis,omitempty"`
 	// WindowMs is the interval MaxWindowAdmitted and BoundWindow are
@@ -292,7 +292,11 @@ type Power struct {
 	// bound within one interval.
 	Excess bool `json:"excess"`
 	// Shortfall says the run could have shown a denial of what the
-	// semantics promise to admit; PromiseAdmits and PromiseWithinMs state
+	// semantics promise to admit: replayed, where the model admitted some
+	// requests; judged by the bound, where the limiter states a promise
+	// and some identity's decisions spanned more than its interval (a
+	// limiter that refills too slowly shows only once its first burst is
+	// that far behind). PromiseAdmits and PromiseWithinMs state
 	// that promise (the limiter admits a request whenever fewer than
 	// PromiseAdmits were admitted within the PromiseWithinMs before it),
 	// zero when the limiter states none.
@@ -337,6 +341,10 @@ const (
 	// decision lies somewhere between its send and its reply, and only
 	// what holds for every such placement counts (see AuditTiming).
 	AuditByBoundClientTime = "bound_client_time"
+	// AuditByBoundCallerTime: only the bound, at the times the limiter's
+	// arguments carried (it decides by the caller's clock): exact
+	// instants, on the server's clock through the measured offset.
+	AuditByBoundCallerTime = "bound_caller_time"
 )
 
 // HasModel reports whether the audit replayed a reference model, so that

@@ -377,7 +377,7 @@ func assessRun(r *result.Result, run *result.Run) Run {
 	}
 	if q := run.Requests; q.Planned > 0 && float64(q.Sent) < 0.95*float64(q.Planned) {
 		add(FewSent, q.Planned-q.Sent, fmt.Sprintf("%s: inconclusive: it sent %s of the %s requests its schedule held (%s): it did not do what its scenario planned",
-			run.Key(), numfmt.Count(q.Sent), numfmt.Count(q.Planned), numfmt.Fraction(float64(q.Sent)/float64(q.Planned))))
+			run.Key(), numfmt.Count(q.Sent), numfmt.Count(q.Planned), numfmt.Share(float64(q.Sent)/float64(q.Planned))))
 	}
 	if a := run.Audit; a != nil && run.Shape == "boundary" && (run.Edge == nil || run.Edge.Identities == 0) {
 		add(NoBoundary, 0, fmt.Sprintf("%s: inconclusive: no burst was placed around any identity's window boundary, so the edge was never straddled", run.Key()))

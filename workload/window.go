@@ -101,6 +101,10 @@ func (l *locator) serverMicros(o *event.Outcome) int64 {
 	if at := o.Decision.ServerNowMicros; at > 0 {
 		return at
 	}
+	if c, ok := l.limiter.(algorithms.Clocked); ok && c.TimeFrom() == algorithms.TimeFromArgs && o.Decision.ClientNowMicros > 0 {
+		// Decided by the caller's clock its arguments carried.
+		return l.offset.ServerMicros(time.UnixMicro(o.Decision.ClientNowMicros))
+	}
 	return l.offset.ServerMicros(o.Sent.Add(o.Done.Sub(o.Sent) / 2))
 }
 
@@ -174,7 +178,7 @@ func (l *locator) probed(identity uint64, o *event.Outcome) (end int64, done boo
 		// a window later.
 		delete(l.probing, identity)
 		width := at - p.deniedUs
-		if o.Decision.ServerNowMicros <= 0 {
+		if o.Decision.ServerNowMicros <= 0 && o.Decision.ClientNowMicros <= 0 {
 			width += o.Done.Sub(o.Sent).Microseconds() / 2
 		}
 		l.uncertain(width)

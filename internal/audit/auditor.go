@@ -57,6 +57,15 @@ type Auditor struct {
 	// promiseAdmits and promiseWithinUs are the limiter's promise to
 	// admit (algorithms.Promiser); zero when it states none.
 	promiseAdmits, promiseWithinUs int64
+	// linear is the limiter's linear bound, when it has one (a bucket):
+	// checked over every interval between two admissions at known times.
+	linear struct {
+		capacity, limit, windowUs int64
+		ok                        bool
+	}
+	// argsClock says the limiter decides by the caller's clock its
+	// arguments carry (Decision.ClientNowMicros).
+	argsClock bool
 	// certainDenied counts the replayed decisions the model denied in
 	// every state the limiter may have been in: where an admission beyond
 	// the model would have shown.
@@ -120,6 +129,11 @@ type auditRecord struct {
 	retryMs uint32
 	// units is how many units the request asked for (zero is one).
 	units uint32
+	// argsTime says the time is the one the limiter's arguments carried,
+	// which it decided by: exact for its bound; its widthUs is then the
+	// round trip, within which the server may have run it after requests
+	// stamped later (a denial may follow admissions of later times).
+	argsTime bool
 }
 
 // noRetry marks a record whose reply carried no retry hint.
@@ -130,7 +144,7 @@ func (r auditRecord) allowed() bool { return r.key&1 == 0 }
 
 // timed reports whether the time is the client's, known only to lie
 // between the send and the reply.
-func (r auditRecord) timed() bool { return r.widthUs > 0 }
+func (r auditRecord) timed() bool { return r.widthUs > 0 && !r.argsTime }
 
 // New prepares the audit of a run. It returns nil, which audits nothing,
 // when the limiter has no bound or the audit is turned off.
@@ -153,6 +167,13 @@ func New(c Config) *Auditor {
 	}
 	if bi, ok := lim.(algorithms.BoundIntervaler); ok {
 		au.window = bi.BoundInterval().Microseconds()
+	}
+	if lb, ok := lim.(algorithms.LinearBounded); ok {
+		c, l, w, ok := lb.LinearBound()
+		au.linear.capacity, au.linear.limit, au.linear.windowUs, au.linear.ok = c, l, w.Microseconds(), ok
+	}
+	if c, ok := lim.(algorithms.Clocked); ok && c.TimeFrom() == algorithms.TimeFromArgs {
+		au.argsClock = true
 	}
 	if pr, ok := lim.(algorithms.Promiser); ok {
 		admits, within := pr.AdmitPromise()
@@ -199,7 +220,13 @@ func (a *Auditor) Record(o *event.Outcome) {
 	d := &o.Decision
 	r := auditRecord{remaining: math.NaN(), retryMs: noRetry, units: recordUnits(d.Units())}
 	at := d.ServerNowMicros
-	if at <= 0 {
+	if at <= 0 && a.argsClock && d.ClientNowMicros > 0 {
+		// The limiter decided by the caller's clock its arguments carried:
+		// exactly then, on the server's clock.
+		at = a.faults.offset.ServerMicros(time.UnixMicro(d.ClientNowMicros))
+		r.argsTime = true
+		r.widthUs = uint32(min(max(o.Done.Sub(o.Sent).Microseconds(), 1), math.MaxUint32))
+	} else if at <= 0 {
 		// No server time: the decision was made between the send and the
 		// reply.
 		at = o.Sent.UnixMicro()
@@ -279,6 +306,9 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 	res := &result.Audit{Sampled: a.sampled, BoundWindow: a.limiter.Bound(time.Duration(a.window) * time.Microsecond), Basis: result.AuditByModel}
 	if a.model == nil {
 		res.Basis = result.AuditByBound
+		if a.argsClock {
+			res.Basis = result.AuditByBoundCallerTime
+		}
 	}
 	if a.window != policy.WindowMicros() {
 		res.WindowMs = a.window / 1000
@@ -288,7 +318,7 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 	var timing *timingAudit
 	var admitted []auditRecord
 	var offered, admittedUnits tally
-	var offeredMax int64
+	var offeredMax, spanMax int64
 	replayed := false
 	a.placeAfterDecisions()
 	for slot, decs := range a.decisions {
@@ -299,6 +329,7 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 		slices.SortFunc(decs, func(x, y auditRecord) int { return cmp.Compare(x.key, y.key) })
 		res.Identities++
 		res.Decisions += int64(len(decs))
+		spanMax = max(spanMax, decs[len(decs)-1].at()-decs[0].at())
 		// Resets seen on the server start a new lifetime of the state:
 		// where the replay placed them, or, judged by the bound alone,
 		// after those that took every key.
@@ -320,7 +351,7 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 				compareWithExact(a.exact.Model(), epoch, vsExact)
 			}
 		}
-		var busiest, policyBusiest int64
+		var busiest, policyBusiest, beyond int64
 		// Windows are measured within each lifetime of the limiter's
 		// state: across a fault that took it away, what was admitted
 		// before is not what the limiter knew of after.
@@ -338,6 +369,14 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 				a.edges.add(slot, stamps)
 			}
 			var b, pb int64
+			// Over every interval, only where the server's clock orders the
+			// decisions: a limiter that decides by the caller's clock may
+			// have run them out of order, and a bucket that takes each
+			// request's time as it comes refills across the times it went
+			// back (what its own clock says, not rlbench's).
+			if a.linear.ok && !epoch[0].timed() && !epoch[0].argsTime {
+				beyond = max(beyond, linearBeyond(stamps, a.linear.capacity, a.linear.limit, a.linear.windowUs))
+			}
 			if epoch[0].timed() {
 				if timing == nil {
 					timing = newTimingAudit()
@@ -354,7 +393,7 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 		}
 		a.faults.identity(a, slot, decs)
 		res.MaxWindowAdmitted = max(res.MaxWindowAdmitted, busiest)
-		if over := busiest - res.BoundWindow; over > 0 {
+		if over := max(busiest-res.BoundWindow, beyond); over > 0 {
 			res.Overshoot += over
 			res.Violations++
 		}
@@ -368,7 +407,7 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 		res.Reply = &checks
 	}
 	res.VsExact = vsExact
-	res.Power = a.power(res, offeredMax, replayed)
+	res.Power = a.power(res, offeredMax, spanMax, replayed)
 	return res, a.edges.contract()
 }
 

@@ -12,7 +12,9 @@ import (
 // within the promised interval before the denial, with the denied
 // request's own, were no more than the promise, wherever in its round trip
 // each decision was made (a decision with the server's time was made at
-// that instant). A call whose outcome is unknown counts as an admission
+// that instant; one by the time its arguments carried was made by that
+// time, but the server may have run it after admissions of later times
+// sent within its round trip, which count as possibly before it). A call whose outcome is unknown counts as an admission
 // that may have happened at any time from its send: the count is the most
 // units any placement puts in the interval, so a denial counted here is
 // one no placement explains.
@@ -77,8 +79,9 @@ func (s spans) Swap(i, j int) {
 // unknown, a denial some state admits proves nothing), and, judged by the
 // bound, where an identity offered more than the bound within one interval
 // of one lifetime of its state; a denial the semantics rule out, where the
-// model admitted some, or the limiter states a promise to admit.
-func (a *Auditor) power(res *result.Audit, offeredMax int64, replayed bool) *result.Power {
+// model admitted some, or the limiter states a promise to admit over an
+// interval shorter than some identity's decisions spanned (spanMax).
+func (a *Auditor) power(res *result.Audit, offeredMax, spanMax int64, replayed bool) *result.Power {
 	p := &result.Power{OfferedMaxInWindow: offeredMax, Replayed: replayed}
 	if a.promiseAdmits > 0 {
 		p.PromiseAdmits, p.PromiseWithinMs = a.promiseAdmits, float64(a.promiseWithinUs)/1000
@@ -89,7 +92,7 @@ func (a *Auditor) power(res *result.Audit, offeredMax int64, replayed bool) *res
 		p.Excess = p.ExpectedDenied > 0
 		p.Shortfall = res.ExpectedAllowed > 0
 	} else {
-		p.Shortfall = a.promiseAdmits > 0
+		p.Shortfall = a.promiseAdmits > 0 && spanMax > a.promiseWithinUs
 	}
 	return p
 }

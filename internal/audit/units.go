@@ -123,3 +123,33 @@ func tallyOf(t *tally, recs []auditRecord) *tally {
 	}
 	return t
 }
+
+// linearBeyond is how far admissions t went past a linear bound (capacity
+// plus limit per windowUs times the interval) over some interval between
+// two of them: the most, over i <= j, of the units of t.at[i..j] less
+// capacity + floor(limit*(t.at[j]-t.at[i]+1)/windowUs). Each sum of units
+// less the rate times its span is a difference of two running figures, so
+// one pass with the least of the earlier ones finds the most.
+func linearBeyond(t *tally, capacity, limit, windowUs int64) int64 {
+	if len(t.at) == 0 || windowUs <= 0 {
+		return 0
+	}
+	rate := float64(limit) / float64(windowUs)
+	t0 := t.at[0]
+	least := math.Inf(1)
+	var most float64
+	for j := range t.at {
+		x := rate * float64(t.at[j]-t0)
+		// h: the units before j less the rate times j's instant; g: the
+		// units through j less the same.
+		least = min(least, float64(t.units(0, j))-x)
+		g := float64(t.units(0, j+1)) - x
+		most = max(most, g-least-rate-float64(capacity))
+	}
+	// units - capacity - rate*d > 0 is units > capacity + floor(rate*d):
+	// by how many admissions is the smallest whole number above it.
+	if most <= 1e-9 {
+		return 0
+	}
+	return int64(math.Ceil(most - 1e-9))
+}

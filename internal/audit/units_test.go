@@ -123,3 +123,44 @@ func TestUnseenCallsKeepTheirUnits(t *testing.T) {
 		t.Errorf("%d mismatches: the unseen call's three units were not placed", got.ModelMismatches)
 	}
 }
+
+// TestLinearBound: for every bucket, what its reference model admits under
+// random traffic (bursts included) keeps capacity + rate x interval over
+// every interval between two admissions; a bucket of one token more, which
+// keeps its bound over a window, breaks it over its first burst.
+func TestLinearBound(t *testing.T) {
+	p := algorithms.Policy{Limit: 100, Window: time.Second}
+	for _, name := range []string{algorithms.TokenBucketName, algorithms.LeakyBucketName, algorithms.GCRAName} {
+		for _, extra := range []int64{0, 1} {
+			truth := p
+			truth.Burst = p.Capacity() + extra
+			lim, err := algorithms.New(name, nil, truth)
+			if err != nil {
+				t.Fatal(err)
+			}
+			model := lim.(algorithms.Auditable).Model().(algorithms.CostModel)
+			rng := rand.New(rand.NewPCG(uint64(len(name)), uint64(extra)))
+			var admitted tally
+			at := int64(1_764_000_000_000_000)
+			for i := 0; i < 20_000; i++ {
+				if rng.IntN(50) == 0 {
+					at += rng.Int64N(3_000_000) // silence: the bucket fills up
+				} else {
+					at += rng.Int64N(5_000)
+				}
+				units := 1 + rng.Int64N(3)
+				if model.AllowN(at, units) {
+					admitted.add(at, units)
+				}
+			}
+			got := linearBeyond(&admitted, p.Capacity(), p.Limit, p.WindowMicros())
+			window := admitted.maxIn(p.WindowMicros())
+			switch {
+			case extra == 0 && got != 0:
+				t.Errorf("%s: a correct bucket is %d beyond its linear bound", name, got)
+			case extra == 1 && got == 0:
+				t.Errorf("%s: a bucket of one token more keeps its linear bound (%d in a window)", name, window)
+			}
+		}
+	}
+}

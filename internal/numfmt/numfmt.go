@@ -121,3 +121,20 @@ func FieldValue(jsonPath string, v float64) string {
 func Fraction(f float64) string {
 	return strconv.FormatFloat(f*100, 'g', -1, 64) + "%"
 }
+
+// Share renders a measured share as a percentage with the precision small
+// shares need: 0.003%, 1.25%, 40%.
+func Share(f float64) string {
+	pct := 100 * f
+	switch {
+	case pct == 0:
+		return "0%"
+	case pct < 0.01:
+		return fmt.Sprintf("%.4f%%", pct)
+	case pct < 1:
+		return fmt.Sprintf("%.3f%%", pct)
+	case pct < 10:
+		return fmt.Sprintf("%.2f%%", pct)
+	}
+	return fmt.Sprintf("%.0f%%", pct)
+}
