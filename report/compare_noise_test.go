@@ -45,7 +45,7 @@ func calibrated(p99, ping99 int64, usec, serverCost float64) result.Run {
 	r := compareRun("token_bucket", 200, p99, usec, 100, 0, 0, 0, 0)
 	r.LatencyUncorrectedUs = r.LatencyUs
 	r.Reference = &result.Reference{PingUs: result.Latency{P50: 100, P99: ping99}, UsecPerCall: usec / serverCost}
-	r.Relative = result.NewRelative(&r, serverCost)
+	r.Relative = result.NewRelative(&r, result.CostRatio{Median: serverCost})
 	r.Repeats = &result.Repeats{Count: 2, Values: map[string][]float64{}}
 	return r
 }

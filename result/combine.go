@@ -222,6 +222,8 @@ var rules = []rule{
 	{"relative.latency_p50", median, inSection},            // noise
 	{"relative.latency_p99", median, inSection},            // noise
 	{"relative.server_cost", median, inSection},            // noise
+	{"relative.server_cost_low", median, inSection},        // noise, as the ratio it brackets
+	{"relative.server_cost_high", median, inSection},       // likewise
 	{"relative.throughput", median, inSection},             // noise
 
 	// Faults, the cluster and the clock: what one profile did to one
