@@ -128,6 +128,12 @@ type StageParams struct {
 
 // Requests tallies a run. Sent = Allowed + Denied + Errors.
 type Requests struct {
+	// Planned is how many requests the run's schedule held (a segment's
+	// share of them): its offered rate over its duration (for Poisson
+	// arrivals, the expected count), its request count, or a boundary
+	// run's primes and bursts; zero when only time bounds the run (a
+	// closed loop without a count).
+	Planned         int64 `json:"planned,omitempty"`
 	Sent            int64 `json:"sent"`
 	Allowed         int64 `json:"allowed"`
 	Denied          int64 `json:"denied"`

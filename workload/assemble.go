@@ -19,6 +19,9 @@ type parts struct {
 	// rec holds the outcomes, schedule how the schedule ended.
 	rec      *recorder
 	schedule scheduleEnd
+	// planned is how many requests the schedule held (0: only time
+	// bounds it).
+	planned  int64
 	audit    audit.Report
 	faults   faults.Report
 	probe    probe.Report
@@ -47,7 +50,7 @@ func assemble(p parts) *result.Run {
 	if s.elapsed > 0 {
 		run.Rate.AchievedPerS = float64(run.Requests.Sent) / s.elapsed.Seconds()
 	}
-	run.Requests.Unsent = s.unsent
+	run.Requests.Planned, run.Requests.Unsent = p.planned, s.unsent
 	run.Requests.NoScriptReloads = s.reloads
 	run.Pipeline = s.pipeline
 	run.Generator = s.generator

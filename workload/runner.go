@@ -255,8 +255,12 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 		auditing.Timeline = &audit.Timeline{Faults: spec.Faults, Start: rec.start, Offset: session.Offset()}
 	}
 	aud := audit.New(auditing)
+	planned := spec.Planned
+	if spec.Shape == plan.ShapeBoundary {
+		planned = spec.Boundary.Requests(spec.Identities)
+	}
 	prog := &Progress{Run: spec, Index: index, Total: total, Started: rec.start, Duration: spec.Duration,
-		Planned: plannedShare(spec.Planned, r.Segments.Segment, spec.Identities), rec: rec}
+		Planned: plannedShare(planned, r.Segments.Segment, spec.Identities), rec: rec}
 	if r.Observer != nil {
 		r.Observer.RunStarted(prog)
 	}
@@ -288,7 +292,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 		sent, errs := rec.counts()
 		runErr = probe.CheckServer(ctx, target, spec.Key(), errs, sent)
 	}
-	p := parts{run: spec, prefix: prefix, keys: keys, rec: rec, schedule: out, err: runErr}
+	p := parts{run: spec, prefix: prefix, keys: keys, rec: rec, schedule: out, planned: prog.Planned, err: runErr}
 	p.eviction = evictions.Finish(ctx, session.Switches())
 	p.audit = aud.Finish(session.StateLosses())
 	p.faults = session.Finish(out.elapsed)
