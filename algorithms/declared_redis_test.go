@@ -303,7 +303,8 @@ func TestProbeWindowEnd(t *testing.T) {
 	if _, err := ll.Allow(ctx, "rlbench:test:probe:2"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := ll.(algorithms.WindowProber).ProbeWindowEnd(ctx, "rlbench:test:probe:2"); err == nil || !strings.Contains(err.Error(), "has no TTL") {
+	var noTTL *algorithms.WindowKeyWithoutTTLError
+	if _, _, err := ll.(algorithms.WindowProber).ProbeWindowEnd(ctx, "rlbench:test:probe:2"); !errors.As(err, &noTTL) || !strings.Contains(err.Error(), "has no TTL") {
 		t.Errorf("a key without a TTL: %v", err)
 	}
 }

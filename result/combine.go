@@ -237,6 +237,10 @@ var rules = []rule{
 	{"cluster", keep, clusterOfFirst},                // the first's masters; every segment's redirections
 	{"cluster.busiest_node_share", worst, inSection}, // a hot node is a finding
 	{"clock_offset", keep, keep},                     // one server's clock
+	{"window_probe", byField, firstPresent},          // present when any part asked
+	{"window_probe.identities", keep, sum},           // disjoint identities
+	{"window_probe.without_ttl", worst, sum},         // a finding; each segment asked its own
+	{"window_probe.example", keep, keep},             // one example says enough
 
 	// What merging keeps of repetitions; a segment's figures are its
 	// median repetition's, and the note says so.

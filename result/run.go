@@ -58,6 +58,9 @@ type Run struct {
 	// ClockOffset is how the run aligned the local clock with Redis TIME,
 	// for shapes that schedule in server time.
 	ClockOffset *ClockOffset `json:"clock_offset,omitempty"`
+	// WindowProbe is what asking Redis where each identity's window ends
+	// found, in a boundary run of a limiter that is asked; nil otherwise.
+	WindowProbe *WindowProbe `json:"window_probe,omitempty"`
 
 	// Eviction is what the server said about evictions and expiries
 	// around the run; nil when it could not be read (embedded server).

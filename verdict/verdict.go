@@ -117,6 +117,10 @@ const (
 	ModelMismatch
 	// KeyWithoutTTL: the limiter left keys that never expire.
 	KeyWithoutTTL
+	// WindowNoTTL: right after the request that opened a window, the
+	// limiter's window key had no TTL, so the window never ends: found
+	// while the run went on.
+	WindowNoTTL
 	// KeyOutsidePrefix: the limiter's script wrote keys outside the run
 	// prefix it was given.
 	KeyOutsidePrefix
@@ -134,6 +138,7 @@ var kindNames = [...]string{
 	Overshoot:        "OVERSHOOT",
 	ModelMismatch:    "MISMATCH",
 	KeyWithoutTTL:    "NO TTL",
+	WindowNoTTL:      "WINDOW WITHOUT TTL",
 	KeyOutsidePrefix: "OUTSIDE PREFIX",
 	ControlNotCaught: "NOT CAUGHT",
 	ThresholdFailed:  "THRESHOLD",
@@ -151,7 +156,7 @@ func (k Kind) String() string {
 // limiter reports whether a finding of this kind blames the limiter: it
 // catches a negative control, and fails any other limiter.
 func (k Kind) limiter() bool {
-	return k == Overshoot || k == ModelMismatch || k == KeyWithoutTTL || k == KeyOutsidePrefix
+	return k == Overshoot || k == ModelMismatch || k == KeyWithoutTTL || k == WindowNoTTL || k == KeyOutsidePrefix
 }
 
 // Promise is whether a limiter kept what its algorithm promises: never to
@@ -221,9 +226,9 @@ func (j Judgement) Limiter(algorithm string) Limiter {
 //     fraction of its decisions; errors inside fault windows the profile
 //     scheduled do not count);
 //   - a limiter broke its own bound (overshoot), disagreed with its
-//     reference model (mismatches), left a key without a TTL or wrote one
-//     outside its prefix, unless the profile runs it as a negative control
-//     (expect_broken);
+//     reference model (mismatches), opened a window whose key had no TTL,
+//     left a key without a TTL or wrote one outside its prefix, unless the
+//     profile runs it as a negative control (expect_broken);
 //   - a negative control was not caught by any of its runs;
 //   - a threshold failed.
 func Assess(r *result.Result) Judgement {
@@ -317,6 +322,10 @@ func assessRun(r *result.Result, run *result.Run) Run {
 			}
 			add(ModelMismatch, a.ModelMismatches, text)
 		}
+	}
+	if w := run.WindowProbe; w != nil && w.WithoutTTL > 0 {
+		add(WindowNoTTL, w.WithoutTTL, fmt.Sprintf("%s: WINDOW WITHOUT TTL: right after the request that opened its window, the key of %s of %s identities had no TTL (e.g. %s): the window never ends, where a fixed window's key must expire when its window does",
+			run.Key(), numfmt.Count(w.WithoutTTL), numfmt.Count(w.Identities), w.Example))
 	}
 	if m := run.Memory; m != nil && m.KeysWithoutTTL > 0 {
 		add(KeyWithoutTTL, m.KeysWithoutTTL, fmt.Sprintf("%s: %s keys were left without a TTL and never expire (a leak)", run.Key(), numfmt.Count(m.KeysWithoutTTL)))

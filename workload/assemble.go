@@ -57,6 +57,7 @@ func assemble(p parts) *result.Run {
 	if s.clock != nil {
 		run.ClockOffset = s.clock.Contract()
 	}
+	run.WindowProbe = s.windowProbe
 
 	// The faults and the caller's policy.
 	if f := p.faults; f.Faults != nil {

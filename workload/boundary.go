@@ -3,11 +3,13 @@ package workload
 import (
 	"container/heap"
 	"context"
-	"github.com/rlbench/rlbench/internal/event"
-	"github.com/rlbench/rlbench/plan"
+	"errors"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
+	"github.com/rlbench/rlbench/result"
 )
 
 // boundaryGrace is how far past its planned span a boundary run still
@@ -39,7 +41,10 @@ func burstDues(b plan.Boundary, boundaryMicros int64) []int64 {
 // microseconds: where the limiter says (by a formula, or by asking Redis
 // right after the prime), else a window after the prime. A prime whose
 // reply carries no server time is placed, on the server's clock, halfway
-// through its round trip.
+// through its round trip. What asking Redis found goes to d.probed: a key
+// without a TTL there is the limiter's finding, and its identity's
+// bursts go a window after the prime, as if the limiter could not be
+// asked.
 func (d *scheduler) windowEnd(ctx context.Context, prime *event.Outcome, key string, offset event.Offset) (int64, error) {
 	at := prime.Decision.ServerNowMicros
 	if at <= 0 {
@@ -50,11 +55,37 @@ func (d *scheduler) windowEnd(ctx context.Context, prime *event.Outcome, key str
 		return l.WindowEnd(at), nil
 	case algorithms.WindowProber:
 		end, ok, err := l.ProbeWindowEnd(ctx, key)
-		if err != nil || ok {
-			return end, err
+		var noTTL *algorithms.WindowKeyWithoutTTLError
+		switch {
+		case errors.As(err, &noTTL):
+			d.probed.add(noTTL.Key)
+		case err != nil:
+			return 0, err
+		case ok:
+			d.probed.add("")
+			return end, nil
 		}
 	}
 	return at + d.limiter.Policy().WindowMicros(), nil
+}
+
+// windowProbe tallies what asking Redis where each identity's window ends
+// found; its zero value has asked nothing.
+type windowProbe struct{ found *result.WindowProbe }
+
+// add counts one identity asked, whose key had no TTL when withoutTTL
+// names it.
+func (p *windowProbe) add(withoutTTL string) {
+	if p.found == nil {
+		p.found = &result.WindowProbe{}
+	}
+	p.found.Identities++
+	if withoutTTL != "" {
+		p.found.WithoutTTL++
+		if p.found.Example == "" {
+			p.found.Example = withoutTTL
+		}
+	}
 }
 
 // boundary runs a boundary run s: it aligns the local clock with the TIME
@@ -66,7 +97,7 @@ func (d *scheduler) boundary(ctx context.Context, srv event.ServerClock, s plan.
 		return scheduleEnd{}, err
 	}
 	out, err := d.boundaryBursts(ctx, s.Boundary, s.Identities, offset, s.Duration+boundaryGrace)
-	out.clock = &offset
+	out.clock, out.windowProbe = &offset, d.probed.found
 	return out, err
 }
 

@@ -45,6 +45,9 @@ type scheduler struct {
 	callCtx context.Context
 	// pipelining sends requests in batches, when the run asks for it.
 	pipelining
+	// probed is what a boundary run found asking Redis where windows end
+	// (only its pacing goroutine asks).
+	probed windowProbe
 
 	lastSuccess atomic.Int64 // unix nanos of the latest decision
 	lastError   atomic.Int64 // unix nanos of the latest error
@@ -61,6 +64,9 @@ type scheduleEnd struct {
 	// clock is the local-to-server clock alignment the schedule used, if
 	// it placed requests in server time.
 	clock *event.Offset
+	// windowProbe is what asking Redis where windows end found; nil when
+	// the schedule did not ask.
+	windowProbe *result.WindowProbe
 	// pipeline says how the requests went out.
 	pipeline *result.Pipeline
 	// generator is what the scheduler said of rlbench itself meanwhile;

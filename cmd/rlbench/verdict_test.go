@@ -217,3 +217,61 @@ func TestServerKilledMidRunIsIncomplete(t *testing.T) {
 		t.Errorf("complete %v, runs %+v", res.Complete, res.Runs)
 	}
 }
+
+// windowWithoutTTL is a declared fixed window whose script counts but
+// never sets a TTL: its windows never end.
+const windowWithoutTTL = `-- KEYS[1] the identity's counter; ARGV[1] limit.
+-- Reply {allowed 1|0, remaining, retry_after_ms}. It never sets a TTL.
+local n = redis.call('INCR', KEYS[1])
+if n > tonumber(ARGV[1]) then return {0, '0', 100} end
+return {1, tostring(tonumber(ARGV[1]) - n), 0}
+`
+
+// TestWindowWithoutTTLFailsTheVerdict: a declared fixed window whose first
+// key has no TTL right after the request that opened its window is a
+// limiter found broken while the run went on: the verdict fails (exit 1)
+// with that reason first, and the run completes with every section it
+// measures (latency, audit, memory), its bursts placed a window after
+// each prime. It used to abort the run (exit 3) without its memory.
+func TestWindowWithoutTTLFailsTheVerdict(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "nottl.lua")
+	if err := os.WriteFile(script, []byte(windowWithoutTTL), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, res, dir := runProfileText(t, "nottl", `name: nottl
+policy: {limit: 10, window: 300ms}
+algorithms:
+  - name: nottl
+    script: `+script+`
+    keys: ["c:{${identity}}"]
+    args: ["${limit}"]
+    reply: {allowed: 1, remaining: 2, retry_after_ms: 3}
+    semantics: fixed_window
+concurrency: 4
+scenarios:
+  - name: edge
+    shape: boundary
+    identities: 3
+    burst: 10
+    offset: 30ms
+    stagger: 50ms
+`)
+	wantFailure(t, code, exitFail, stdout, res, dir,
+		"nottl/edge: WINDOW WITHOUT TTL: right after the request that opened its window, the key of 3 of 3 identities had no TTL (e.g. rlbench:")
+	run := res.Runs[0]
+	if !res.Complete || run.Incomplete {
+		t.Errorf("the run is marked incomplete (complete %v, run %v: %s)", res.Complete, run.Incomplete, run.Note)
+	}
+	if p := run.WindowProbe; p == nil || p.Identities != 3 || p.WithoutTTL != 3 || !strings.HasSuffix(p.Example, ":nottl:edge:c:{0}") {
+		t.Errorf("window probe %+v", p)
+	}
+	if q := run.Requests; q.Planned != 3*(1+2*10) || q.Sent != q.Planned || run.LatencyUs.Count != q.Sent {
+		t.Errorf("requests %+v, latency count %d: want every planned request sent and timed", q, run.LatencyUs.Count)
+	}
+	if run.Audit == nil || run.Audit.Decisions != run.Requests.Sent {
+		t.Errorf("audit %+v", run.Audit)
+	}
+	if m := run.Memory; m == nil || m.Keys != 3 || m.KeysWithoutTTL != 3 {
+		t.Errorf("memory %+v: want the three keys, all without a TTL", m)
+	}
+}
