@@ -319,6 +319,11 @@ func judgeMetric(m metric, base, cur *result.Run, tol Tolerances) (CompareRow, b
 			row.Note = fmt.Sprintf("a p99 of %d requests rests on its %d slowest: too few to compare", n, max(n/100, 1))
 			return row, true
 		}
+		if w := max(cpuWait(base), cpuWait(cur)); w >= CPUWaitNoted && !repeated(base, cur) {
+			row.Verdict = NotMeasured
+			row.Note = fmt.Sprintf("rlbench waited for a CPU %.0f%% of a single run's traffic: its p99 is the machine's stalls as much as the limiter's", 100*w)
+			return row, true
+		}
 	}
 	if bv != 0 {
 		row.Ratio = cv / bv
@@ -389,6 +394,10 @@ func compareExact(m metric, base, cur *result.Run, row *CompareRow) {
 	case m.timingDependent && cv > bv && cv <= bv+timingSlack(bv):
 		row.Verdict = WithinSpread
 		row.Note = fmt.Sprintf("a rise of up to %s moves with timing", FormatFieldValue(m.path, timingSlack(bv)))
+	case m.timingDependent && cv > bv && (ScheduleSlipped(base) || ScheduleSlipped(cur)) && withinBound(base, cur):
+		row.Verdict = WithinSpread
+		row.Note = fmt.Sprintf("a schedule slipped, and late requests bunch: still within the baseline's own bound of %s in one window",
+			FormatFieldValue("audit.bound_window", float64(base.Audit.BoundWindow)))
 	case cv > bv:
 		row.Verdict = Regressed
 		// Repeated on both sides, a rise that some current repetition
@@ -403,6 +412,22 @@ func compareExact(m metric, base, cur *result.Run, row *CompareRow) {
 	default:
 		row.Verdict = Same
 	}
+}
+
+// withinBound reports whether the current run's busiest window stayed
+// within what the baseline's algorithm promises for one window: a limiter
+// that now lets more through than it promised then goes past it.
+func withinBound(base, cur *result.Run) bool {
+	return base.Audit != nil && cur.Audit != nil && base.Audit.BoundWindow > 0 && cur.Audit.MaxWindowAdmitted <= base.Audit.BoundWindow
+}
+
+// cpuWait is the share of the run's traffic time rlbench waited for a CPU
+// (0 where the kernel keeps no such figure).
+func cpuWait(r *result.Run) float64 {
+	if r.Generator == nil {
+		return 0
+	}
+	return r.Generator.CPUWaitShare
 }
 
 func tooFewForBytes(r *result.Run) bool {
