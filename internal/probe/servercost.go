@@ -31,12 +31,11 @@ const (
 	// costRounds is how many rounds the server cost is measured in: the
 	// run's ratio is their median, and their quartiles its spread.
 	costRounds = 10
-	// costDecisions is how many decisions one round makes, over costKeys
-	// keys; a call of the trivial script follows every costDecisionsPerScript
-	// of them.
+	// costDecisions is how many decisions one round makes, each on a key
+	// of its own; a call of the trivial script follows every
+	// costDecisionsPerScript of them.
 	costDecisions          = 100
 	costDecisionsPerScript = 2
-	costKeys               = 10
 	// luaGCPeriod is how many script calls Redis makes between two steps
 	// of Lua's garbage collector (LUA_GC_CYCLE_PERIOD).
 	luaGCPeriod = 50
@@ -73,14 +72,19 @@ type costMeasurement struct {
 }
 
 // serverCost interleaves, costRounds times, costDecisions decisions of
-// lim (over costKeys keys under prefix) with calls of the trivial script,
-// and reads the server time each took from INFO commandstats around every
-// round. Side by side, both meet the same server: idle or busy, its CPU
+// lim with calls of the trivial script, and reads the server time each
+// took from INFO commandstats around every round. Side by side, both meet the same server: idle or busy, its CPU
 // taken away or not. It reports the median round's ratio of the two, with
 // the first and third quartiles of the rounds' ratios; all zero when the
 // limiter does not say which commands its decisions run (the naive
 // counter), or when a call failed. A decision of several commands (the
 // fixed window without Lua) costs their times per call together.
+//
+// Every decision is on a key of its own under prefix, the first of its
+// identity: a decision on a key used before would meet state that depends
+// on how fast the rounds went (a sliding log holds more stamps, a bucket
+// has refilled less, when they go faster than its window), and the
+// ratio would follow the machine's speed.
 func (t Target) serverCost(ctx context.Context, lim algorithms.Limiter, prefix string) (costMeasurement, result.CostRatio) {
 	command := algorithms.CommandOf(lim)
 	if command == referenceCommand {
@@ -95,7 +99,7 @@ func (t Target) serverCost(ctx context.Context, lim algorithms.Limiter, prefix s
 	n := len(names) - 1
 	scripts := int64(len(costRound) - costDecisions)
 	var lims, refs, ratios []float64
-	for range costRounds {
+	for round := range costRounds {
 		before, err := redisenv.ReadCommandStats(ctx, rdb, names...)
 		if err != nil {
 			return costMeasurement{}, result.CostRatio{}
@@ -106,7 +110,7 @@ func (t Target) serverCost(ctx context.Context, lim algorithms.Limiter, prefix s
 			if call == scriptCall {
 				err = rdb.EvalShaRO(ctx, referenceScript.SHA1(), nil).Err()
 			} else {
-				_, err = lim.Allow(ctx, prefix+strconv.Itoa(decisions%costKeys))
+				_, err = lim.Allow(ctx, prefix+strconv.Itoa(round*costDecisions+decisions))
 				decisions++
 			}
 			if err != nil {
