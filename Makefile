@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/rlbench
 PROFILE ?= profiles/boundary.yaml
 
-.PHONY: all build run test test-integration gate gate-under-load baseline baseline-compare-all fmt-check vet bench fuzz deps deps-browser clean
+.PHONY: all build run test test-integration gate gate-under-load back-to-back baseline baseline-compare-all fmt-check vet bench fuzz deps deps-browser clean
 
 all: build
 
@@ -24,10 +24,12 @@ test: deps deps-browser fmt-check vet
 ## test-integration: the long integration suites (files tagged integration,
 ## tests named TestIntegration...): several rlbench processes, faults,
 ## clusters; then the gate on a busy machine, and with a limiter script made
-## three times slower (gate-under-load)
+## three times slower (gate-under-load); then five single runs back to back,
+## quiet and busy, compared pairwise (back-to-back)
 test-integration: deps
 	$(GO) test -race -tags integration -run 'TestIntegration' -timeout 20m ./...
 	scripts/gate-under-load.sh
+	scripts/back-to-back.sh
 
 ## gate: run profiles/smoke.yaml three times on a private redis-server (its own
 ## verdict must pass) and compare it with results/baselines/smoke.json: exact
@@ -49,6 +51,13 @@ gate: deps build
 ## (tools/slowscript) must fail
 gate-under-load: deps
 	scripts/gate-under-load.sh
+
+## back-to-back: five single runs of profiles/smoke.yaml one after the other,
+## each compared with every other at compare's default tolerances, must all
+## be clean: on the machine as it is, then with two busy loops (N=5,
+## PROFILE=..., OUT=DIR keeps the results and comparisons)
+back-to-back: deps
+	scripts/back-to-back.sh
 
 ## baseline: re-record results/baselines/smoke.json (review the diff before committing)
 baseline: deps build

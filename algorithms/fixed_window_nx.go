@@ -177,9 +177,9 @@ func (l *FixedWindowNX) ProbeWindowEnd(ctx context.Context, key string) (int64, 
 
 // probeExpiry reads, with TIME and PTTL in one round trip, when key
 // expires: the first server microsecond after the millisecond it lives
-// through. A key without a TTL, or gone, is an error naming limiter:
-// right after the request that opened its window, a fixed window's key
-// must expire when its window ends.
+// through. A key without a TTL (a *WindowKeyWithoutTTLError), or gone, is
+// an error naming limiter: right after the request that opened its
+// window, a fixed window's key must expire when its window ends.
 func probeExpiry(ctx context.Context, rdb Redis, limiter, key string) (int64, error) {
 	// On a cluster, TIME goes to the master that holds key, beside its PTTL.
 	server, err := serverFor(ctx, rdb, key)
@@ -196,12 +196,11 @@ func probeExpiry(ctx context.Context, rdb Redis, limiter, key string) (int64, er
 		return 0, fmt.Errorf("%s: reading TIME and PTTL %s to find the window's end: %w", limiter, key, err)
 	}
 	ms := ttl.Val()
+	if ms == -1 {
+		return 0, &WindowKeyWithoutTTLError{Limiter: limiter, Key: key}
+	}
 	if ms < 0 {
-		what := "does not exist"
-		if ms == -1 {
-			what = "has no TTL"
-		}
-		return 0, fmt.Errorf("%s: right after the request that opened its window, the key %s %s: a fixed window's first key must expire when its window ends", limiter, key, what)
+		return 0, fmt.Errorf("%s: right after the request that opened its window, the key %s does not exist: a fixed window's first key must expire when its window ends", limiter, key)
 	}
 	nowMs := floorDiv(now.Val().UnixMicro(), 1000)
 	if ms > math.MaxInt64/1000-nowMs-1 {

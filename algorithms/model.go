@@ -2,6 +2,7 @@ package algorithms
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/bits"
 	"time"
@@ -140,6 +141,19 @@ type ReplyWindower interface {
 // the server's (TIME in the script) or the caller's (in the arguments).
 type Clocked interface {
 	TimeFrom() TimeSource
+}
+
+// WindowKeyWithoutTTLError is what ProbeWindowEnd finds when, right after
+// the request that opened its window, a fixed window's first key has no
+// TTL: the window never ends. That is the limiter's fault, found early,
+// not a failure to measure it.
+type WindowKeyWithoutTTLError struct {
+	Limiter, Key string
+}
+
+func (e *WindowKeyWithoutTTLError) Error() string {
+	return fmt.Sprintf("%s: right after the request that opened its window, the key %s has no TTL: a fixed window's first key must expire when its window ends",
+		e.Limiter, e.Key)
 }
 
 // Windowed is implemented by limiters whose window opens at an identity's

@@ -78,6 +78,13 @@ type metric struct {
 	// where they are scheduled (open loop); in a closed loop they follow
 	// the machine's speed.
 	scheduled bool
+	// measured says zero is no figure: a time, a rate or a ratio above
+	// zero whenever it was measured (a run that sent nothing has no
+	// latency, a limiter whose cost was not measured no cost ratio).
+	measured bool
+	// spread is how far the figure moved within one run by noise alone,
+	// as a fraction of it, when the run measured that.
+	spread func(*result.Run) (float64, bool)
 }
 
 // minTailSamples is the fewest requests (in one repetition) whose p99 is
@@ -90,16 +97,48 @@ var compareMetrics = []metric{
 	{path: "audit.policy_excess", exact: true, timingDependent: true, scheduled: true},
 	{path: "audit.model_mismatches", exact: true},
 	{path: "memory.keys_without_ttl", exact: true},
-	{path: "relative.latency_p50", tolerance: func(t Tolerances) float64 { return t.P50 }, given: "p50"},
-	{path: "relative.latency_p99", tolerance: func(t Tolerances) float64 { return t.P99 }, given: "p99", tail: true},
-	{path: "relative.server_cost", tolerance: func(t Tolerances) float64 { return t.UsecPerCall }},
-	{path: "relative.throughput", tolerance: func(t Tolerances) float64 { return t.Throughput }, given: "throughput", lowerIsWorse: true, closedLoop: true},
-	{path: "latency_us.p50", tolerance: func(t Tolerances) float64 { return t.P50 }, given: "p50", calibratedBy: "relative.latency_p50"},
-	{path: "latency_us.p99", tolerance: func(t Tolerances) float64 { return t.P99 }, given: "p99", calibratedBy: "relative.latency_p99", tail: true},
-	{path: "server.usec_per_call", tolerance: func(t Tolerances) float64 { return t.UsecPerCall }, calibratedBy: "relative.server_cost"},
+	{path: "relative.latency_p50", tolerance: func(t Tolerances) float64 { return t.P50 }, given: "p50", measured: true},
+	{path: "relative.latency_p99", tolerance: func(t Tolerances) float64 { return t.P99 }, given: "p99", tail: true, measured: true},
+	{path: "relative.server_cost", tolerance: func(t Tolerances) float64 { return t.UsecPerCall }, measured: true, spread: serverCostSpread},
+	{path: "relative.throughput", tolerance: func(t Tolerances) float64 { return t.Throughput }, given: "throughput", lowerIsWorse: true, closedLoop: true, measured: true},
+	{path: "latency_us.p50", tolerance: func(t Tolerances) float64 { return t.P50 }, given: "p50", calibratedBy: "relative.latency_p50", measured: true},
+	{path: "latency_us.p99", tolerance: func(t Tolerances) float64 { return t.P99 }, given: "p99", calibratedBy: "relative.latency_p99", tail: true, measured: true},
+	{path: "server.usec_per_call", tolerance: func(t Tolerances) float64 { return t.UsecPerCall }, calibratedBy: "relative.server_cost", measured: true},
 	{path: "rate.achieved_per_s", tolerance: func(t Tolerances) float64 { return t.Throughput }, given: "throughput",
-		lowerIsWorse: true, closedLoop: true, calibratedBy: "relative.throughput"},
+		lowerIsWorse: true, closedLoop: true, calibratedBy: "relative.throughput", measured: true},
 	{path: "memory.bytes_per_identity", tolerance: func(t Tolerances) float64 { return t.BytesPerIdentity }},
+}
+
+// spreadWidths is how many of its measured spreads a figure may move
+// between two runs: the spreads of the two added as independent noise
+// (the root of the sum of their squares), twice. A run's rounds share
+// what runs do not (where the server's threads ran, what else ran on the
+// machine), so one run's median moves from the next run's about as far as
+// one round's figure from the next round's.
+const spreadWidths = 2
+
+// serverCostSpread is the interquartile range of the rounds' cost ratios
+// over the ratio.
+func serverCostSpread(r *result.Run) (float64, bool) {
+	rel := r.Relative
+	if rel == nil || rel.ServerCost <= 0 || rel.ServerCostHigh < rel.ServerCostLow || rel.ServerCostLow <= 0 {
+		return 0, false
+	}
+	return (rel.ServerCostHigh - rel.ServerCostLow) / rel.ServerCost, true
+}
+
+// spreadTolerance is how far a figure may move between two runs by the
+// spreads they measured: false unless both measured one.
+func spreadTolerance(m metric, base, cur *result.Run) (float64, bool) {
+	if m.spread == nil {
+		return 0, false
+	}
+	sb, okb := m.spread(base)
+	sc, okc := m.spread(cur)
+	if !okb || !okc {
+		return 0, false
+	}
+	return spreadWidths * math.Hypot(sb, sc), true
 }
 
 // CompareRow is one metric of one run, baseline against current.
@@ -114,6 +153,22 @@ type CompareRow struct {
 	// Allowed says how far the metric may move ("+25%", "-20%", "none").
 	Allowed string `json:"allowed"`
 	Note    string `json:"note,omitempty"`
+	// Missing names the side that did not measure the figure ("baseline",
+	// "current" or "both"); its value is then no figure at all.
+	Missing string `json:"missing,omitempty"`
+}
+
+// shown is the row's baseline and current value as printed: "-" for a
+// side that did not measure it.
+func (r CompareRow) shown() (base, cur string) {
+	base, cur = FormatFieldValue(r.Metric, r.Baseline), FormatFieldValue(r.Metric, r.Current)
+	if r.Missing == "baseline" || r.Missing == "both" {
+		base = "-"
+	}
+	if r.Missing == "current" || r.Missing == "both" {
+		cur = "-"
+	}
+	return base, cur
 }
 
 // changed reports whether the row is worth a line by default: a figure
@@ -131,16 +186,23 @@ type Comparison struct {
 	// profiles, policies, hosts or servers, no repetitions.
 	Warnings []string `json:"warnings"`
 	// MissingInCurrent are baseline runs the current result lacks (a
-	// regression: coverage was lost); MissingInBaseline are new runs.
+	// regression, coverage was lost, unless the current result is
+	// incomplete); MissingInBaseline are new runs.
 	MissingInCurrent  []string `json:"missing_in_current"`
 	MissingInBaseline []string `json:"missing_in_baseline"`
 	Regressed         bool     `json:"regressed"`
+	// Incomplete says why either result, or a run of one, covers only part
+	// of what it set out to measure: then the comparison cannot say "no
+	// regression", only what regressed among the figures both measured.
+	// Empty when both are complete.
+	Incomplete []string `json:"incomplete"`
 }
 
 // Compare matches runs by algorithm/scenario and checks every metric.
 func Compare(baseline, current *result.Result, tol Tolerances) *Comparison {
 	c := &Comparison{Baseline: describeResult(baseline), Current: describeResult(current),
-		Warnings: compareWarnings(baseline, current, tol), MissingInCurrent: []string{}, MissingInBaseline: []string{}}
+		Warnings: compareWarnings(baseline, current, tol), MissingInCurrent: []string{}, MissingInBaseline: []string{},
+		Incomplete: append(append([]string{}, incompleteness("baseline", baseline)...), incompleteness("current", current)...)}
 	cur := map[string]*result.Run{}
 	for i := range current.Runs {
 		cur[current.Runs[i].Key()] = &current.Runs[i]
@@ -151,8 +213,10 @@ func Compare(baseline, current *result.Result, tol Tolerances) *Comparison {
 		seen[b.Key()] = true
 		r, ok := cur[b.Key()]
 		if !ok {
+			// An incomplete result lacks the runs it never reached: that
+			// is said once, as its incompleteness.
 			c.MissingInCurrent = append(c.MissingInCurrent, b.Key())
-			c.Regressed = true
+			c.Regressed = c.Regressed || current.Complete
 			continue
 		}
 		for _, m := range compareMetrics {
@@ -189,8 +253,25 @@ func describeResult(r *result.Result) string {
 func repeated(base, cur *result.Run) bool { return base.Repeats != nil && cur.Repeats != nil }
 
 // compareMetric compares one metric; false when there is nothing to say
-// (neither side measured it, or it does not apply to the run).
+// (neither side measured it, or it does not apply to the run). A run that
+// covers only part of what it set out to measure has its figure judged
+// only where it is worse: a correctness finding in part of a run is a
+// finding, while nothing it lacks is better or unchanged.
 func compareMetric(m metric, base, cur *result.Run, tol Tolerances) (CompareRow, bool) {
+	row, ok := judgeMetric(m, base, cur, tol)
+	if !ok || !(partial(base) || partial(cur)) || row.Verdict == NotMeasured {
+		return row, ok
+	}
+	if !m.exact || row.Verdict != Regressed {
+		row.Verdict, row.Ratio = NotMeasured, 0
+		row.Note = "a run that covers only part of its plan: a finding in it counts, nothing it lacks does"
+	}
+	return row, true
+}
+
+// judgeMetric compares one metric of two runs; false when there is
+// nothing to say.
+func judgeMetric(m metric, base, cur *result.Run, tol Tolerances) (CompareRow, bool) {
 	if m.closedLoop && (base.Rate.TargetPerS != 0 || cur.Rate.TargetPerS != 0) {
 		return CompareRow{}, false
 	}
@@ -199,6 +280,10 @@ func compareMetric(m metric, base, cur *result.Run, tol Tolerances) (CompareRow,
 	if strings.HasPrefix(m.path, "relative.") {
 		// An old result has no reference: its absolute rows are judged.
 		bok, cok = bok && base.Relative != nil, cok && cur.Relative != nil
+	}
+	if m.measured {
+		// Zero is no figure: never a change from or to one.
+		bok, cok = bok && bv > 0, cok && cv > 0
 	}
 	if !bok && !cok {
 		return CompareRow{}, false
@@ -213,8 +298,14 @@ func compareMetric(m metric, base, cur *result.Run, tol Tolerances) (CompareRow,
 		return row, true
 	}
 	if !bok || !cok {
-		row.Verdict = NotMeasured
-		row.Note = "measured on one side only"
+		row.Verdict, row.Missing = NotMeasured, "current"
+		if !bok {
+			row.Missing = "baseline"
+		}
+		row.Note = "not measured in the " + row.Missing
+		if row.Missing == "current" {
+			row.Note += " result"
+		}
 		return row, true
 	}
 	if m.scheduled && (base.Rate.TargetPerS == 0 || cur.Rate.TargetPerS == 0) {
@@ -226,6 +317,11 @@ func compareMetric(m metric, base, cur *result.Run, tol Tolerances) (CompareRow,
 		if n := min(base.LatencyUs.Count, cur.LatencyUs.Count); n < minTailSamples {
 			row.Verdict = NotMeasured
 			row.Note = fmt.Sprintf("a p99 of %d requests rests on its %d slowest: too few to compare", n, max(n/100, 1))
+			return row, true
+		}
+		if w := max(cpuWait(base), cpuWait(cur)); w >= CPUWaitNoted && !repeated(base, cur) {
+			row.Verdict = NotMeasured
+			row.Note = fmt.Sprintf("rlbench waited for a CPU %.0f%% of a single run's traffic: its p99 is the machine's stalls as much as the limiter's", 100*w)
 			return row, true
 		}
 	}
@@ -247,6 +343,10 @@ func compareMetric(m metric, base, cur *result.Run, tol Tolerances) (CompareRow,
 	if m.given != "" && !tol.Given[m.given] && !repeated(base, cur) {
 		t = max(t, OrderOfMagnitude)
 		row.Note = "single run: only an order-of-magnitude change counts"
+	}
+	if s, ok := spreadTolerance(m, base, cur); ok && s > t {
+		t = s
+		row.Note = "allowed by the spread the two runs measured"
 	}
 	worse, better := cv > bv*(1+t), cv < bv*(1-t)
 	row.Allowed = fmt.Sprintf("+%.0f%%", 100*t)
@@ -294,6 +394,10 @@ func compareExact(m metric, base, cur *result.Run, row *CompareRow) {
 	case m.timingDependent && cv > bv && cv <= bv+timingSlack(bv):
 		row.Verdict = WithinSpread
 		row.Note = fmt.Sprintf("a rise of up to %s moves with timing", FormatFieldValue(m.path, timingSlack(bv)))
+	case m.timingDependent && cv > bv && (ScheduleSlipped(base) || ScheduleSlipped(cur)) && withinBound(base, cur):
+		row.Verdict = WithinSpread
+		row.Note = fmt.Sprintf("a schedule slipped, and late requests bunch: still within the baseline's own bound of %s in one window",
+			FormatFieldValue("audit.bound_window", float64(base.Audit.BoundWindow)))
 	case cv > bv:
 		row.Verdict = Regressed
 		// Repeated on both sides, a rise that some current repetition
@@ -308,6 +412,22 @@ func compareExact(m metric, base, cur *result.Run, row *CompareRow) {
 	default:
 		row.Verdict = Same
 	}
+}
+
+// withinBound reports whether the current run's busiest window stayed
+// within what the baseline's algorithm promises for one window: a limiter
+// that now lets more through than it promised then goes past it.
+func withinBound(base, cur *result.Run) bool {
+	return base.Audit != nil && cur.Audit != nil && base.Audit.BoundWindow > 0 && cur.Audit.MaxWindowAdmitted <= base.Audit.BoundWindow
+}
+
+// cpuWait is the share of the run's traffic time rlbench waited for a CPU
+// (0 where the kernel keeps no such figure).
+func cpuWait(r *result.Run) float64 {
+	if r.Generator == nil {
+		return 0
+	}
+	return r.Generator.CPUWaitShare
 }
 
 func tooFewForBytes(r *result.Run) bool {
@@ -354,8 +474,13 @@ func WriteCompare(w io.Writer, c *Comparison, format string, all bool) error {
 }
 
 func (c *Comparison) verdictWord() string {
-	if c.Regressed {
+	switch {
+	case c.Regressed && len(c.Incomplete) > 0:
+		return "REGRESSED, and INCOMPLETE"
+	case c.Regressed:
 		return "REGRESSED"
+	case len(c.Incomplete) > 0:
+		return "INCOMPLETE: no regression among the figures both measured, and no verdict on the rest"
 	}
 	return "no regression"
 }
@@ -375,6 +500,9 @@ func (c *Comparison) shownRows(all bool) (rows []CompareRow, hidden int) {
 
 func writeCompareText(w io.Writer, c *Comparison, all bool) error {
 	fmt.Fprintf(w, "baseline: %s\ncurrent:  %s\n", c.Baseline, c.Current)
+	for _, why := range c.Incomplete {
+		fmt.Fprintln(w, "! INCOMPLETE: "+why)
+	}
 	for _, warning := range c.Warnings {
 		fmt.Fprintln(w, "! "+warning)
 	}
@@ -388,8 +516,8 @@ func writeCompareText(w io.Writer, c *Comparison, all bool) error {
 			if r.Note != "" {
 				verdict += " (" + r.Note + ")"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Run, r.Metric,
-				FormatFieldValue(r.Metric, r.Baseline), FormatFieldValue(r.Metric, r.Current), ratioString(r.Ratio), r.Allowed, verdict)
+			b, c := r.shown()
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Run, r.Metric, b, c, ratioString(r.Ratio), r.Allowed, verdict)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -401,6 +529,9 @@ func writeCompareText(w io.Writer, c *Comparison, all bool) error {
 	for _, k := range c.MissingInCurrent {
 		fmt.Fprintf(w, "! %s is in the baseline but missing from the current result\n", k)
 	}
+	if len(c.MissingInCurrent) > 0 && len(c.Incomplete) > 0 {
+		fmt.Fprintln(w, "  (not measured: the current result is incomplete)")
+	}
 	for _, k := range c.MissingInBaseline {
 		fmt.Fprintf(w, "note: %s is new (not in the baseline)\n", k)
 	}
@@ -410,11 +541,17 @@ func writeCompareText(w io.Writer, c *Comparison, all bool) error {
 
 func writeCompareMarkdown(w io.Writer, c *Comparison, all bool) error {
 	icon := "✅"
-	if c.Regressed {
+	switch {
+	case c.Regressed:
 		icon = "❌"
+	case len(c.Incomplete) > 0:
+		icon = "⚠️"
 	}
 	fmt.Fprintf(w, "### rlbench: %s %s\n\n", icon, c.verdictWord())
 	fmt.Fprintf(w, "Baseline: %s  \nCurrent: %s\n\n", mdEscape(c.Baseline), mdEscape(c.Current))
+	for _, why := range c.Incomplete {
+		fmt.Fprintf(w, "> **Incomplete:** %s\n\n", mdEscape(why))
+	}
 	for _, warning := range c.Warnings {
 		fmt.Fprintf(w, "> ⚠️ %s\n\n", mdEscape(warning))
 	}
@@ -431,8 +568,8 @@ func writeCompareMarkdown(w io.Writer, c *Comparison, all bool) error {
 		if r.Note != "" {
 			verdict += " (" + mdEscape(r.Note) + ")"
 		}
-		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s | %s | %s |\n", mdEscape(r.Run), r.Metric,
-			FormatFieldValue(r.Metric, r.Baseline), FormatFieldValue(r.Metric, r.Current), ratioString(r.Ratio), r.Allowed, verdict)
+		b, c := r.shown()
+		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s | %s | %s |\n", mdEscape(r.Run), r.Metric, b, c, ratioString(r.Ratio), r.Allowed, verdict)
 	}
 	if hidden > 0 {
 		fmt.Fprintf(w, "\n%d of %d figures unchanged or not comparable.\n", hidden, len(c.Rows))

@@ -45,7 +45,7 @@ func calibrated(p99, ping99 int64, usec, serverCost float64) result.Run {
 	r := compareRun("token_bucket", 200, p99, usec, 100, 0, 0, 0, 0)
 	r.LatencyUncorrectedUs = r.LatencyUs
 	r.Reference = &result.Reference{PingUs: result.Latency{P50: 100, P99: ping99}, UsecPerCall: usec / serverCost}
-	r.Relative = result.NewRelative(&r, serverCost)
+	r.Relative = result.NewRelative(&r, result.CostRatio{Median: serverCost})
 	r.Repeats = &result.Repeats{Count: 2, Values: map[string][]float64{}}
 	return r
 }
@@ -183,5 +183,61 @@ func TestCompareWarnsWhatDiffers(t *testing.T) {
 		if w := strings.Join(Compare(base, cur, DefaultTolerances).Warnings, "\n"); !strings.Contains(w, tc.want) {
 			t.Errorf("%s: warnings %q lack %q", tc.why, w, tc.want)
 		}
+	}
+}
+
+// bucketRun is a token bucket's steady run whose busiest window admitted
+// most, with late of its 1000 requests sent over a millisecond late.
+func bucketRun(most, late int64) result.Run {
+	r := compareRun("token_bucket", 200, 1000, 5, 100, 0, most-25, 0, 0)
+	r.Params.Limit = 25
+	r.Requests = result.Requests{Sent: 1000, Allowed: 600, Denied: 400, Late: late}
+	r.Audit.MaxWindowAdmitted, r.Audit.BoundWindow = most, 50
+	return r
+}
+
+// TestComparePolicyExcessOfASlippedSchedule: when a schedule slipped, late
+// requests bunch, and how far one window got past the policy moves with
+// the machine up to the algorithm's own bound (24 where it was 19, within
+// a bound of 50); past the baseline's bound it is a regression, and
+// without a slip the usual slack holds.
+func TestComparePolicyExcessOfASlippedSchedule(t *testing.T) {
+	for _, tc := range []struct {
+		why       string
+		base, cur result.Run
+		verdict   string
+	}{
+		{"slipped, within the bound", bucketRun(44, 416), bucketRun(49, 20), WithinSpread},
+		{"slipped, past the baseline's bound", bucketRun(44, 416), bucketRun(55, 20), Regressed},
+		{"kept the schedule: the usual slack", bucketRun(44, 5), bucketRun(49, 5), Regressed},
+	} {
+		row := rowFor(t, Compare(resultOf(tc.base), resultOf(tc.cur), DefaultTolerances), "token_bucket/steady", "audit.policy_excess")
+		if row.Verdict != tc.verdict {
+			t.Errorf("%s: %+v, want %s", tc.why, row, tc.verdict)
+		}
+	}
+}
+
+// TestCompareTailOfAStarvedSingleRun: a single run whose generator waited
+// for a CPU half its traffic time has the p99 of the machine's stalls (51
+// times PING's, where the run before had 1.1); repeated on both sides, the
+// median repetition speaks for it and is judged.
+func TestCompareTailOfAStarvedSingleRun(t *testing.T) {
+	base := calibrated(1100, 1000, 10, 2)
+	cur := calibrated(51_000, 1000, 10, 2)
+	cur.Generator = &result.Generator{CPUShare: 0.12, CPUWaitShare: 0.51}
+	base.Repeats, cur.Repeats = nil, nil
+	c := Compare(resultOf(base), resultOf(cur), DefaultTolerances)
+	if row := rowFor(t, c, "token_bucket/steady", "relative.latency_p99"); row.Verdict != NotMeasured || !strings.Contains(row.Note, "waited for a CPU 51%") || c.Regressed {
+		t.Errorf("a starved single run: %+v", row)
+	}
+	cur.Generator.CPUWaitShare = 0.1
+	if row := rowFor(t, Compare(resultOf(base), resultOf(cur), DefaultTolerances), "token_bucket/steady", "relative.latency_p99"); row.Verdict != Regressed {
+		t.Errorf("a run that had its CPU, 46 times the p99: %+v", row)
+	}
+	base.Repeats = &result.Repeats{Count: 3, Values: map[string][]float64{}}
+	cur.Repeats, cur.Generator.CPUWaitShare = &result.Repeats{Count: 3, Values: map[string][]float64{}}, 0.51
+	if row := rowFor(t, Compare(resultOf(base), resultOf(cur), explicit), "token_bucket/steady", "relative.latency_p99"); row.Verdict != Regressed {
+		t.Errorf("repeated, starved: %+v", row)
 	}
 }

@@ -236,6 +236,8 @@ var rules = []rule{
 	{"relative.latency_p50", median, inSection},            // noise
 	{"relative.latency_p99", median, inSection},            // noise
 	{"relative.server_cost", median, inSection},            // noise
+	{"relative.server_cost_low", median, inSection},        // noise, as the ratio it brackets
+	{"relative.server_cost_high", median, inSection},       // likewise
 	{"relative.throughput", median, inSection},             // noise
 
 	// Faults, the cluster and the clock: what one profile did to one
@@ -260,6 +262,8 @@ var rules = []rule{
 	{"window_location.by_ttl", keep, sum},                    // likewise
 	{"window_location.by_behaviour", keep, sum},              // likewise
 	{"window_location.after_prime", keep, sum},               // likewise
+	{"window_location.without_ttl", worst, sum},              // a finding; disjoint identities
+	{"window_location.example", keep, keep},                  // one example says enough
 	{"window_location.uncertainty_max_us", highest, highest}, // the widest any part knew an end within
 
 	// What merging keeps of repetitions; a segment's figures are its

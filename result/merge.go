@@ -271,7 +271,8 @@ var (
 	relativeToReference = combiner{name: "over the merged reference", whole: true, apply: func(m *merging, _ string) error {
 		m.out.Relative = nil
 		if m.out.Reference != nil && m.parts[0].Relative != nil {
-			m.out.Relative = NewRelative(m.out, m.parts[0].Relative.ServerCost)
+			first := m.parts[0].Relative
+			m.out.Relative = NewRelative(m.out, CostRatio{Median: first.ServerCost, Low: first.ServerCostLow, High: first.ServerCostHigh})
 		}
 		return nil
 	}}

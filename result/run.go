@@ -144,6 +144,12 @@ type StageParams struct {
 
 // Requests tallies a run. Sent = Allowed + Denied + Errors.
 type Requests struct {
+	// Planned is how many requests the run's schedule held (a segment's
+	// share of them): its offered rate over its duration (for Poisson
+	// arrivals, the expected count), its request count, or a boundary
+	// run's primes and bursts; zero when only time bounds the run (a
+	// closed loop without a count).
+	Planned         int64 `json:"planned,omitempty"`
 	Sent            int64 `json:"sent"`
 	Allowed         int64 `json:"allowed"`
 	Denied          int64 `json:"denied"`
@@ -151,9 +157,6 @@ type Requests struct {
 	Late            int64 `json:"late"`
 	Unsent          int64 `json:"unsent"`
 	NoScriptReloads int64 `json:"noscript_reloads"`
-	// Planned is how many requests the run's schedule held (this segment's
-	// share of them); zero when only time bounds it (a closed loop).
-	Planned int64 `json:"planned,omitempty"`
 
 	// FaultErrors counts the errors (among Errors) of calls made inside a
 	// fault window the profile scheduled on purpose: they are that
@@ -486,6 +489,12 @@ type WindowLocation struct {
 	ByTTL       int64 `json:"by_ttl,omitempty"`
 	ByBehaviour int64 `json:"by_behaviour,omitempty"`
 	AfterPrime  int64 `json:"after_prime,omitempty"`
+	// WithoutTTL counts, for the ttl method, the identities whose key had
+	// no TTL right after the request that opened their window: the window
+	// never ends (the limiter's finding; their bursts went a window after
+	// the prime, among AfterPrime); Example names one such key.
+	WithoutTTL int64  `json:"without_ttl,omitempty"`
+	Example    string `json:"example,omitempty"`
 	// UncertaintyMaxUs is the widest span an end was known within: the
 	// unit a reply counts it in; for behaviour, from the last denial to
 	// the admission after it (and half that admission's round trip when

@@ -12,7 +12,7 @@ import (
 // run fails, whether its limiter is broken, or whether it was judged at
 // all. They belong in this package; the presentation reads the findings.
 var ruleExpressions = []*regexp.Regexp{
-	regexp.MustCompile(`\b(Overshoot|Violations|ModelMismatches|KeysWithoutTTL|KeysOutsidePrefix)\s*(>|>=|==|!=|<|<=)\s*0\b`),
+	regexp.MustCompile(`\b(Overshoot|Violations|ModelMismatches|KeysWithoutTTL|WithoutTTL|KeysOutsidePrefix)\s*(>|>=|==|!=|<|<=)\s*0\b`),
 	regexp.MustCompile(`\bResetState\(\)`),
 	regexp.MustCompile(`\bExpectBroken\b`),
 	regexp.MustCompile(`\bBudgetedErrors\(\)|\.Budget\(\)`),

@@ -137,6 +137,10 @@ const (
 	UnderAdmission
 	// KeyWithoutTTL: the limiter left keys that never expire.
 	KeyWithoutTTL
+	// WindowNoTTL: right after the request that opened a window, the
+	// limiter's window key had no TTL, so the window never ends: found
+	// while the run went on.
+	WindowNoTTL
 	// KeyOutsidePrefix: the limiter's script wrote keys outside the run
 	// prefix it was given.
 	KeyOutsidePrefix
@@ -167,6 +171,7 @@ var kindNames = [...]string{
 	ModelMismatch:    "MISMATCH",
 	UnderAdmission:   "UNDER-ADMISSION",
 	KeyWithoutTTL:    "NO TTL",
+	WindowNoTTL:      "WINDOW WITHOUT TTL",
 	KeyOutsidePrefix: "OUTSIDE PREFIX",
 	ControlNotCaught: "NOT CAUGHT",
 	ThresholdFailed:  "THRESHOLD",
@@ -187,7 +192,7 @@ func (k Kind) String() string {
 // limiter reports whether a finding of this kind blames the limiter: it
 // catches a negative control, and fails any other limiter.
 func (k Kind) limiter() bool {
-	return k == Overshoot || k == ModelMismatch || k == UnderAdmission || k == KeyWithoutTTL || k == KeyOutsidePrefix
+	return k == Overshoot || k == ModelMismatch || k == UnderAdmission || k == KeyWithoutTTL || k == WindowNoTTL || k == KeyOutsidePrefix
 }
 
 // inconclusive reports whether a finding of this kind leaves a run unable
@@ -269,9 +274,9 @@ func (j Judgement) Limiter(algorithm string) Limiter {
 //     scheduled do not count);
 //   - a limiter broke its own bound (overshoot), disagreed with its
 //     reference model (mismatches), denied what its semantics promise to
-//     admit (under-admission), left a key without a TTL or wrote one
-//     outside its prefix, unless the profile runs it as a negative control
-//     (expect_broken);
+//     admit (under-admission), opened a window whose key had no TTL, left
+//     a key without a TTL or wrote one outside its prefix, unless the
+//     profile runs it as a negative control (expect_broken);
 //   - a negative control was not caught by any of its runs;
 //   - a threshold failed.
 //
@@ -407,6 +412,10 @@ func assessRun(r *result.Result, run *result.Run) Run {
 			out.Promise = Broken
 			add(UnderAdmission, a.UnderAdmitted, underText(run, a))
 		}
+	}
+	if w := run.WindowLocation; w != nil && w.WithoutTTL > 0 {
+		add(WindowNoTTL, w.WithoutTTL, fmt.Sprintf("%s: WINDOW WITHOUT TTL: right after the request that opened its window, the key of %s of %s identities had no TTL (e.g. %s): the window never ends, where a fixed window's key must expire when its window does",
+			run.Key(), numfmt.Count(w.WithoutTTL), numfmt.Count(w.Identities), w.Example))
 	}
 	if m := run.Memory; m != nil && m.KeysWithoutTTL > 0 {
 		add(KeyWithoutTTL, m.KeysWithoutTTL, fmt.Sprintf("%s: %s keys were left without a TTL and never expire (a leak)", run.Key(), numfmt.Count(m.KeysWithoutTTL)))

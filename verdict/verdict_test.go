@@ -36,6 +36,10 @@ func TestAssess(t *testing.T) {
 	}{
 		{"a complete run, every check holds", func(*result.Result) {}, ""},
 		{"one key never expires: a leak", func(r *result.Result) { r.Runs[0].Memory.KeysWithoutTTL = 1 }, "without a TTL"},
+		{"a window opened without a TTL, found while the run went on", func(r *result.Result) {
+			r.Runs[0].WindowLocation = &result.WindowLocation{Method: "ttl", Identities: 5, AfterPrime: 5, WithoutTTL: 5, Example: "rlbench:r1:mine:edge:c:{0}"}
+		}, "WINDOW WITHOUT TTL: right after the request that opened its window, the key of 5 of 5 identities had no TTL (e.g. rlbench:r1:mine:edge:c:{0})"},
+		{"every window asked ended", func(r *result.Result) { r.Runs[0].WindowLocation = &result.WindowLocation{Method: "ttl", Identities: 5, ByTTL: 5} }, ""},
 		{"a declared limiter's script wrote a key outside its prefix", func(r *result.Result) {
 			r.Runs[0].Memory.KeysOutsidePrefix, r.Runs[0].Memory.OutsidePrefixExamples = 1, []string{"stray:1"}
 		}, "wrote 1 keys outside the run prefix it was given (e.g. stray:1)"},

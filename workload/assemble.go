@@ -29,9 +29,10 @@ type parts struct {
 	probe    probe.Report
 	eviction *result.Eviction
 	// reference is the reference measured around the run, and cost the
-	// limiter's server cost over the trivial script's (0: not measured).
+	// limiter's server cost over the trivial script's (zero: not
+	// measured).
 	reference *result.Reference
-	cost      float64
+	cost      result.CostRatio
 	// err is why the run did not finish, or nil.
 	err error
 	// happenings are what the watch saw that nobody scheduled; timeout

@@ -63,7 +63,12 @@ scenarios:
 		t.Errorf("token_bucket: server %+v, reference %+v, relative %+v: want one EVALSHA per request in the run's figures, and a cost ratio",
 			tb.Server, tb.Reference, tb.Relative)
 	}
-	if naive.Relative.ServerCost != 0 || naive.Reference.LimiterUsecPerCall != 0 {
+	// Its rounds are all there, and their spread brackets the ratio.
+	if rel := tb.Relative; tb.Reference.CostRounds != 10 || rel.ServerCostLow <= 0 || rel.ServerCostLow > rel.ServerCost || rel.ServerCost > rel.ServerCostHigh {
+		t.Errorf("token_bucket: %d rounds, ratio %v within [%v, %v]: want 10 rounds whose quartiles bracket the ratio",
+			tb.Reference.CostRounds, rel.ServerCost, rel.ServerCostLow, rel.ServerCostHigh)
+	}
+	if naive.Relative.ServerCost != 0 || naive.Reference.LimiterUsecPerCall != 0 || naive.Reference.CostRounds != 0 || naive.Relative.ServerCostHigh != 0 {
 		t.Errorf("naive_counter runs no script, yet has a server cost ratio %v", naive.Relative.ServerCost)
 	}
 	if n := countKeys(t, rdb, "rlbench:*~cost:*"); n != 0 {

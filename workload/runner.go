@@ -269,8 +269,12 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 		auditing.Timeline.Offset = offset
 	}
 	aud := audit.New(auditing)
+	planned := spec.Planned
+	if spec.Shape == plan.ShapeBoundary {
+		planned = spec.Boundary.Requests(spec.Identities)
+	}
 	prog := &Progress{Run: spec, Index: index, Total: total, Started: rec.start, Duration: spec.Duration,
-		Planned: plannedShare(spec.Planned, r.Segments.Segment, spec.Identities), rec: rec}
+		Planned: plannedShare(planned, r.Segments.Segment, spec.Identities), rec: rec}
 	if r.Observer != nil {
 		r.Observer.RunStarted(prog)
 	}

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
@@ -131,10 +132,18 @@ func (l *locator) afterPrime(ctx context.Context, o *event.Outcome, key string) 
 	}
 	if p, ok := l.limiter.(algorithms.WindowProber); ok {
 		end, has, err := p.ProbeWindowEnd(ctx, key)
-		if err != nil {
+		var noTTL *algorithms.WindowKeyWithoutTTLError
+		switch {
+		case errors.As(err, &noTTL):
+			// The limiter's finding, not a failure to measure it: this
+			// identity's bursts go a window after the prime.
+			l.found.WithoutTTL++
+			if l.found.Example == "" {
+				l.found.Example = noTTL.Key
+			}
+		case err != nil:
 			return 0, false, err
-		}
-		if has {
+		case has:
 			l.found.ByTTL++
 			return end, true, nil
 		}

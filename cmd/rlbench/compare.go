@@ -18,13 +18,15 @@ func compareCommand() command {
 	tol := report.DefaultTolerances
 	tol.Given = map[string]bool{}
 	var format string
-	var all bool
+	var all, allowIncomplete bool
 	return command{
 		name:  "compare",
 		usage: "[flags] BASELINE.json CURRENT.json",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&format, "format", "text", "output `format`: text, markdown (for a pull request or $GITHUB_STEP_SUMMARY) or json")
 			fs.BoolVar(&all, "all", false, "list every figure, not only those that changed (json always lists every one)")
+			fs.BoolVar(&allowIncomplete, "allow-incomplete", false,
+				"compare a result that is incomplete (interrupted, aborted, or a run far short of its plan) on what both measured, and exit 0 unless that regressed")
 			fs.Var(percentFlag{&tol.P50, "p50", tol.Given}, "p50", "how much latency p50 may grow (default 15%; without repetitions on both sides, 900%)")
 			fs.Var(percentFlag{&tol.P99, "p99", tol.Given}, "p99", "how much latency p99 may grow (default 25%; without repetitions on both sides, 900%)")
 			fs.Var(percentFlag{&tol.UsecPerCall, "server", tol.Given}, "server", "how much the server time per call may grow (default 25%)")
@@ -39,12 +41,22 @@ func compareCommand() command {
 			if format != "text" && format != "markdown" && format != "json" {
 				return usageErrorf("-format %q: want text, markdown or json", format)
 			}
-			return compareResults(ctx, args[0], args[1], tol, format, all, stdout)
+			return compareResults(ctx, args[0], args[1], compareOptions{tol: tol, format: format, all: all, allowIncomplete: allowIncomplete}, stdout)
 		},
 	}
 }
 
-func compareResults(ctx context.Context, basePath, curPath string, tol report.Tolerances, format string, all bool, stdout io.Writer) error {
+// compareOptions are the flags of `rlbench compare`.
+type compareOptions struct {
+	tol    report.Tolerances
+	format string
+	all    bool
+	// allowIncomplete compares an incomplete result on what both
+	// measured, without failing for its incompleteness.
+	allowIncomplete bool
+}
+
+func compareResults(ctx context.Context, basePath, curPath string, o compareOptions, stdout io.Writer) error {
 	base, err := readResult(ctx, basePath)
 	if err != nil {
 		return err
@@ -53,12 +65,15 @@ func compareResults(ctx context.Context, basePath, curPath string, tol report.To
 	if err != nil {
 		return err
 	}
-	c := report.Compare(base, cur, tol)
-	if err := report.WriteCompare(stdout, c, format, all); err != nil {
+	c := report.Compare(base, cur, o.tol)
+	if err := report.WriteCompare(stdout, c, o.format, o.all); err != nil {
 		return err
 	}
-	if c.Regressed {
+	switch {
+	case c.Regressed:
 		return &failedError{msg: "comparison: regression against " + basePath}
+	case len(c.Incomplete) > 0 && !o.allowIncomplete:
+		return &failedError{msg: fmt.Sprintf("comparison: no verdict, %s (--allow-incomplete compares what both measured)", c.Incomplete[0])}
 	}
 	return nil
 }

@@ -92,6 +92,16 @@ func gateResult(p99 int64, overshoot int64) *result.Result {
 	}
 }
 
+// interruptedResult is gateResult cut short: 7 of 500 planned requests,
+// then Ctrl-C.
+func interruptedResult(overshoot int64) *result.Result {
+	r := gateResult(1000, overshoot)
+	r.Complete, r.IncompleteReason = false, "interrupted (Ctrl-C)"
+	r.Runs[0].Incomplete = true
+	r.Runs[0].Requests = result.Requests{Planned: 500, Sent: 7, Allowed: 7}
+	return r
+}
+
 func TestCompareCommand(t *testing.T) {
 	base := writeResult(t, gateResult(1000, 0))
 	for _, tc := range []struct {
@@ -108,6 +118,11 @@ func TestCompareCommand(t *testing.T) {
 		{"a malformed file", []string{base, writeProfile(t, `{"schema": "rlbench.result/v1", "runs": [`)}, exitUsage, "truncated JSON"},
 		{"a missing file", []string{base, "/nonexistent/result.json"}, exitUsage, "/nonexistent/result.json: no such file"},
 		{"a bad percentage", []string{"--p99", "lots", base, base}, exitUsage, `"lots" is not a percentage`},
+		{"an interrupted result is no verdict", []string{base, writeResult(t, interruptedResult(0))}, exitFail,
+			"comparison: no verdict, the current result did not complete (interrupted (Ctrl-C)) (--allow-incomplete compares what both measured)"},
+		{"an interrupted baseline likewise", []string{writeResult(t, interruptedResult(0)), base}, exitFail, "verdict: INCOMPLETE"},
+		{"compared anyway when allowed", []string{"--allow-incomplete", base, writeResult(t, interruptedResult(0))}, exitOK, "verdict: INCOMPLETE"},
+		{"allowed, what it measured still regresses", []string{"--allow-incomplete", base, writeResult(t, interruptedResult(2))}, exitFail, "verdict: REGRESSED, and INCOMPLETE"},
 	} {
 		code, stdout, stderr := runCLI(t, append([]string{"compare"}, tc.args...)...)
 		if code != tc.code || !strings.Contains(stdout+stderr, tc.want) {

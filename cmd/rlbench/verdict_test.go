@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -215,5 +216,67 @@ func TestServerKilledMidRunIsIncomplete(t *testing.T) {
 	wantFailure(t, code, exitRuntime, stdout, res, dir, "the run did not complete: redis at "+srv.Addr+" went away during fixed_window/steady")
 	if res.Complete || len(res.Runs) != 1 || !res.Runs[0].Incomplete || res.Runs[0].Requests.Allowed == 0 || res.Runs[0].Requests.Errors == 0 {
 		t.Errorf("complete %v, runs %+v", res.Complete, res.Runs)
+	}
+}
+
+// windowWithoutTTL is a declared fixed window whose script counts but
+// never sets a TTL: its windows never end.
+const windowWithoutTTL = `-- KEYS[1] the identity's counter; ARGV[1] limit.
+-- Reply {allowed 1|0, remaining, retry_after_ms}. It never sets a TTL.
+local n = redis.call('INCR', KEYS[1])
+if n > tonumber(ARGV[1]) then return {0, '0', 100} end
+return {1, tostring(tonumber(ARGV[1]) - n), 0}
+`
+
+// TestWindowWithoutTTLFailsTheVerdict: a declared fixed window whose key
+// never expires is a limiter found broken, not a run that failed: its
+// window cannot be found from its behaviour (after the window is
+// exhausted, no request is admitted again), so each identity's bursts go a
+// window after its prime, the run completes with every section it
+// measures (latency, audit, memory), and the verdict fails (exit 1): it
+// denies what a fixed window admits once its window is over, and leaves
+// its keys without a TTL.
+func TestWindowWithoutTTLFailsTheVerdict(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "nottl.lua")
+	if err := os.WriteFile(script, []byte(windowWithoutTTL), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, res, dir := runProfileText(t, "nottl", `name: nottl
+policy: {limit: 10, window: 300ms}
+algorithms:
+  - name: nottl
+    script: `+script+`
+    keys: ["c:{${identity}}"]
+    args: ["${limit}"]
+    reply: {allowed: 1, remaining: 2, retry_after_ms: 3}
+    semantics: fixed_window
+concurrency: 4
+scenarios:
+  - name: edge
+    shape: boundary
+    identities: 3
+    burst: 10
+    offset: 30ms
+    stagger: 50ms
+`)
+	wantFailure(t, code, exitFail, stdout, res, dir, "nottl/edge: UNDER-ADMISSION: it denied")
+	if !slices.Contains(res.VerdictReasons, "nottl/edge: 3 keys were left without a TTL and never expire (a leak)") {
+		t.Errorf("reasons %q: want the keys without a TTL among them", res.VerdictReasons)
+	}
+	run := res.Runs[0]
+	if !res.Complete || run.Incomplete {
+		t.Errorf("the run is marked incomplete (complete %v, run %v: %s)", res.Complete, run.Incomplete, run.Note)
+	}
+	if w := run.WindowLocation; w == nil || w.Method != "behaviour" || w.Identities != 3 || w.AfterPrime != 3 {
+		t.Errorf("window location %+v: want three identities whose end was never found", w)
+	}
+	if q := run.Requests; q.Planned != 3*(1+2*10) || q.Sent < q.Planned || run.LatencyUs.Count != q.Sent {
+		t.Errorf("requests %+v, latency count %d: want every planned request sent and timed, and the probes besides", q, run.LatencyUs.Count)
+	}
+	if run.Audit == nil || run.Audit.Decisions != run.Requests.Sent {
+		t.Errorf("audit %+v", run.Audit)
+	}
+	if m := run.Memory; m == nil || m.Keys != 3 || m.KeysWithoutTTL != 3 {
+		t.Errorf("memory %+v: want the three keys, all without a TTL", m)
 	}
 }

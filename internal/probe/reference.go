@@ -2,7 +2,6 @@ package probe
 
 import (
 	"context"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -27,13 +26,11 @@ const (
 	// referenceBurst is how long the closed-loop reference runs before and
 	// after a closed-loop run.
 	referenceBurst = 150 * time.Millisecond
-	// costCalls is how many decisions, each followed by a call of the
-	// trivial script, one round of the server-cost measurement makes, over
-	// costKeys keys; costRounds how many rounds it makes.
-	costCalls  = 60
-	costKeys   = 10
-	costRounds = 5
 )
+
+// referenceCommand is how the trivial script is called: read-only, so
+// that its statistics stay apart from a limiter's.
+const referenceCommand = "evalsha_ro"
 
 // referenceScript is the trivial script: it reads TIME, as every limiter
 // does, and replies like one, touching no key. It is called with
@@ -165,19 +162,19 @@ func (s *Reference) Halt(ctx context.Context) {
 }
 
 // Finish measures the server cost of lim's decisions against the trivial
-// script, unless the run failed, and reports the reference, and the
-// ratio of the limiter's server cost to the trivial script's (0 when it
-// was not measured), for result.NewRelative. It runs after the probes, so
-// that its own calls are in none of the run's figures, and uses keys of
-// its own beside the run's (prefix~cost:N), which it removes. A nil
-// Reference reports nothing.
-func (s *Reference) Finish(ctx context.Context, lim algorithms.Limiter, prefix string, runErr error) (*result.Reference, float64) {
+// script (servercost.go), unless the run failed, and reports the
+// reference, and the ratio of the limiter's server cost to the trivial
+// script's (zero when it was not measured), for result.NewRelative. It
+// runs after the probes, so that its own calls are in none of the run's
+// figures, and uses keys of its own beside the run's (prefix~cost:N),
+// which it removes. A nil Reference reports nothing.
+func (s *Reference) Finish(ctx context.Context, lim algorithms.Limiter, prefix string, runErr error) (*result.Reference, result.CostRatio) {
 	if s == nil {
-		return nil, 0
+		return nil, result.CostRatio{}
 	}
 	s.Halt(ctx)
 	if s.ping.TotalCount() == 0 {
-		return nil, 0
+		return nil, result.CostRatio{}
 	}
 	ref := &result.Reference{
 		PingUs:         result.Digest(s.ping),
@@ -185,64 +182,16 @@ func (s *Reference) Finish(ctx context.Context, lim algorithms.Limiter, prefix s
 		Calls:          s.calls,
 		ThroughputPerS: result.Mean(s.throughput),
 	}
-	var cost float64
+	var cost result.CostRatio
 	if runErr == nil {
 		costPrefix := strings.TrimSuffix(prefix, ":") + "~cost:"
-		ref.LimiterUsecPerCall, ref.UsecPerCall, cost = s.t.serverCost(ctx, lim, costPrefix)
+		var m costMeasurement
+		m, cost = s.t.serverCost(ctx, lim, costPrefix)
+		ref.LimiterUsecPerCall, ref.UsecPerCall, ref.CostRounds = m.limiterUsec, m.scriptUsec, m.rounds
 		_ = s.t.Env.RemoveKeys(costPrefix)
 		s.t.sweepAfterCost(ctx, lim)
 	}
 	return ref, cost
-}
-
-// serverCost interleaves, costRounds times, costCalls decisions of lim
-// (over costKeys keys under prefix) with as many calls of the trivial
-// script, each call of one followed by a call of the other, and reads the
-// server time each took from INFO commandstats around every round. Side by
-// side, both meet the same server: idle or busy, its CPU taken away or
-// not. It returns the limiter's and the trivial script's time per call and
-// the ratio of the two, each the median over the rounds; all zero when the
-// limiter does not say which commands its decisions run (the naive
-// counter), or when a call failed. A decision of several commands (the
-// fixed window without Lua) costs their times per call together.
-func (t Target) serverCost(ctx context.Context, lim algorithms.Limiter, prefix string) (limUsec, refUsec, ratio float64) {
-	command := algorithms.CommandOf(lim)
-	if command == "evalsha_ro" {
-		return 0, 0, 0
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.Timeout+5*time.Second)
-	defer cancel()
-	rdb := t.Env.Client
-	// A decision of several commands ("multi+exec") costs their times
-	// per call together (CommandStats.PerDecision).
-	names := append(strings.Split(command, "+"), "evalsha_ro")
-	n := len(names) - 1
-	var lims, refs, ratios []float64
-	for range costRounds {
-		before, err := redisenv.ReadCommandStats(ctx, rdb, names...)
-		if err != nil {
-			return 0, 0, 0
-		}
-		for i := range costCalls {
-			if _, err := lim.Allow(ctx, prefix+strconv.Itoa(i%costKeys)); err != nil {
-				return 0, 0, 0
-			}
-			if err := rdb.EvalShaRO(ctx, referenceScript.SHA1(), nil).Err(); err != nil {
-				return 0, 0, 0
-			}
-		}
-		after, err := redisenv.ReadCommandStats(ctx, rdb, names...)
-		if err != nil {
-			return 0, 0, 0
-		}
-		l, f := after[:n].Sub(before[:n]).PerDecision(), after[n].Sub(before[n])
-		if l.Calls != costCalls || f.Calls < costCalls || f.Usec <= 0 {
-			return 0, 0, 0
-		}
-		lims, refs = append(lims, l.UsecPerCall()), append(refs, f.UsecPerCall())
-		ratios = append(ratios, l.UsecPerCall()/f.UsecPerCall())
-	}
-	return result.Median(lims), result.Median(refs), result.Median(ratios)
 }
 
 // sweepAfterCost removes, on a server rlbench started, the keys a declared
