@@ -98,6 +98,10 @@ func TestAssess(t *testing.T) {
 		}, ""},
 		{"a schedule that sent under 95% of its plan", func(r *result.Result) { r.Runs[0].Requests.Planned = 1100 }, "inconclusive: it sent 1,000 of the 1,100 requests its schedule held"},
 		{"95% of the plan is enough", func(r *result.Result) { r.Runs[0].Requests.Planned = 1050 }, ""},
+		{"a fault kept the generator from its plan", func(r *result.Result) {
+			r.Runs[0].Requests.Planned = 1500
+			r.Runs[0].Faults = &result.Faults{Windows: []result.FaultWindow{{Kind: "pause"}}}
+		}, ""},
 		{"a boundary run that straddled no boundary", func(r *result.Result) { r.Runs[0].Shape = "boundary" }, "inconclusive: no burst was placed around any identity's window boundary"},
 		{"a failure outranks an inconclusive run", func(r *result.Result) {
 			r.Runs[0].Shape = "boundary"
