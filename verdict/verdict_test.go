@@ -39,7 +39,9 @@ func TestAssess(t *testing.T) {
 		{"a window opened without a TTL, found while the run went on", func(r *result.Result) {
 			r.Runs[0].WindowLocation = &result.WindowLocation{Method: "ttl", Identities: 5, AfterPrime: 5, WithoutTTL: 5, Example: "rlbench:r1:mine:edge:c:{0}"}
 		}, "WINDOW WITHOUT TTL: right after the request that opened its window, the key of 5 of 5 identities had no TTL (e.g. rlbench:r1:mine:edge:c:{0})"},
-		{"every window asked ended", func(r *result.Result) { r.Runs[0].WindowLocation = &result.WindowLocation{Method: "ttl", Identities: 5, ByTTL: 5} }, ""},
+		{"every window asked ended", func(r *result.Result) {
+			r.Runs[0].WindowLocation = &result.WindowLocation{Method: "ttl", Identities: 5, ByTTL: 5}
+		}, ""},
 		{"a declared limiter's script wrote a key outside its prefix", func(r *result.Result) {
 			r.Runs[0].Memory.KeysOutsidePrefix, r.Runs[0].Memory.OutsidePrefixExamples = 1, []string{"stray:1"}
 		}, "wrote 1 keys outside the run prefix it was given (e.g. stray:1)"},
