@@ -97,7 +97,7 @@ func connectionErrors(errs []result.ErrorCount) int64 {
 	var n int64
 	for _, e := range errs {
 		switch e.Kind {
-		case redisenv.KindTimeout, redisenv.KindRefused, redisenv.KindEOF, redisenv.KindReset:
+		case redisenv.KindTimeout, redisenv.KindRefused, redisenv.KindEOF, redisenv.KindReset, redisenv.KindNotOwned:
 			n += e.Count
 		}
 	}

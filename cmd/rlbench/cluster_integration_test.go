@@ -105,7 +105,16 @@ func TestIntegrationClusterProfile(t *testing.T) {
 	code := waitExit(t, cmd, 3*time.Minute)
 	t.Logf("ran in %s", time.Since(start).Round(time.Second))
 	w.finish(t, 3)
-	if code != exitOK {
+	matches, _ := filepath.Glob(filepath.Join(out, "cluster-*", "result.json"))
+	if len(matches) != 1 {
+		t.Fatalf("exit %d, results %v\n%s\n%s", code, matches, stdout, stderr)
+	}
+	res, err := result.ReadFile(matches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy := code == exitInconclusive && heldBackByTheMachine(t, res)
+	if code != exitOK && !busy {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	lines := strings.Split(stdout.String(), "\n")
@@ -113,15 +122,7 @@ func TestIntegrationClusterProfile(t *testing.T) {
 		!strings.HasPrefix(lines[3], "! bad-tag: hot node: 100% of decisions on one master") {
 		t.Errorf("the summary's head does not name the cluster and flag the hot node:\n%s", strings.Join(lines[:min(6, len(lines))], "\n"))
 	}
-	matches, _ := filepath.Glob(filepath.Join(out, "cluster-*", "result.json"))
-	if len(matches) != 1 {
-		t.Fatalf("results: %v", matches)
-	}
-	res, err := result.ReadFile(matches[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := res.Redis.Cluster; res.Redis.Mode != "private" || c == nil || c.Masters != 3 || c.Replicas != 0 || res.Verdict != result.Pass {
+	if c := res.Redis.Cluster; res.Redis.Mode != "private" || c == nil || c.Masters != 3 || c.Replicas != 0 || (res.Verdict != result.Pass && !busy) {
 		t.Errorf("redis %+v, verdict %s", res.Redis, res.Verdict)
 	}
 	if want := len(algorithms.Default()) * 4; len(res.Runs) != want {

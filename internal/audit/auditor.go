@@ -70,6 +70,10 @@ type Auditor struct {
 	// every state the limiter may have been in: where an admission beyond
 	// the model would have shown.
 	certainDenied int64
+	// boundOnly counts the replayed decisions judged by the bound only,
+	// after the replay gave up on their identity (too many possible
+	// states): there the bound is what could catch an excess.
+	boundOnly int64
 }
 
 var (

@@ -78,7 +78,8 @@ func (s spans) Swap(i, j int) {
 // limiter may have been in (after a reset or a call whose outcome is
 // unknown, a denial some state admits proves nothing), and, judged by the
 // bound, where an identity offered more than the bound within one interval
-// of one lifetime of its state; a denial the semantics rule out, where the
+// of one lifetime of its state (so also for the decisions of an identity
+// the replay gave up on); a denial the semantics rule out, where the
 // model admitted some, or the limiter states a promise to admit over an
 // interval shorter than some identity's decisions spanned (spanMax).
 func (a *Auditor) power(res *result.Audit, offeredMax, spanMax int64, replayed bool) *result.Power {
@@ -89,7 +90,10 @@ func (a *Auditor) power(res *result.Audit, offeredMax, spanMax int64, replayed b
 	p.Excess = offeredMax > res.BoundWindow
 	if replayed {
 		p.ExpectedDenied = a.certainDenied
-		p.Excess = p.ExpectedDenied > 0
+		// Where the replay gave up on an identity, its later decisions
+		// were held to the bound, which catches an excess where more
+		// than the bound was offered.
+		p.Excess = p.ExpectedDenied > 0 || (a.boundOnly > 0 && p.Excess)
 		p.Shortfall = res.ExpectedAllowed > 0
 	} else {
 		p.Shortfall = a.promiseAdmits > 0 && spanMax > a.promiseWithinUs

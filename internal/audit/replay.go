@@ -371,6 +371,7 @@ func (rp *identityReplay) decide(r auditRecord, res *result.Audit, checks *resul
 		res.ExpectedAllowed++
 	}
 	if rp.gaveUp {
+		a.boundOnly++
 		rp.af.fig.unjudged++
 		if len(agree) == 0 {
 			rp.af.fig.unjudgedWrong++

@@ -111,3 +111,26 @@ func TestReplayGivesUpPastItsBranches(t *testing.T) {
 		t.Errorf("uncertain %+v, unjudged %d, mismatches %d: want the identity given up on, its decisions unjudged", f.Uncertain, f.Unjudged, res.ModelMismatches)
 	}
 }
+
+// TestPowerAfterTheReplayGaveUp: decisions held to the bound after the
+// replay gave up on their identity could catch an excess exactly where
+// more than the bound was offered within one window.
+func TestPowerAfterTheReplayGaveUp(t *testing.T) {
+	for _, n := range []int{10, 25} {
+		a, start := faultAuditor(t, nil)
+		for i := range 20 {
+			at := start.Add(time.Duration(100+i) * time.Millisecond).UnixMicro()
+			a.RecordUnseen(0, at, at+500, 1)
+		}
+		for i := range n {
+			decide(a, start, 0, float64(130+10*i), i < 10)
+		}
+		res, f := replayOf(a)
+		if f.Uncertain == nil || f.Uncertain.GaveUp != 1 || res.Power == nil {
+			t.Fatalf("%d offered: uncertain %+v, power %+v", n, f.Uncertain, res.Power)
+		}
+		if want := int64(n) > res.BoundWindow; res.Power.Excess != want {
+			t.Errorf("%d offered against a bound of %d: power to show an excess %v, want %v", n, res.BoundWindow, res.Power.Excess, want)
+		}
+	}
+}

@@ -217,6 +217,12 @@ func (rep *WatchReport) compare(a, b *glance, offset event.Offset, limiterDelete
 		reset("restart", true)
 		return
 	}
+	if a.g.Replica || b.g.Replica {
+		// A replica runs what its primary sends it: the DELs of keys
+		// that expired there, a full copy that replaces its data. A
+		// failover made it one; that fault accounts for its state.
+		return
+	}
 	if n := b.g.FlushAll - a.g.FlushAll; n > 0 {
 		rep.add(Happening{Kind: "flushall", From: from, To: to, Detail: fmt.Sprintf("%d FLUSHALL", n)})
 		reset("flushall", true)

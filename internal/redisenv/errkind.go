@@ -22,6 +22,10 @@ const (
 	KindEOF = "EOF"
 	// KindReset is a connection reset under the call.
 	KindReset = "connection reset"
+	// KindNotOwned is a connection to a server rlbench has not proved its
+	// own (a private server restarted and not yet proved, or whatever took
+	// its port): the call was never sent.
+	KindNotOwned = "not rlbench's server"
 	// KindOther is everything else.
 	KindOther = "other"
 )
@@ -36,7 +40,10 @@ func ErrorKind(err error) string {
 		return replyCode(reply.Error())
 	}
 	var ne net.Error
+	var notOwned *NotOwnedError
 	switch {
+	case errors.As(err, &notOwned):
+		return KindNotOwned
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, redis.ErrPoolTimeout),
 		errors.As(err, &ne) && ne.Timeout():
 		return KindTimeout
@@ -77,5 +84,6 @@ func MayHaveRun(err error) bool {
 	if errors.As(err, &reply) {
 		return false
 	}
-	return ErrorKind(err) != KindRefused
+	kind := ErrorKind(err)
+	return kind != KindRefused && kind != KindNotOwned
 }

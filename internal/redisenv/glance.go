@@ -20,6 +20,10 @@ type Glance struct {
 	// it holds.
 	FlushAll, FlushDB, Deletes int64
 	EvictedKeys, CachedScripts int64
+	// Replica says the server is a replica: the deletions it runs came
+	// from its primary's stream (keys that expired there), not from a
+	// client of its own.
+	Replica bool
 }
 
 // TakeGlance reads the server rdb talks to in one round trip (a MULTI of
@@ -29,7 +33,7 @@ func TakeGlance(ctx context.Context, rdb *redis.Client) (Glance, error) {
 	var info *redis.StringCmd
 	_, err := rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		tm = p.Time(ctx)
-		info = p.Info(ctx, "server", "stats", "memory", "commandstats")
+		info = p.Info(ctx, "server", "stats", "memory", "commandstats", "replication")
 		return nil
 	})
 	if err != nil {
@@ -48,5 +52,6 @@ func TakeGlance(ctx context.Context, rdb *redis.Client) (Glance, error) {
 		ServerUs: tm.Val().UnixMicro(), RunID: f["run_id"],
 		FlushAll: calls("flushall"), FlushDB: calls("flushdb"), Deletes: calls("del") + calls("unlink") + calls("getdel"),
 		EvictedKeys: num("evicted_keys"), CachedScripts: num("number_of_cached_scripts"),
+		Replica: f["role"] == "slave",
 	}, nil
 }
