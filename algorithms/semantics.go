@@ -2,6 +2,7 @@ package algorithms
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -28,6 +29,12 @@ const (
 // semanticsNames lists the semantics in the order messages show them.
 var semanticsNames = []Semantics{
 	SemanticsFixedWindow, SemanticsSlidingLog, SemanticsTokenBucket, SemanticsLeakyBucket, SemanticsGCRA, SemanticsBound,
+}
+
+// ModelSemantics lists the semantics a reference model judges: every
+// family, not a bound stated outright.
+func ModelSemantics() []Semantics {
+	return slices.DeleteFunc(slices.Clone(semanticsNames), func(s Semantics) bool { return s == SemanticsBound })
 }
 
 // semanticsAliases are other names people use for a family.

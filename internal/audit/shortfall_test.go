@@ -17,8 +17,7 @@ import (
 func TestShortfallOnClientTimes(t *testing.T) {
 	const t0 = int64(1_764_000_000_000_000)
 	p := algorithms.Policy{Limit: 12, Window: 600 * time.Millisecond}
-	for _, sem := range []algorithms.Semantics{algorithms.SemanticsFixedWindow, algorithms.SemanticsSlidingLog,
-		algorithms.SemanticsTokenBucket, algorithms.SemanticsLeakyBucket, algorithms.SemanticsGCRA} {
+	for _, sem := range algorithms.ModelSemantics() {
 		for _, broken := range []bool{false, true} {
 			truth := p
 			if broken {

@@ -21,8 +21,7 @@ import (
 func TestRequestsOfSeveralUnits(t *testing.T) {
 	const t0 = int64(1_764_000_000_000_000)
 	p := algorithms.Policy{Limit: 12, Window: 600 * time.Millisecond}
-	for _, sem := range []algorithms.Semantics{algorithms.SemanticsFixedWindow, algorithms.SemanticsSlidingLog,
-		algorithms.SemanticsTokenBucket, algorithms.SemanticsLeakyBucket, algorithms.SemanticsGCRA} {
+	for _, sem := range algorithms.ModelSemantics() {
 		for _, tc := range []struct {
 			why        string
 			ignoreCost bool
@@ -69,8 +68,7 @@ func TestRequestsOfSeveralUnits(t *testing.T) {
 func TestShortfallInUnits(t *testing.T) {
 	const t0 = int64(1_764_000_000_000_000)
 	p := algorithms.Policy{Limit: 12, Window: 600 * time.Millisecond}
-	for _, sem := range []algorithms.Semantics{algorithms.SemanticsFixedWindow, algorithms.SemanticsSlidingLog,
-		algorithms.SemanticsTokenBucket, algorithms.SemanticsLeakyBucket, algorithms.SemanticsGCRA} {
+	for _, sem := range algorithms.ModelSemantics() {
 		for _, broken := range []bool{false, true} {
 			truth := p
 			if broken {
