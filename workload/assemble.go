@@ -95,7 +95,8 @@ func assemble(p parts) *result.Run {
 		// Only failures of the connection are what a server that stalled,
 		// restarted or closed connections explains; an error it answered
 		// (OOM, NOPERM, a script's) stays the run's.
-		excused := min(inWindows, connectionErrors(run.Errors))
+		// (Those a scheduled fault already excused are not again.)
+		excused := max(min(inWindows, connectionErrors(run.Errors)-run.Requests.FaultErrors, run.Requests.Errors-run.Requests.FaultErrors), 0)
 		run.Faults.Errors += excused
 		run.Requests.FaultErrors += excused
 	}

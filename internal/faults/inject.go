@@ -147,18 +147,29 @@ func (s *Session) stall(ctx context.Context, f plan.Fault, o *observation) error
 
 // replace kills (SIGKILL, down for the fault's duration) or restarts
 // (SHUTDOWN NOSAVE, started again at once) the private primary: every
-// limiter's state is lost. SHUTDOWN stops the server at once, where a
-// SIGTERM would let it go on answering until its next cron tick, so the
-// reading right before it counts every call the old server made.
+// limiter's state is lost. Its writes are paused before it goes, so the
+// reading right before counts every call the old server made; SHUTDOWN
+// stops it at once, where a SIGTERM would let it go on answering until
+// its next cron tick.
 func (s *Session) replace(ctx context.Context, i int, f plan.Fault, o *observation) error {
 	n := s.primary
 	o.injected = s.clock.Now()
 	how := "SHUTDOWN NOSAVE"
 	var err error
-	// The server's TIME right before the signal or the SHUTDOWN says when
-	// it went (a pipeline of both would be sent again, TIME with it, to a
-	// server that is gone).
-	o.serverStartUs = s.serverNow(ctx, n.rdb)
+	// Writes paused first (the limiter's scripts wait), with the server's
+	// TIME: from then on the old server runs none of the run's calls, so
+	// the reading taken then counts every call it made, however long the
+	// signal or the SHUTDOWN takes to follow on a busy machine. (A
+	// pipeline of the pause and the SHUTDOWN would be sent again to a
+	// server that is gone.)
+	pctx, pcancel := s.detached(ctx)
+	if at, err := pauseWrites(pctx, n.rdb); err == nil {
+		o.serverStartUs = at
+		o.before = redisenv.ReadServer(pctx, n.rdb, s.command, s.clock.Now())
+	} else {
+		o.serverStartUs = s.serverNow(ctx, n.rdb)
+	}
+	pcancel()
 	if f.Kind == plan.FaultKill {
 		how = "SIGKILL"
 		err = n.srv.Kill()

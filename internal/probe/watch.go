@@ -166,7 +166,10 @@ func readGlances(gs []glance, offset event.Offset, limiterDeletes bool) WatchRep
 			rep.add(Happening{Kind: kind, From: from, To: g.recv, Detail: g.err.Error()})
 			continue
 		}
-		if rtt := g.recv.Sub(g.sent); rtt > normal {
+		// A stall holds the glance before the server runs it: its TIME
+		// then lags the send. A glance whose reply only rlbench was slow
+		// to read (its own process starved of CPU) is not the server's.
+		if rtt, held := g.recv.Sub(g.sent), time.Duration(g.g.ServerUs-offset.ServerMicros(g.sent))*time.Microsecond; rtt > normal && held > normal {
 			rep.add(Happening{Kind: "stall", From: g.sent, To: g.recv, Detail: fmt.Sprintf("the server answered after %s, where it answers in %s", rtt.Round(time.Millisecond), normal/stallFactor)})
 		}
 		if last != nil {

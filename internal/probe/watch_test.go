@@ -69,6 +69,20 @@ func TestReadGlances(t *testing.T) {
 	if got := kinds(rep); len(got) != 1 || got[0] != "connections_closed" || !rep.Happenings[0].From.Equal(gs[0].recv) {
 		t.Errorf("a closed connection: %+v", rep.Happenings)
 	}
+	// A glance answered a second late: a stall when the server ran it a
+	// second after it was sent; rlbench's own when the server ran it at
+	// once and rlbench read the reply late.
+	for _, serverLate := range []bool{true, false} {
+		gs := glances(t0, base, base, base, base, base)
+		gs[2].recv = gs[2].sent.Add(time.Second)
+		if serverLate {
+			gs[2].g.ServerUs = gs[2].sent.Add(time.Second - time.Millisecond).UnixMicro()
+		}
+		got := kinds(readGlances(gs, event.Offset{}, false))
+		if stalled := len(got) == 1 && got[0] == "stall"; stalled != serverLate {
+			t.Errorf("a reply a second late, the server late %v: saw %v", serverLate, got)
+		}
+	}
 	// The limiter deletes keys itself: deletions cannot be told apart.
 	if rep := readGlances(glances(t0, base, deleted), event.Offset{}, true); len(rep.Happenings) != 0 {
 		t.Errorf("a limiter that deletes: %+v", rep.Happenings)
