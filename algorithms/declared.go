@@ -434,22 +434,30 @@ func (l *Declared) expandKeys(namespace string, v *requestVars) []string {
 // namespace, so `checkout:{${identity}}` under rlbench:r1:co:steady:42 is
 // the key rlbench:r1:co:steady:checkout:{42}.
 func (l *Declared) Allow(ctx context.Context, key string) (Decision, error) {
-	keys, args, req := l.call(key)
+	return l.allowOn(ctx, key, CallerClock{})
+}
+
+// allowOn decides the identity key for a caller whose clock is c.
+func (l *Declared) allowOn(ctx context.Context, key string, c CallerClock) (Decision, error) {
+	keys, args, req := l.call(key, c)
 	reply, err := l.callee.Run(ctx, l.rdb, keys, args...)
 	return l.Decide(req, reply, err)
 }
 
-// call is the keys and arguments of the call deciding the identity key:
-// the templates filled in for this request, its cost drawn and the clock
-// read once.
-func (l *Declared) call(key string) (keys []string, args []any, req Request) {
+// call is the keys and arguments of the call deciding the identity key
+// for a caller whose clock is c: the templates filled in for this
+// request, its cost drawn and the clock read once.
+func (l *Declared) call(key string, c CallerClock) (keys []string, args []any, req Request) {
 	ns, id := splitIdentity(key)
 	v := requestVars{identity: id, cost: 1}
 	if l.usesRequestID {
 		v.requestID = l.requestIDs.Add(1)
 	}
+	var skew time.Duration
 	if l.usesNow {
-		v.nowMicros = l.now().UnixMicro()
+		var now time.Time
+		now, skew = c.read(l.now)
+		v.nowMicros = now.Add(skew).UnixMicro()
 	}
 	if !l.cost.IsOne() {
 		v.cost = l.cost.Draw(splitmix64(l.seed ^ l.draws.Add(1)*0x9e3779b97f4a7c15))
@@ -465,7 +473,39 @@ func (l *Declared) call(key string) (keys []string, args []any, req Request) {
 	// The time the script decides by: the clock rounded down to the unit
 	// its arguments carry.
 	unit := l.decl.clockUnitMicros()
-	return keys, args, Request{Cost: v.cost, NowMicros: floorDiv(v.nowMicros, unit) * unit}
+	return keys, args, Request{Cost: v.cost, NowMicros: floorDiv(v.nowMicros, unit) * unit, SkewMicros: skew.Microseconds()}
+}
+
+// OnClock implements CallerTimed: the limiter as an application instance
+// whose clock is c calls it. A limiter none of whose arguments carries
+// the time is the same from every instance.
+func (l *Declared) OnClock(c CallerClock) Limiter {
+	if !l.usesNow {
+		return l
+	}
+	return &declaredOnClock{Declared: l, clock: c}
+}
+
+// declaredOnClock is a declared limiter called from one application
+// instance: its requests read that instance's clock.
+type declaredOnClock struct {
+	*Declared
+	clock CallerClock
+}
+
+var (
+	_ CallerTimed = (*Declared)(nil)
+	_ Pipelined   = (*declaredOnClock)(nil)
+)
+
+// Allow implements Limiter on the instance's clock.
+func (v *declaredOnClock) Allow(ctx context.Context, key string) (Decision, error) {
+	return v.allowOn(ctx, key, v.clock)
+}
+
+// AppendCommand implements Pipelined on the instance's clock.
+func (v *declaredOnClock) AppendCommand(dst []any, key string) ([]any, Request) {
+	return v.appendCommandOn(dst, key, v.clock)
 }
 
 // WindowsEndAtInstants implements InstantWindowed: a fixed window's
