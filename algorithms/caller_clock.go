@@ -1,6 +1,9 @@
 package algorithms
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // CallerClock is the clock of the application instance a request comes
 // from: the true time, and how far the instance's clock is off it. A
@@ -55,4 +58,22 @@ func TakesCallerTime(lim Limiter) bool {
 		return true
 	}
 	return false
+}
+
+// callerClockKey is the context key of the caller's clock.
+type callerClockKey struct{}
+
+// WithCallerClock returns ctx carrying c: a limiter that takes its time
+// from its caller, called with it, reads the time from c, as if called
+// through OnClock(c). A caller that wraps the limiter (retrying it, say)
+// passes it on with the context.
+func WithCallerClock(ctx context.Context, c CallerClock) context.Context {
+	return context.WithValue(ctx, callerClockKey{}, c)
+}
+
+// callerClockFrom is the caller's clock ctx carries; the zero CallerClock
+// (the true clock, no skew) when it carries none.
+func callerClockFrom(ctx context.Context) CallerClock {
+	c, _ := ctx.Value(callerClockKey{}).(CallerClock)
+	return c
 }

@@ -49,17 +49,22 @@ func newClientTimed(name string, rdb Redis, p Policy, args ...int64) clientTimed
 	return clientTimed{scripted: newScripted(name, rdb, p, append(args, callerKeep.Milliseconds())...)}
 }
 
-// request reads the caller's clock for one request: what the request
+// request reads the caller's clock cc for one request: what the request
 // carries, and its argument.
-func (c *clientTimed) request() (Request, string) {
-	now, skew := c.clock.read(time.Now)
+func (c *clientTimed) request(cc CallerClock) (Request, string) {
+	now, skew := cc.read(time.Now)
 	us := now.Add(skew).UnixMicro()
 	return Request{NowMicros: us, SkewMicros: skew.Microseconds()}, strconv.FormatInt(us, 10)
 }
 
-// Allow implements Limiter: the script, told the caller's clock.
+// Allow implements Limiter: the script, told the caller's clock (the
+// view's, else the one ctx carries, else the true clock).
 func (c *clientTimed) Allow(ctx context.Context, key string) (Decision, error) {
-	req, now := c.request()
+	cc := c.clock
+	if cc.Now == nil && cc.Skew == nil {
+		cc = callerClockFrom(ctx)
+	}
+	req, now := c.request(cc)
 	args := make([]any, len(c.args)+1)
 	copy(args, c.args)
 	args[len(c.args)] = now
@@ -70,7 +75,7 @@ func (c *clientTimed) Allow(ctx context.Context, key string) (Decision, error) {
 // AppendCommand implements Pipelined: EVALSHA of the script on key, told
 // the caller's clock.
 func (c *clientTimed) AppendCommand(dst []any, key string) ([]any, Request) {
-	req, now := c.request()
+	req, now := c.request(c.clock)
 	dst = append(dst, "evalsha", c.script.shaArg, 1, key)
 	dst = append(dst, c.args...)
 	return append(dst, now), req

@@ -182,3 +182,36 @@ func TestClientTimeReferencesStayOptIn(t *testing.T) {
 		}
 	}
 }
+
+// TestCallerClockInTheContext: a limiter that takes its time from its
+// caller, called with a context carrying a caller's clock, reads that
+// clock, as a caller that wraps it (retrying it, say) passes it on: a
+// client-time built-in and a declared limiter alike.
+func TestCallerClockInTheContext(t *testing.T) {
+	rdb := redistest.Client(t)
+	p := algorithms.Policy{Limit: 3, Window: time.Second}
+	decl := &algorithms.Declaration{Name: "mine", Script: "return {1}", Semantics: algorithms.SemanticsFixedWindow,
+		Reply: algorithms.ReplyLayout{Allowed: 1},
+		Keys:  []algorithms.Template{algorithms.MustParseTemplate("rl:{${identity}}", algorithms.KeyVariables)},
+		Args:  []algorithms.Template{algorithms.MustParseTemplate("${now_us}", algorithms.ArgVariables)}}
+	declared, err := decl.Bind(rdb, p, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.UnixMicro(time.Now().UnixMicro())
+	skew := -340 * time.Millisecond
+	ctx := algorithms.WithCallerClock(context.Background(), fakeCaller{&now, skew}.clock())
+	for _, lim := range []algorithms.Limiter{newLimiter(t, rdb, algorithms.TokenBucketClientTimeName, p), declared} {
+		if err := lim.Load(ctx); err != nil {
+			t.Fatal(err)
+		}
+		d, err := lim.Allow(ctx, "rlbench:test:ctx:1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.ClientNowMicros != now.Add(skew).UnixMicro() || d.ClientSkewMicros != skew.Microseconds() {
+			t.Errorf("%s: decision carries %d skewed by %d, want %d by %d", lim.Name(), d.ClientNowMicros, d.ClientSkewMicros,
+				now.Add(skew).UnixMicro(), skew.Microseconds())
+		}
+	}
+}

@@ -27,8 +27,8 @@ func (a *Auditor) shortfall(decs []auditRecord, unseen []unseenCall) int64 {
 	var widest int64
 	for _, r := range decs {
 		if r.allowed() {
-			lo, hi, units = append(lo, r.at()), append(hi, r.at()+int64(r.widthUs)), append(units, unitsOf(r.units))
-			widest = max(widest, int64(r.widthUs))
+			lo, hi, units = append(lo, r.at()), append(hi, r.at()+r.width()), append(units, unitsOf(r.units))
+			widest = max(widest, r.width())
 		}
 	}
 	for _, u := range unseen {
@@ -42,7 +42,7 @@ func (a *Auditor) shortfall(decs []auditRecord, unseen []unseenCall) int64 {
 		if d.allowed() {
 			continue
 		}
-		dlo, dhi := d.at(), d.at()+int64(d.widthUs)
+		dlo, dhi := d.at(), d.at()+d.width()
 		// Admissions that may lie in (t-within, t] for some instant t of
 		// the denial: started by dhi, ended after dlo-within.
 		end := sort.Search(len(lo), func(i int) bool { return lo[i] > dhi })
