@@ -71,9 +71,11 @@ func WithCallerClock(ctx context.Context, c CallerClock) context.Context {
 	return context.WithValue(ctx, callerClockKey{}, c)
 }
 
-// callerClockFrom is the caller's clock ctx carries; the zero CallerClock
-// (the true clock, no skew) when it carries none.
-func callerClockFrom(ctx context.Context) CallerClock {
+// CallerClockFrom is the caller's clock ctx carries (WithCallerClock);
+// the zero CallerClock (the true clock, no skew) when it carries none. A
+// limiter of a program's own that takes its time from its caller reads it
+// so.
+func CallerClockFrom(ctx context.Context) CallerClock {
 	c, _ := ctx.Value(callerClockKey{}).(CallerClock)
 	return c
 }

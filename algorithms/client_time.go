@@ -62,7 +62,7 @@ func (c *clientTimed) request(cc CallerClock) (Request, string) {
 func (c *clientTimed) Allow(ctx context.Context, key string) (Decision, error) {
 	cc := c.clock
 	if cc.Now == nil && cc.Skew == nil {
-		cc = callerClockFrom(ctx)
+		cc = CallerClockFrom(ctx)
 	}
 	req, now := c.request(cc)
 	args := make([]any, len(c.args)+1)

@@ -434,7 +434,7 @@ func (l *Declared) expandKeys(namespace string, v *requestVars) []string {
 // namespace, so `checkout:{${identity}}` under rlbench:r1:co:steady:42 is
 // the key rlbench:r1:co:steady:checkout:{42}.
 func (l *Declared) Allow(ctx context.Context, key string) (Decision, error) {
-	return l.allowOn(ctx, key, callerClockFrom(ctx))
+	return l.allowOn(ctx, key, CallerClockFrom(ctx))
 }
 
 // allowOn decides the identity key for a caller whose clock is c.
