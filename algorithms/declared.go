@@ -52,6 +52,10 @@ type Declaration struct {
 	// when an argument carries the time (${now_s}, ${now_s_float},
 	// ${now_ms}, ${now_us}), else redis (see Clock).
 	TimeFrom TimeSource
+	// CallsTime says the source calls Redis TIME, as whoever read it
+	// found (a profile's declaration does): with TimeFrom and the
+	// arguments, it says whose clock the limiter decides by (TimeWhy).
+	CallsTime bool
 }
 
 // Clock is whose clock the limiter decides by: TimeFrom, or when that is
@@ -64,6 +68,44 @@ func (d *Declaration) Clock() TimeSource {
 		return TimeFromArgs
 	}
 	return TimeFromRedis
+}
+
+// TakesCallerTime reports whether an argument carries the caller's clock
+// (${now_s}, ${now_s_float}, ${now_ms}, ${now_us}): a fleet's clocks
+// reach the limiter only then.
+func (d *Declaration) TakesCallerTime() bool { return d.argsUse(NowVariables...) }
+
+// TimeWhy says, from the declaration and the script, why the limiter
+// decides by the clock Clock names: which argument carries the time,
+// whether time_from says so, whether the script calls TIME.
+func (d *Declaration) TimeWhy() string {
+	var carried string
+	for i, a := range d.Args {
+		for _, v := range NowVariables {
+			if a.Uses(v) && carried == "" {
+				carried = fmt.Sprintf("args[%d] carries ${%s}", i, v)
+			}
+		}
+	}
+	var why []string
+	if d.TimeFrom != "" {
+		why = append(why, "time_from: "+string(d.TimeFrom))
+	}
+	switch {
+	case carried != "":
+		why = append(why, carried)
+	default:
+		why = append(why, "no argument carries the time")
+	}
+	switch {
+	case d.CallsTime:
+		why = append(why, "the script calls TIME")
+	case carried == "":
+		why = append(why, "the script does not call TIME: its windows end where Redis expires its keys")
+	default:
+		why = append(why, "the script does not call TIME")
+	}
+	return strings.Join(why, "; ")
 }
 
 // UsesCost reports whether the limiter is told each request's cost: an
@@ -183,9 +225,12 @@ func (d *Declaration) Describe() string {
 	} else {
 		what = "your Lua script " + d.SourcePath
 	}
-	if d.Clock() == TimeFromArgs {
+	switch {
+	case d.Clock() == TimeFromArgs && d.CallsTime && d.TimeFrom == "":
+		what += ", which takes its time from its arguments (the caller's clock; its script calls TIME too: declare time_from: redis if it decides by that)"
+	case d.Clock() == TimeFromArgs:
 		what += ", which takes its time from its arguments (the caller's clock)"
-	} else {
+	default:
 		what += ", which takes its time from Redis (TIME in the script)"
 	}
 	switch {

@@ -252,6 +252,17 @@ func Default() []string {
 	return names
 }
 
+// Lookup describes the registered algorithm name; ok is false for any
+// other name.
+func Lookup(name string) (info Info, ok bool) {
+	for _, e := range registry {
+		if e.info.Name == name {
+			return e.info, true
+		}
+	}
+	return Info{}, false
+}
+
 // Known reports whether name is a registered algorithm.
 func Known(name string) bool {
 	for _, e := range registry {

@@ -252,7 +252,8 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 	}
 	watch := probe.StartWatch(target, r.Clock, offset, algorithms.DeletesKeys(lim))
 	rec := newRecorder(r.Clock.Now())
-	auditing := audit.Config{Limiter: lim, Identities: spec.Identities, Sample: pl.AuditIdentities, Seed: pl.Seed, Instances: spec.Fleet.Instances()}
+	auditing := audit.Config{Limiter: lim, Identities: spec.Identities, Sample: pl.AuditIdentities, Seed: pl.Seed,
+		Fleet: spec.Fleet, FleetStart: rec.start}
 	if b := spec.Boundary; spec.Shape == plan.ShapeBoundary {
 		// Around the boundary: the first burst, the second, and as much
 		// again on either side.

@@ -71,11 +71,14 @@ type Auditor struct {
 	// model cannot be fed the times the limiter saw, and only the bound
 	// is judged.
 	seenTooFar atomic.Bool
-	// instances is how many application instances the run's fleet has (0
-	// without one); inExcess counts, per instance, the admissions within
-	// the busiest window of each identity that went past the bound.
-	instances int
-	inExcess  [plan.MaxFleetInstances]int64
+	// fleet is the run's application instances, whose clocks count from
+	// fleetStart (nil without a fleet); instances is how many there are,
+	// and inExcess counts, per instance, the admissions within the busiest
+	// window of each identity that went past the bound.
+	fleet      *plan.Fleet
+	fleetStart time.Time
+	instances  int
+	inExcess   [plan.MaxFleetInstances]int64
 	// certainDenied counts the replayed decisions the model denied in
 	// every state the limiter may have been in: where an admission beyond
 	// the model would have shown.
@@ -110,10 +113,12 @@ type Config struct {
 	// is unknown. A run whose caller tells the audit of each failed call
 	// itself (RecordUnseen) leaves it unset.
 	UnseenFromOutcomes bool
-	// Instances is how many application instances the run's fleet has
-	// (at most plan.MaxFleetInstances; 0 without a fleet): the audit says
+	// Fleet is the run's application instances (nil without a fleet),
+	// whose clocks' offsets count from FleetStart, on the local clock: the
+	// audit takes each instance's skew off the times it carried, and says
 	// how each took part in admissions past the bound.
-	Instances int
+	Fleet      *plan.Fleet
+	FleetStart time.Time
 }
 
 // Timeline is a run's fault schedule as the audit places it: the faults,
@@ -235,7 +240,8 @@ func New(c Config) *Auditor {
 	}
 	au.watchFaults(c.Timeline)
 	au.unseenFromOutcomes = c.UnseenFromOutcomes
-	au.instances = min(max(c.Instances, 0), plan.MaxFleetInstances)
+	au.fleet, au.fleetStart = c.Fleet, c.FleetStart
+	au.instances = min(c.Fleet.Instances(), plan.MaxFleetInstances)
 	return au
 }
 
@@ -385,7 +391,7 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 	var admitted []auditRecord
 	var offered, admittedUnits tally
 	var offeredMax, spanMax int64
-	replayed := false
+	replayed, trueTimes := false, false
 	a.placeAfterDecisions()
 	for slot, decs := range a.decisions {
 		if len(decs) == 0 {
@@ -396,6 +402,15 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 		res.Identities++
 		res.Decisions += int64(len(decs))
 		spanMax = max(spanMax, decs[len(decs)-1].at()-decs[0].at())
+		// The bound and the promise are judged at the true times; a
+		// limiter that decided by its caller's clock, and whose replies
+		// say when the server ran each decision, is replayed in the
+		// server's order and judged at the times its requests carried, its
+		// instance's skew taken off.
+		judged := decs
+		if decs[0].seen {
+			judged, trueTimes = a.atTrueTimes(decs), true
+		}
 		// Resets seen on the server start a new lifetime of the state:
 		// where the replay placed them, or, judged by the bound alone,
 		// after those that took every key.
@@ -406,10 +421,9 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 			replayed = true
 			if decs[0].seen {
 				// The model was fed the times the limiter saw; the promise
-				// to admit holds on the true clock, which the server's
-				// times are. A denial either finds is counted once: the
-				// larger count stands.
-				byPromise := a.shortfall(decs, a.faults.unseen[slot%auditShards][slot])
+				// to admit holds on the true clock. A denial either finds
+				// is counted once: the larger count stands.
+				byPromise := a.shortfall(judged, a.faults.unseen[slot%auditShards][slot])
 				res.UnderAdmitted += max(byPromise-(res.UnderAdmitted-under), 0)
 			}
 		} else {
@@ -430,7 +444,7 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 		// Windows are measured within each lifetime of the limiter's
 		// state: across a fault that took it away, what was admitted
 		// before is not what the limiter knew of after.
-		for _, epoch := range a.faults.epochs(decs, cuts) {
+		for _, epoch := range a.faults.epochs(judged, cuts) {
 			offeredMax = max(offeredMax, tallyOf(&offered, epoch).maxIn(a.window))
 			admitted = admitted[:0]
 			for _, r := range epoch {
@@ -471,7 +485,7 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 		if over := max(busiest-res.BoundWindow, beyond); over > 0 {
 			res.Overshoot += over
 			res.Violations++
-			a.attribute(decs, cuts)
+			a.attribute(judged, cuts)
 		}
 		res.PolicyExcess = max(res.PolicyExcess, policyBusiest-policy.Limit)
 	}
@@ -483,7 +497,7 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 		res.Reply = &checks
 	}
 	res.VsExact = vsExact
-	res.Power = a.power(res, offeredMax, spanMax, replayed)
+	res.Power = a.power(res, offeredMax, spanMax, replayed, trueTimes)
 	return res, a.edges.contract()
 }
 

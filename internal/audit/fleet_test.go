@@ -7,6 +7,7 @@ import (
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 )
 
 // fleetRequest is one request of a test fleet: the true time it was sent
@@ -27,7 +28,9 @@ func fleetOutcomes(lim *algorithms.FixedWindowClientTime, reqs []fleetRequest, s
 	for _, r := range reqs {
 		skew := skews[r.instance].Microseconds()
 		seen := r.atUs + skew
-		d := algorithms.Decision{Allowed: m.Allow(seen), ServerNowMicros: r.atUs, ClientNowMicros: seen, ClientSkewMicros: skew}
+		// The server runs it 300us after it was sent: the audit judges
+		// the time it was sent at, the true time the request carried.
+		d := algorithms.Decision{Allowed: m.Allow(seen), ServerNowMicros: r.atUs + 300, ClientNowMicros: seen, ClientSkewMicros: skew}
 		d.Remaining = strconv.FormatFloat(m.Remaining(), 'f', -1, 64)
 		if !d.Allowed {
 			d.RetryAfter = time.Duration((m.NextAdmitMicros()-seen+999)/1000) * time.Millisecond
@@ -68,10 +71,16 @@ func TestSkewExcessByHand(t *testing.T) {
 	}{
 		{"clocks 100ms ahead and behind", []time.Duration{100 * time.Millisecond, -100 * time.Millisecond}, 10, 10, 6, []int64{4, 6}},
 		{"one clock", []time.Duration{0, 0}, 4, 4, 0, []int64{0, 0}},
+		// 600ms ahead and behind: the first eight alike, then at T+500ms
+		// the instance behind is still in the first window, whose count
+		// it started anew at T-43ms: one more admitted, two denied. By
+		// the times the limiter saw, 1.2s apart, no second would hold
+		// more than 5: the skew is taken off.
+		{"clocks 600ms ahead and behind", []time.Duration{600 * time.Millisecond, -600 * time.Millisecond}, 9, 9, 5, []int64{4, 5}},
 	} {
 		t.Run(tc.why, func(t *testing.T) {
 			lim := algorithms.NewFixedWindowClientTime(nil, p)
-			a := New(Config{Limiter: lim, Identities: 1, Sample: 1, Instances: 2})
+			a := New(Config{Limiter: lim, Identities: 1, Sample: 1, Fleet: &plan.Fleet{Offsets: tc.skews}})
 			for _, o := range fleetOutcomes(lim, reqs, tc.skews) {
 				record(a, 0, o)
 			}
@@ -101,7 +110,7 @@ func TestSkewExcessByHand(t *testing.T) {
 func TestCallerTimeJudgedAtTheTrueTime(t *testing.T) {
 	p := algorithms.Policy{Limit: 2, Window: time.Second}
 	lim := declareNow(t, algorithms.Promise{Admitted: 2, Per: time.Second}, p)
-	a := New(Config{Limiter: lim, Identities: 1, Sample: 1, Instances: 2})
+	a := New(Config{Limiter: lim, Identities: 1, Sample: 1, Fleet: &plan.Fleet{Offsets: []time.Duration{600 * time.Millisecond, -600 * time.Millisecond}}})
 	const t0 = int64(1_764_000_000_000_000)
 	skews := []int64{600_000, -600_000}
 	for i := range 3 {

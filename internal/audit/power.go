@@ -81,7 +81,10 @@ func (s spans) Swap(i, j int) {
 // of one lifetime of its state; a denial the semantics rule out, where the
 // model admitted some, or the limiter states a promise to admit over an
 // interval shorter than some identity's decisions spanned (spanMax).
-func (a *Auditor) power(res *result.Audit, offeredMax, spanMax int64, replayed bool) *result.Power {
+// Decisions replayed at the times the limiter saw but judged at the true
+// times (trueTimes: a limiter that decides by its caller's clock) could
+// also show an excess wherever an identity offered more than the bound.
+func (a *Auditor) power(res *result.Audit, offeredMax, spanMax int64, replayed, trueTimes bool) *result.Power {
 	p := &result.Power{OfferedMaxInWindow: offeredMax, Replayed: replayed}
 	if a.promiseAdmits > 0 {
 		p.PromiseAdmits, p.PromiseWithinMs = a.promiseAdmits, float64(a.promiseWithinUs)/1000
@@ -89,7 +92,7 @@ func (a *Auditor) power(res *result.Audit, offeredMax, spanMax int64, replayed b
 	p.Excess = offeredMax > res.BoundWindow
 	if replayed {
 		p.ExpectedDenied = a.certainDenied
-		p.Excess = p.ExpectedDenied > 0
+		p.Excess = p.ExpectedDenied > 0 || (trueTimes && offeredMax > res.BoundWindow)
 		p.Shortfall = res.ExpectedAllowed > 0
 	} else {
 		p.Shortfall = a.promiseAdmits > 0 && spanMax > a.promiseWithinUs
