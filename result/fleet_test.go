@@ -60,3 +60,49 @@ func TestValidateRefusesAFleetOfOtherInstances(t *testing.T) {
 		t.Errorf("a fleet of 3 listing 2: %v", err)
 	}
 }
+
+// TestSkewTolerances: per sweep and limiter, the largest skew up to which
+// every step held (no overshoot, no under-admission), in the order of the
+// skews whatever the order of the runs; none when the smallest step
+// failed; every step when all held; a step without an audit holds nothing.
+func TestSkewTolerances(t *testing.T) {
+	step := func(alg string, skewMs float64, over, under int64, audited bool) result.Run {
+		r := result.Run{Algorithm: alg, Scenario: "sweep-skew", Fleet: &result.Fleet{Sweep: "sweep", ClockSkewMs: skewMs}}
+		if audited {
+			r.Audit = &result.Audit{Overshoot: over, UnderAdmitted: under, MaxWindowAdmitted: 100 + over, BoundWindow: 100}
+		}
+		return r
+	}
+	runs := []result.Run{
+		step("server", 500, 0, 0, true), step("client", 500, 40, 0, true), step("early", 500, 0, 0, true), step("blind", 500, 0, 0, true),
+		step("server", 0, 0, 0, true), step("client", 0, 0, 0, true), step("early", 0, 3, 0, true), step("blind", 0, 0, 0, true),
+		step("server", 50, 0, 0, true), step("client", 50, 0, 2, true), step("early", 50, 0, 0, true), step("blind", 50, 0, 0, false),
+		{Algorithm: "server", Scenario: "other"},
+	}
+	got := result.SkewTolerances(runs)
+	want := map[string]struct {
+		tolerated bool
+		ms        float64
+		all       bool
+		first     float64
+	}{
+		"server": {true, 500, true, -1},
+		"client": {true, 0, false, 50},
+		"early":  {false, 0, false, 0},
+		"blind":  {true, 0, false, 50},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d tolerances, want %d: %+v", len(got), len(want), got)
+	}
+	for _, g := range got {
+		w := want[g.Algorithm]
+		first := -1.0
+		if g.FirstFailure != nil {
+			first = g.FirstFailure.SkewMs
+		}
+		if g.Sweep != "sweep" || g.Tolerated != w.tolerated || g.ToleratedMs != w.ms || g.AllHeld != w.all || first != w.first ||
+			len(g.Steps) != 3 || g.Steps[0].SkewMs != 0 || g.Steps[2].SkewMs != 500 {
+			t.Errorf("%s: %+v, want %+v", g.Algorithm, g, w)
+		}
+	}
+}

@@ -1,0 +1,201 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/rlbench/rlbench/result"
+)
+
+// writeFleet prints what a fleet's clocks did, when the runs came from
+// one: for each sweep of clock skews, per limiter, the most one identity
+// had admitted within a window at each skew (marked where the run went
+// past the bound or short of the promise) and the largest skew it
+// tolerates; then each run whose admissions went past the bound, and how
+// they fall between the instances. Nothing without a fleet.
+func writeFleet(w io.Writer, r *result.Result) error {
+	for _, sweep := range SkewSweeps(r) {
+		fmt.Fprintf(w, "\nclock skew (%s): the most one identity had admitted within any %s, with the %d instances' clocks spread over ± each skew, "+
+			"judged on the true clock; ! past the bound or short of the promise\n",
+			sweep.Name, FormatMillis(r.Profile.Policy.WindowMs), sweep.Instances)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		head := "algorithm\ttime from\t"
+		for _, ms := range sweep.SkewsMs {
+			head += FormatSkew(ms) + "\t"
+		}
+		fmt.Fprintln(tw, head+"bound\ttolerates\t")
+		for _, t := range sweep.Limiters {
+			line := t.Algorithm + "\t" + sweep.TimeFrom[t.Algorithm] + "\t"
+			for _, ms := range sweep.SkewsMs {
+				line += stepCell(t, ms) + "\t"
+			}
+			bound := "-"
+			if len(t.Steps) > 0 && t.Steps[0].Audited {
+				bound = FormatCount(t.Steps[0].BoundWindow)
+			}
+			fmt.Fprintln(tw, line+bound+"\t"+Tolerates(t)+"\t")
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	for _, line := range FleetExcessLines(r) {
+		fmt.Fprintln(w, "  "+line)
+	}
+	return nil
+}
+
+// stepCell is one limiter's figure at one skew of a sweep: the most it
+// admitted within a window, marked ! when the step did not hold.
+func stepCell(t result.SkewTolerance, ms float64) string {
+	for _, s := range t.Steps {
+		if s.SkewMs != ms {
+			continue
+		}
+		if !s.Audited {
+			return "n/a"
+		}
+		cell := FormatCount(s.MaxWindowAdmitted)
+		if !s.Held() {
+			cell += "!"
+		}
+		return cell
+	}
+	return "-"
+}
+
+// Sweep is one sweep of clock skews of a result, for the summary and the
+// page: its name, how many instances its fleet had, the skews it ran (in
+// milliseconds, smallest first), whose clock each limiter took its time
+// from, and what each tolerates.
+type Sweep struct {
+	Name      string
+	Instances int
+	SkewsMs   []float64
+	TimeFrom  map[string]string
+	Limiters  []result.SkewTolerance
+}
+
+// SkewSweeps gathers the result's sweeps of clock skews, in the order
+// their runs came.
+func SkewSweeps(r *result.Result) []Sweep {
+	var out []Sweep
+	index := map[string]int{}
+	for _, t := range result.SkewTolerances(r.Runs) {
+		at, ok := index[t.Sweep]
+		if !ok {
+			at = len(out)
+			index[t.Sweep] = at
+			out = append(out, Sweep{Name: t.Sweep, TimeFrom: map[string]string{}})
+		}
+		s := &out[at]
+		s.Limiters = append(s.Limiters, t)
+		for _, step := range t.Steps {
+			if !slices.Contains(s.SkewsMs, step.SkewMs) {
+				s.SkewsMs = append(s.SkewsMs, step.SkewMs)
+			}
+		}
+		slices.Sort(s.SkewsMs)
+	}
+	for i := range r.Runs {
+		f := r.Runs[i].Fleet
+		if f == nil || f.Sweep == "" {
+			continue
+		}
+		s := &out[index[f.Sweep]]
+		s.Instances = max(s.Instances, f.Instances)
+		s.TimeFrom[r.Runs[i].Algorithm] = "redis"
+		if f.TakesTime {
+			s.TimeFrom[r.Runs[i].Algorithm] = "caller"
+		}
+	}
+	return out
+}
+
+// FormatSkew writes a spread of clock skews in milliseconds: 0, ±50ms,
+// ±1.5s, ±0.25ms.
+func FormatSkew(ms float64) string {
+	switch {
+	case ms == 0:
+		return "0"
+	case ms >= 1000:
+		return "±" + strconv.FormatFloat(ms/1000, 'f', -1, 64) + "s"
+	default:
+		return "±" + strconv.FormatFloat(ms, 'f', -1, 64) + "ms"
+	}
+}
+
+// Tolerates says the largest skew a limiter tolerates over its sweep:
+// "±500ms or more (every step held)", "0 (over-admits at ±50ms)", or
+// "none measured (over-admits at 0)".
+func Tolerates(t result.SkewTolerance) string {
+	switch {
+	case len(t.Steps) == 0:
+		return "none measured"
+	case t.AllHeld:
+		return FormatSkew(t.ToleratedMs) + " or more (every step held)"
+	}
+	why := stepFailure(*t.FirstFailure)
+	if !t.Tolerated {
+		return "none measured (" + why + ")"
+	}
+	return FormatSkew(t.ToleratedMs) + " (" + why + ")"
+}
+
+// stepFailure says why a step of a sweep did not hold.
+func stepFailure(s result.SkewStep) string {
+	at := FormatSkew(s.SkewMs)
+	var what []string
+	switch {
+	case !s.Audited:
+		return "not audited at " + at
+	case s.Overshoot > 0:
+		what = append(what, "over-admits")
+	}
+	if s.UnderAdmitted > 0 {
+		what = append(what, "under-admits")
+	}
+	return strings.Join(what, " and ") + " at " + at
+}
+
+// FleetExcessLines says, for each run from a fleet whose admissions went
+// past the bound, how many, and how the instances took part in the
+// busiest windows; and, where the limiter's model, fed the times it saw,
+// agreed with every decision, that the excess is the skew's.
+func FleetExcessLines(r *result.Result) []string {
+	var out []string
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		f, a := run.Fleet, run.Audit
+		if f == nil || a == nil || a.Overshoot == 0 {
+			continue
+		}
+		var parts []string
+		for k, in := range f.PerInstance {
+			parts = append(parts, fmt.Sprintf("instance %d (clock %s) %s", k, formatOffset(in.OffsetMs), FormatCount(in.InExcess)))
+		}
+		line := fmt.Sprintf("%s: %s admissions past the bound; admitted within the windows past it: %s", run.Key(), FormatCount(a.Overshoot), strings.Join(parts, ", "))
+		if a.HasModel() && a.ModelMismatches == 0 && f.TakesTime {
+			line += "; its model, fed the times it saw, agrees with every decision: the excess comes from trusting its callers' clocks " +
+				"(their skew, and requests that reached the server in another order than their times)"
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// formatOffset writes an instance's clock offset: +50ms, -1.5s, 0.
+func formatOffset(ms float64) string {
+	switch {
+	case ms == 0:
+		return "0"
+	case ms >= 1000 || ms <= -1000:
+		return fmt.Sprintf("%+gs", ms/1000)
+	default:
+		return fmt.Sprintf("%+gms", ms)
+	}
+}

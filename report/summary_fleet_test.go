@@ -1,0 +1,63 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/rlbench/rlbench/internal/resulttest"
+	"github.com/rlbench/rlbench/result"
+)
+
+// TestSummaryOfASkewSweep: the summary states, per limiter, the most
+// admitted in one window at each skew, marked where a step went past the
+// bound, and the largest skew it tolerates; then how the instances took
+// part in each run past the bound, and that the excess comes from the
+// callers' clocks where the model agreed with every decision.
+func TestSummaryOfASkewSweep(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteSummary(&buf, resulttest.Swept()); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"clock skew (sweep): the most one identity had admitted within any 1s, with the 2 instances' clocks spread over ± each skew",
+		"fixed_window      redis  120    120     120    200  ±500ms or more (every step held)",
+		"fixed_window_client_time     caller  190   303!  2,299!    200          0 (over-admits at ±50ms)",
+		"fixed_window_client_time/sweep-skew50ms: 103 admissions past the bound; admitted within the windows past it: instance 0 (clock -50ms) 151, instance 1 (clock +50ms) 152; " +
+			"its model, fed the times it saw, agrees with every decision: the excess comes from trusting its callers' clocks",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, out)
+		}
+	}
+	var plain bytes.Buffer
+	if err := WriteSummary(&plain, resulttest.Sample()); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), "clock skew") {
+		t.Errorf("a result without a fleet has a clock skew section:\n%s", plain.String())
+	}
+}
+
+// TestTolerates: how the largest tolerated skew reads.
+func TestTolerates(t *testing.T) {
+	held := result.SkewStep{SkewMs: 0, Audited: true}
+	over := result.SkewStep{SkewMs: 50, Audited: true, Overshoot: 3}
+	both := result.SkewStep{SkewMs: 0, Audited: true, Overshoot: 3, UnderAdmitted: 1}
+	unaudited := result.SkewStep{SkewMs: 1500}
+	for _, tc := range []struct {
+		t    result.SkewTolerance
+		want string
+	}{
+		{result.SkewTolerance{Steps: []result.SkewStep{held}, Tolerated: true, AllHeld: true}, "0 or more (every step held)"},
+		{result.SkewTolerance{Steps: []result.SkewStep{held, over}, Tolerated: true, FirstFailure: &over}, "0 (over-admits at ±50ms)"},
+		{result.SkewTolerance{Steps: []result.SkewStep{both}, FirstFailure: &both}, "none measured (over-admits and under-admits at 0)"},
+		{result.SkewTolerance{Steps: []result.SkewStep{held, unaudited}, Tolerated: true, FirstFailure: &unaudited}, "0 (not audited at ±1.5s)"},
+		{result.SkewTolerance{}, "none measured"},
+	} {
+		if got := Tolerates(tc.t); got != tc.want {
+			t.Errorf("Tolerates = %q, want %q", got, tc.want)
+		}
+	}
+}
