@@ -179,7 +179,12 @@ func FleetExcessLines(r *result.Result) []string {
 			parts = append(parts, fmt.Sprintf("instance %d (clock %s) %s", k, formatOffset(in.OffsetMs), FormatCount(in.InExcess)))
 		}
 		line := fmt.Sprintf("%s: %s admissions past the bound; admitted within the windows past it: %s", run.Key(), FormatCount(a.Overshoot), strings.Join(parts, ", "))
-		if a.HasModel() && a.ModelMismatches == 0 && f.TakesTime {
+		switch {
+		case !a.HasModel() || a.ModelMismatches != 0 || !f.TakesTime:
+		case f.FurthestOffsetMs() == 0 && f.DriftMsPerMin == 0:
+			line += "; its model, fed the times it saw, agrees with every decision: with every clock on the true time, the excess comes from " +
+				"trusting its callers' times, which reached the server in another order than they were taken"
+		default:
 			line += "; its model, fed the times it saw, agrees with every decision: the excess comes from trusting its callers' clocks " +
 				"(their skew, and requests that reached the server in another order than their times)"
 		}

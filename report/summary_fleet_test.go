@@ -31,6 +31,21 @@ func TestSummaryOfASkewSweep(t *testing.T) {
 			t.Errorf("the summary lacks %q:\n%s", want, out)
 		}
 	}
+	// Out of order on one clock: the excess is the callers' times', not
+	// a skew.
+	r := resulttest.Swept()
+	for i := range r.Runs {
+		if run := &r.Runs[i]; run.Key() == "fixed_window_client_time/sweep-skew0" {
+			run.Audit.MaxWindowAdmitted, run.Audit.Overshoot, run.Audit.Violations = 201, 1, 1
+			run.Fleet.PerInstance[0].InExcess, run.Fleet.PerInstance[1].InExcess = 101, 100
+		}
+	}
+	lines := strings.Join(FleetExcessLines(r), "\n")
+	if want := "fixed_window_client_time/sweep-skew0: 1 admissions past the bound; admitted within the windows past it: instance 0 (clock 0) 101, instance 1 (clock 0) 100; " +
+		"its model, fed the times it saw, agrees with every decision: with every clock on the true time, the excess comes from trusting its callers' times, " +
+		"which reached the server in another order than they were taken"; !strings.Contains(lines, want) {
+		t.Errorf("the excess on one clock reads\n%s\nwant\n%s", lines, want)
+	}
 	var plain bytes.Buffer
 	if err := WriteSummary(&plain, resulttest.Sample()); err != nil {
 		t.Fatal(err)
