@@ -1,12 +1,14 @@
 package audit
 
 import (
+	"context"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/internal/redistest"
 	"github.com/rlbench/rlbench/plan"
 )
 
@@ -17,27 +19,53 @@ type fleetRequest struct {
 	instance int
 }
 
-// fleetOutcomes decides requests as the client-time fixed window does,
-// through its model fed each instance's skewed time (the script decides
-// exactly so: TestClientTimeBuiltinsAgreeWithTheirModels), in order, and
-// returns the outcomes the limiter's replies make, each with the server's
-// time, the caller's skewed time and the skew.
-func fleetOutcomes(lim *algorithms.FixedWindowClientTime, reqs []fleetRequest, skews []time.Duration) []*event.Outcome {
+// fleetDecider decides a test fleet's requests for the client-time fixed
+// window, each request from its instance at the true time the test sets.
+type fleetDecider func(t *testing.T, r fleetRequest, skew time.Duration) algorithms.Decision
+
+// modelDecider decides as the client-time fixed window does, through its
+// model fed each instance's skewed time (the script decides exactly so:
+// TestClientTimeBuiltinsAgreeWithTheirModels), with the reply the script
+// makes. The server runs each request 300us after it was sent: the audit
+// judges the time it was sent at, the true time the request carried.
+func modelDecider(lim *algorithms.FixedWindowClientTime) fleetDecider {
 	m := lim.Model().(algorithms.ReplyModel)
-	var out []*event.Outcome
-	for _, r := range reqs {
-		skew := skews[r.instance].Microseconds()
-		seen := r.atUs + skew
-		// The server runs it 300us after it was sent: the audit judges
-		// the time it was sent at, the true time the request carried.
-		d := algorithms.Decision{Allowed: m.Allow(seen), ServerNowMicros: r.atUs + 300, ClientNowMicros: seen, ClientSkewMicros: skew}
+	return func(_ *testing.T, r fleetRequest, skew time.Duration) algorithms.Decision {
+		seen := r.atUs + skew.Microseconds()
+		d := algorithms.Decision{Allowed: m.Allow(seen), ServerNowMicros: r.atUs + 300, ClientNowMicros: seen, ClientSkewMicros: skew.Microseconds()}
 		d.Remaining = strconv.FormatFloat(m.Remaining(), 'f', -1, 64)
 		if !d.Allowed {
 			d.RetryAfter = time.Duration((m.NextAdmitMicros()-seen+999)/1000) * time.Millisecond
 		}
-		out = append(out, &event.Outcome{Instance: r.instance, Decision: d})
+		return d
 	}
-	return out
+}
+
+// redisDecider decides by the client-time fixed window's script on a real
+// redis-server, called from each instance as a fleet calls it (OnClock):
+// the true time is the test's, each instance's clock that plus its skew;
+// the server's time in the reply is the server's own.
+func redisDecider(lim algorithms.CallerTimed, key string) fleetDecider {
+	var now time.Time
+	views := map[time.Duration]algorithms.Limiter{}
+	return func(t *testing.T, r fleetRequest, skew time.Duration) algorithms.Decision {
+		t.Helper()
+		if views[skew] == nil {
+			views[skew] = lim.OnClock(algorithms.CallerClock{
+				Now:  func() time.Time { return now },
+				Skew: func(time.Time) time.Duration { return skew },
+			})
+		}
+		now = time.UnixMicro(r.atUs)
+		d, err := views[skew].Allow(context.Background(), key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.ClientNowMicros != r.atUs+skew.Microseconds() || d.ServerNowMicros <= 0 {
+			t.Fatalf("the request at %d from a clock %s off carried %d, the server's time %d", r.atUs, skew, d.ClientNowMicros, d.ServerNowMicros)
+		}
+		return d
+	}
 }
 
 // TestSkewExcessByHand: the client-time fixed window (2 per 1s, so at most
@@ -52,52 +80,73 @@ func fleetOutcomes(lim *algorithms.FixedWindowClientTime, reqs []fleetRequest, s
 // part with 4 admissions and instance 1 with 6. The model, fed the times
 // the limiter saw, agrees with every decision: the excess is the skew's.
 // The same requests on one clock admit 2 before T and 2 after: 4, none
-// past the bound.
+// past the bound. The decisions come from the limiter's model, and then
+// from its script on a real redis-server under the test's clock, with the
+// same figures.
 func TestSkewExcessByHand(t *testing.T) {
 	p := algorithms.Policy{Limit: 2, Window: time.Second}
-	const T = int64(1_764_000_001_000_000)
-	var reqs []fleetRequest
-	for i := range 8 {
-		reqs = append(reqs, fleetRequest{T - 50_000 + int64(i)*1000, i % 2})
-	}
-	for i := range 3 {
-		reqs = append(reqs, fleetRequest{T + 500_000 + int64(i)*1000, 1})
-	}
-	for _, tc := range []struct {
-		why                             string
-		skews                           []time.Duration
-		allowed, maxInWindow, overshoot int64
-		inExcess                        []int64
-	}{
-		{"clocks 100ms ahead and behind", []time.Duration{100 * time.Millisecond, -100 * time.Millisecond}, 10, 10, 6, []int64{4, 6}},
-		{"one clock", []time.Duration{0, 0}, 4, 4, 0, []int64{0, 0}},
-		// 600ms ahead and behind: the first eight alike, then at T+500ms
-		// the instance behind is still in the first window, whose count
-		// it started anew at T-43ms: one more admitted, two denied. By
-		// the times the limiter saw, 1.2s apart, no second would hold
-		// more than 5: the skew is taken off.
-		{"clocks 600ms ahead and behind", []time.Duration{600 * time.Millisecond, -600 * time.Millisecond}, 9, 9, 5, []int64{4, 5}},
-	} {
-		t.Run(tc.why, func(t *testing.T) {
-			lim := algorithms.NewFixedWindowClientTime(nil, p)
-			a := New(Config{Limiter: lim, Identities: 1, Sample: 1, Fleet: &plan.Fleet{Offsets: tc.skews}})
-			for _, o := range fleetOutcomes(lim, reqs, tc.skews) {
-				record(a, 0, o)
-			}
-			rep := a.Finish(nil, nil)
-			got := rep.Audit
-			if got.Allowed != tc.allowed || got.MaxWindowAdmitted != tc.maxInWindow || got.BoundWindow != 4 || got.Overshoot != tc.overshoot {
-				t.Errorf("allowed %d, busiest second %d (bound %d), overshoot %d; want %d, %d (4), %d",
-					got.Allowed, got.MaxWindowAdmitted, got.BoundWindow, got.Overshoot, tc.allowed, tc.maxInWindow, tc.overshoot)
-			}
-			if got.ModelMismatches != 0 || got.ExpectedAllowed != got.Allowed || got.UnderAdmitted != 0 || !got.HasModel() {
-				t.Errorf("the model fed the times the limiter saw: %d mismatches, %d expected of %d admitted, %d under-admitted (basis %q)",
-					got.ModelMismatches, got.ExpectedAllowed, got.Allowed, got.UnderAdmitted, got.Basis)
-			}
-			if len(rep.InExcess) != 2 || rep.InExcess[0] != tc.inExcess[0] || rep.InExcess[1] != tc.inExcess[1] {
-				t.Errorf("admissions in the windows past the bound, by instance: %v, want %v", rep.InExcess, tc.inExcess)
-			}
-		})
+	rdb := redistest.Client(t)
+	for _, source := range []string{"model", "redis"} {
+		// A whole second of today's epoch, so that the server's time in a
+		// reply is within seconds of the time the request carried.
+		T := (time.Now().Unix() + 2) * 1_000_000
+		var reqs []fleetRequest
+		for i := range 8 {
+			reqs = append(reqs, fleetRequest{T - 50_000 + int64(i)*1000, i % 2})
+		}
+		for i := range 3 {
+			reqs = append(reqs, fleetRequest{T + 500_000 + int64(i)*1000, 1})
+		}
+		for _, tc := range []struct {
+			why                             string
+			skews                           []time.Duration
+			allowed, maxInWindow, overshoot int64
+			inExcess                        []int64
+		}{
+			{"clocks 100ms ahead and behind", []time.Duration{100 * time.Millisecond, -100 * time.Millisecond}, 10, 10, 6, []int64{4, 6}},
+			{"one clock", []time.Duration{0, 0}, 4, 4, 0, []int64{0, 0}},
+			// 600ms ahead and behind: the first eight alike, then at T+500ms
+			// the instance behind is still in the first window, whose count
+			// it started anew at T-43ms: one more admitted, two denied. By
+			// the times the limiter saw, 1.2s apart, no second would hold
+			// more than 5: the skew is taken off.
+			{"clocks 600ms ahead and behind", []time.Duration{600 * time.Millisecond, -600 * time.Millisecond}, 9, 9, 5, []int64{4, 5}},
+		} {
+			t.Run(source+"/"+tc.why, func(t *testing.T) {
+				var lim algorithms.Limiter
+				var decide fleetDecider
+				if source == "model" {
+					l := algorithms.NewFixedWindowClientTime(nil, p)
+					lim, decide = l, modelDecider(l)
+				} else {
+					l, err := algorithms.New(algorithms.FixedWindowClientTimeName, rdb, p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := l.Load(context.Background()); err != nil {
+						t.Fatal(err)
+					}
+					lim, decide = l, redisDecider(l.(algorithms.CallerTimed), "rlbench:test:skew:"+tc.why)
+				}
+				a := New(Config{Limiter: lim, Identities: 1, Sample: 1, Fleet: &plan.Fleet{Offsets: tc.skews}})
+				for _, r := range reqs {
+					record(a, 0, &event.Outcome{Instance: r.instance, Decision: decide(t, r, tc.skews[r.instance])})
+				}
+				rep := a.Finish(nil, nil)
+				got := rep.Audit
+				if got.Allowed != tc.allowed || got.MaxWindowAdmitted != tc.maxInWindow || got.BoundWindow != 4 || got.Overshoot != tc.overshoot {
+					t.Errorf("allowed %d, busiest second %d (bound %d), overshoot %d; want %d, %d (4), %d",
+						got.Allowed, got.MaxWindowAdmitted, got.BoundWindow, got.Overshoot, tc.allowed, tc.maxInWindow, tc.overshoot)
+				}
+				if got.ModelMismatches != 0 || got.ExpectedAllowed != got.Allowed || got.UnderAdmitted != 0 || !got.HasModel() {
+					t.Errorf("the model fed the times the limiter saw: %d mismatches, %d expected of %d admitted, %d under-admitted (basis %q)",
+						got.ModelMismatches, got.ExpectedAllowed, got.Allowed, got.UnderAdmitted, got.Basis)
+				}
+				if len(rep.InExcess) != 2 || rep.InExcess[0] != tc.inExcess[0] || rep.InExcess[1] != tc.inExcess[1] {
+					t.Errorf("admissions in the windows past the bound, by instance: %v, want %v", rep.InExcess, tc.inExcess)
+				}
+			})
+		}
 	}
 }
 
