@@ -7,7 +7,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/rlbench/rlbench/report"
 )
@@ -37,7 +36,6 @@ func admittedVsSkew(v *view) (drawing, error) {
 	if len(skews) == 0 {
 		return markNoData(p, "no scenario swept the clock skew"), nil
 	}
-	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}}
 	top, bottom := 0.0, math.Inf(1)
 	bounds := map[string]bool{}
 	for si, s := range v.sweeps {
@@ -55,15 +53,10 @@ func admittedVsSkew(v *view) (drawing, error) {
 				continue
 			}
 			col := v.colors.color(t.Algorithm)
-			l, err := line(xys, col, vg.Points(2))
+			l, marks, err := markedLine(xys, col, si+li)
 			if err != nil {
 				return nil, err
 			}
-			marks, err := plotter.NewScatter(xys)
-			if err != nil {
-				return nil, err
-			}
-			marks.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(4), Shape: shapes[(si+li)%len(shapes)]}
 			p.Add(l, marks)
 			name := t.Algorithm + ": tolerates " + report.Tolerates(t)
 			if len(v.sweeps) > 1 {

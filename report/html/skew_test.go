@@ -1,7 +1,6 @@
 package html
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -15,16 +14,7 @@ import (
 // against skew, one line per limiter; a result without a fleet gets
 // neither.
 func TestSkewSweepPage(t *testing.T) {
-	r := resulttest.Swept()
-	figs, err := Plots(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := WriteHTML(&buf, r, figs, testSemantics); err != nil {
-		t.Fatal(err)
-	}
-	page := buf.String()
+	page, figs := renderPage(t, resulttest.Swept())
 	text := pageText(page)
 	for _, want := range []string{
 		"Clock skew of the fleet", "the 2 application instances' clocks spread evenly over minus to plus each skew",
