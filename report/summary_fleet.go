@@ -33,11 +33,7 @@ func writeFleet(w io.Writer, r *result.Result) error {
 			for _, ms := range sweep.SkewsMs {
 				line += stepCell(t, ms) + "\t"
 			}
-			bound := "-"
-			if len(t.Steps) > 0 && t.Steps[0].Audited {
-				bound = FormatCount(t.Steps[0].BoundWindow)
-			}
-			fmt.Fprintln(tw, line+bound+"\t"+Tolerates(t)+"\t")
+			fmt.Fprintln(tw, line+boundCell(t)+"\t"+Tolerates(t)+"\t")
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -47,6 +43,37 @@ func writeFleet(w io.Writer, r *result.Result) error {
 		fmt.Fprintln(w, "  "+line)
 	}
 	return nil
+}
+
+// writeSkewMarkdown writes, for each sweep of clock skews, the summary's
+// table as Markdown: per limiter, the most admitted in one window at each
+// skew and the largest skew it tolerates.
+func writeSkewMarkdown(w io.Writer, r *result.Result) {
+	for _, sweep := range SkewSweeps(r) {
+		fmt.Fprintf(w, "\nClock skew (%s): the most one identity had admitted within any %s, with the %d instances' clocks spread over ± each skew, "+
+			"judged on the true clock; ! past the bound or short of the promise\n\n", mdEscape(sweep.Name), FormatMillis(r.Profile.Policy.WindowMs), sweep.Instances)
+		head, rule := "| algorithm | time from |", "|---|---|"
+		for _, ms := range sweep.SkewsMs {
+			head, rule = head+" "+FormatSkew(ms)+" |", rule+"---:|"
+		}
+		fmt.Fprintln(w, head+" bound | tolerates |")
+		fmt.Fprintln(w, rule+"---:|---|")
+		for _, t := range sweep.Limiters {
+			line := "| " + mdEscape(t.Algorithm) + " | " + sweep.TimeFrom[t.Algorithm] + " |"
+			for _, ms := range sweep.SkewsMs {
+				line += " " + mdEscape(stepCell(t, ms)) + " |"
+			}
+			fmt.Fprintln(w, line+" "+boundCell(t)+" | "+mdEscape(Tolerates(t))+" |")
+		}
+	}
+}
+
+// boundCell is a limiter's bound over a sweep, "-" when not audited.
+func boundCell(t result.SkewTolerance) string {
+	if len(t.Steps) > 0 && t.Steps[0].Audited {
+		return FormatCount(t.Steps[0].BoundWindow)
+	}
+	return "-"
 }
 
 // stepCell is one limiter's figure at one skew of a sweep: the most it

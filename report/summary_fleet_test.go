@@ -55,6 +55,34 @@ func TestSummaryOfASkewSweep(t *testing.T) {
 	}
 }
 
+// TestMarkdownOfASkewSweep: the Markdown summary has the sweep's table,
+// per limiter, with the largest skew it tolerates; a result without a
+// fleet has none.
+func TestMarkdownOfASkewSweep(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteMarkdown(&buf, resulttest.Swept()); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"Clock skew (sweep): the most one identity had admitted within any 1s, with the 2 instances' clocks spread over ± each skew",
+		"| algorithm | time from | 0 | ±50ms | ±500ms | bound | tolerates |\n|---|---|---:|---:|---:|---:|---|\n",
+		"| fixed\\_window | redis | 120 | 120 | 120 | 200 | ±500ms or more (every step held) |",
+		"| fixed\\_window\\_client\\_time | caller | 190 | 303\\! | 2,299\\! | 200 | 0 (over-admits at ±50ms) |",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the Markdown lacks %q:\n%s", want, out)
+		}
+	}
+	var plain bytes.Buffer
+	if err := WriteMarkdown(&plain, resulttest.Sample()); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), "Clock skew") {
+		t.Errorf("a result without a fleet has a clock skew table:\n%s", plain.String())
+	}
+}
+
 // TestTolerates: how the largest tolerated skew reads.
 func TestTolerates(t *testing.T) {
 	held := result.SkewStep{SkewMs: 0, Audited: true}
