@@ -67,7 +67,7 @@ func WriteSummary(w io.Writer, r *result.Result) error {
 	if err := writeCluster(w, r); err != nil {
 		return err
 	}
-	if err := writeFleet(w, r); err != nil {
+	if err := writeFleet(w, r, j); err != nil {
 		return err
 	}
 	writeThresholds(w, r.Thresholds)

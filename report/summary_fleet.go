@@ -9,19 +9,21 @@ import (
 	"text/tabwriter"
 
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/verdict"
 )
 
 // writeFleet prints what a fleet's clocks did, when the runs came from
 // one: for each sweep of clock skews, per limiter, the most one identity
 // had admitted within a window at each skew (marked where the run went
 // past the bound or short of the promise) and the largest skew it
-// tolerates; then each run whose admissions went past the bound, and how
-// they fall between the instances. Nothing without a fleet.
-func writeFleet(w io.Writer, r *result.Result) error {
-	for _, sweep := range SkewSweeps(r) {
+// tolerates, as j (the verdict on r) found; then each run whose admissions
+// went past the bound, and how they fall between the instances. Nothing
+// without a fleet.
+func writeFleet(w io.Writer, r *result.Result, j verdict.Judgement) error {
+	for _, sweep := range SkewSweeps(r, j) {
 		fmt.Fprintf(w, "\nclock skew (%s): the most one identity had admitted within any %s, with the %d instances' clocks spread over ± each skew, "+
-			"judged on the true clock; ! past the bound or short of the promise\n",
-			sweep.Name, FormatMillis(r.Profile.Policy.WindowMs), sweep.Instances)
+			"judged on the true clock; %s\n",
+			sweep.Name, FormatMillis(r.Profile.Policy.WindowMs), sweep.Instances, stepMarks)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		head := "algorithm\ttime from\t"
 		for _, ms := range sweep.SkewsMs {
@@ -39,7 +41,7 @@ func writeFleet(w io.Writer, r *result.Result) error {
 			return err
 		}
 	}
-	for _, line := range FleetExcessLines(r) {
+	for _, line := range FleetExcessLines(r, j) {
 		fmt.Fprintln(w, "  "+line)
 	}
 	return nil
@@ -47,11 +49,11 @@ func writeFleet(w io.Writer, r *result.Result) error {
 
 // writeSkewMarkdown writes, for each sweep of clock skews, the summary's
 // table as Markdown: per limiter, the most admitted in one window at each
-// skew and the largest skew it tolerates.
-func writeSkewMarkdown(w io.Writer, r *result.Result) {
-	for _, sweep := range SkewSweeps(r) {
+// skew and the largest skew it tolerates, as j (the verdict on r) found.
+func writeSkewMarkdown(w io.Writer, r *result.Result, j verdict.Judgement) {
+	for _, sweep := range SkewSweeps(r, j) {
 		fmt.Fprintf(w, "\nClock skew (%s): the most one identity had admitted within any %s, with the %d instances' clocks spread over ± each skew, "+
-			"judged on the true clock; ! past the bound or short of the promise\n\n", mdEscape(sweep.Name), FormatMillis(r.Profile.Policy.WindowMs), sweep.Instances)
+			"judged on the true clock; %s\n\n", mdEscape(sweep.Name), FormatMillis(r.Profile.Policy.WindowMs), sweep.Instances, mdEscape(stepMarks))
 		head, rule := "| algorithm | time from |", "|---|---|"
 		for _, ms := range sweep.SkewsMs {
 			head, rule = head+" "+FormatSkew(ms)+" |", rule+"---:|"
@@ -69,16 +71,34 @@ func writeSkewMarkdown(w io.Writer, r *result.Result) {
 }
 
 // boundCell is a limiter's bound over a sweep, "-" when not audited.
-func boundCell(t result.SkewTolerance) string {
+func boundCell(t verdict.SkewTolerance) string {
 	if len(t.Steps) > 0 && t.Steps[0].Audited {
 		return FormatCount(t.Steps[0].BoundWindow)
 	}
 	return "-"
 }
 
+// stepMarks says what StepMark's marks mean.
+const stepMarks = "! past the bound or short of the promise, ? not judged or unable to show an excess"
+
+// StepMark marks a step of a sweep that did not hold: "!" where it went
+// past the bound or short of the promise, "?" where the audit could not
+// judge it or its traffic could not have shown an excess; "" where it
+// held.
+func StepMark(s verdict.SkewStep) string {
+	switch {
+	case s.Held():
+		return ""
+	case s.OverAdmits || s.UnderAdmits:
+		return "!"
+	default:
+		return "?"
+	}
+}
+
 // stepCell is one limiter's figure at one skew of a sweep: the most it
-// admitted within a window, marked ! when the step did not hold.
-func stepCell(t result.SkewTolerance, ms float64) string {
+// admitted within a window, marked as StepMark says.
+func stepCell(t verdict.SkewTolerance, ms float64) string {
 	for _, s := range t.Steps {
 		if s.SkewMs != ms {
 			continue
@@ -86,11 +106,7 @@ func stepCell(t result.SkewTolerance, ms float64) string {
 		if !s.Audited {
 			return "n/a"
 		}
-		cell := FormatCount(s.MaxWindowAdmitted)
-		if !s.Held() {
-			cell += "!"
-		}
-		return cell
+		return FormatCount(s.MaxWindowAdmitted) + StepMark(s)
 	}
 	return "-"
 }
@@ -104,15 +120,16 @@ type Sweep struct {
 	Instances int
 	SkewsMs   []float64
 	TimeFrom  map[string]string
-	Limiters  []result.SkewTolerance
+	Limiters  []verdict.SkewTolerance
 }
 
 // SkewSweeps gathers the result's sweeps of clock skews, in the order
-// their runs came.
-func SkewSweeps(r *result.Result) []Sweep {
+// their runs came, with what j (the verdict on r) found of each limiter's
+// tolerance.
+func SkewSweeps(r *result.Result, j verdict.Judgement) []Sweep {
 	var out []Sweep
 	index := map[string]int{}
-	for _, t := range result.SkewTolerances(r.Runs) {
+	for _, t := range j.SkewTolerances(r) {
 		at, ok := index[t.Sweep]
 		if !ok {
 			at = len(out)
@@ -159,7 +176,7 @@ func FormatSkew(ms float64) string {
 // Tolerates says the largest skew a limiter tolerates over its sweep:
 // "±500ms or more (every step held)", "0 (over-admits at ±50ms)", or
 // "none measured (over-admits at 0)".
-func Tolerates(t result.SkewTolerance) string {
+func Tolerates(t verdict.SkewTolerance) string {
 	switch {
 	case len(t.Steps) == 0:
 		return "none measured"
@@ -174,40 +191,48 @@ func Tolerates(t result.SkewTolerance) string {
 }
 
 // stepFailure says why a step of a sweep did not hold.
-func stepFailure(s result.SkewStep) string {
+func stepFailure(s verdict.SkewStep) string {
 	at := FormatSkew(s.SkewMs)
 	var what []string
 	switch {
-	case !s.Audited:
-		return "not audited at " + at
-	case s.Overshoot > 0:
+	case s.NotJudged:
+		return "not judged at " + at
+	case s.OverAdmits:
 		what = append(what, "over-admits")
 	}
-	if s.UnderAdmitted > 0 {
+	if s.UnderAdmits {
 		what = append(what, "under-admits")
+	}
+	if len(what) == 0 {
+		return "could not show an excess at " + at
 	}
 	return strings.Join(what, " and ") + " at " + at
 }
 
-// FleetExcessLines says, for each run from a fleet whose admissions went
-// past the bound, how many, and how the instances took part in the
-// busiest windows; and, where the limiter's model, fed the times it saw,
-// agreed with every decision, that the excess is the skew's.
-func FleetExcessLines(r *result.Result) []string {
+// FleetExcessLines says, for each run from a fleet that j (the verdict on
+// r) found past its bound, by how many admissions, and how the instances
+// took part in the busiest windows; and, where the limiter's model, fed
+// the times it saw, agreed with every decision, that the excess comes
+// from trusting its callers' clocks.
+func FleetExcessLines(r *result.Result, j verdict.Judgement) []string {
 	var out []string
 	for i := range r.Runs {
 		run := &r.Runs[i]
 		f, a := run.Fleet, run.Audit
-		if f == nil || a == nil || a.Overshoot == 0 {
+		if f == nil || a == nil || i >= len(j.Runs) {
+			continue
+		}
+		over, ok := j.Runs[i].Finding(verdict.Overshoot)
+		if !ok {
 			continue
 		}
 		var parts []string
 		for k, in := range f.PerInstance {
 			parts = append(parts, fmt.Sprintf("instance %d (clock %s) %s", k, formatOffset(in.OffsetMs), FormatCount(in.InExcess)))
 		}
-		line := fmt.Sprintf("%s: %s admissions past the bound; admitted within the windows past it: %s", run.Key(), FormatCount(a.Overshoot), strings.Join(parts, ", "))
+		line := fmt.Sprintf("%s: %s admissions past the bound; admitted within the windows past it: %s", run.Key(), FormatCount(over.Count), strings.Join(parts, ", "))
 		switch {
-		case !a.HasModel() || a.ModelMismatches != 0 || !f.TakesTime:
+		case !a.HasModel() || j.Runs[i].Has(verdict.ModelMismatch) || !f.TakesTime:
 		case f.FurthestOffsetMs() == 0 && f.DriftMsPerMin == 0:
 			line += "; its model, fed the times it saw, agrees with every decision: with every clock on the true time, the excess comes from " +
 				"trusting its callers' times, which reached the server in another order than they were taken"

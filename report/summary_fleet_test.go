@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/rlbench/rlbench/internal/resulttest"
-	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/verdict"
 )
 
 // TestSummaryOfASkewSweep: the summary states, per limiter, the most
@@ -40,7 +40,7 @@ func TestSummaryOfASkewSweep(t *testing.T) {
 			run.Fleet.PerInstance[0].InExcess, run.Fleet.PerInstance[1].InExcess = 101, 100
 		}
 	}
-	lines := strings.Join(FleetExcessLines(r), "\n")
+	lines := strings.Join(FleetExcessLines(r, verdict.Assess(r)), "\n")
 	if want := "fixed_window_client_time/sweep-skew0: 1 admissions past the bound; admitted within the windows past it: instance 0 (clock 0) 101, instance 1 (clock 0) 100; " +
 		"its model, fed the times it saw, agrees with every decision: with every clock on the true time, the excess comes from trusting its callers' times, " +
 		"which reached the server in another order than they were taken"; !strings.Contains(lines, want) {
@@ -83,24 +83,32 @@ func TestMarkdownOfASkewSweep(t *testing.T) {
 	}
 }
 
-// TestTolerates: how the largest tolerated skew reads.
+// TestTolerates: how the largest tolerated skew reads, and how a step
+// that did not hold is marked.
 func TestTolerates(t *testing.T) {
-	held := result.SkewStep{SkewMs: 0, Audited: true}
-	over := result.SkewStep{SkewMs: 50, Audited: true, Overshoot: 3}
-	both := result.SkewStep{SkewMs: 0, Audited: true, Overshoot: 3, UnderAdmitted: 1}
-	unaudited := result.SkewStep{SkewMs: 1500}
+	held := verdict.SkewStep{SkewMs: 0, Audited: true}
+	over := verdict.SkewStep{SkewMs: 50, Audited: true, OverAdmits: true}
+	both := verdict.SkewStep{SkewMs: 0, Audited: true, OverAdmits: true, UnderAdmits: true}
+	unjudged := verdict.SkewStep{SkewMs: 1500, NotJudged: true}
+	weak := verdict.SkewStep{SkewMs: 500, Audited: true, Untested: true}
 	for _, tc := range []struct {
-		t    result.SkewTolerance
-		want string
+		t          verdict.SkewTolerance
+		want, mark string
 	}{
-		{result.SkewTolerance{Steps: []result.SkewStep{held}, Tolerated: true, AllHeld: true}, "0 or more (every step held)"},
-		{result.SkewTolerance{Steps: []result.SkewStep{held, over}, Tolerated: true, FirstFailure: &over}, "0 (over-admits at ±50ms)"},
-		{result.SkewTolerance{Steps: []result.SkewStep{both}, FirstFailure: &both}, "none measured (over-admits and under-admits at 0)"},
-		{result.SkewTolerance{Steps: []result.SkewStep{held, unaudited}, Tolerated: true, FirstFailure: &unaudited}, "0 (not audited at ±1.5s)"},
-		{result.SkewTolerance{}, "none measured"},
+		{verdict.SkewTolerance{Steps: []verdict.SkewStep{held}, Tolerated: true, AllHeld: true}, "0 or more (every step held)", ""},
+		{verdict.SkewTolerance{Steps: []verdict.SkewStep{held, over}, Tolerated: true, FirstFailure: &over}, "0 (over-admits at ±50ms)", "!"},
+		{verdict.SkewTolerance{Steps: []verdict.SkewStep{both}, FirstFailure: &both}, "none measured (over-admits and under-admits at 0)", "!"},
+		{verdict.SkewTolerance{Steps: []verdict.SkewStep{held, unjudged}, Tolerated: true, FirstFailure: &unjudged}, "0 (not judged at ±1.5s)", "?"},
+		{verdict.SkewTolerance{Steps: []verdict.SkewStep{held, weak}, Tolerated: true, FirstFailure: &weak}, "0 (could not show an excess at ±500ms)", "?"},
+		{verdict.SkewTolerance{}, "none measured", ""},
 	} {
 		if got := Tolerates(tc.t); got != tc.want {
 			t.Errorf("Tolerates = %q, want %q", got, tc.want)
+		}
+		if tc.t.FirstFailure != nil {
+			if got := StepMark(*tc.t.FirstFailure); got != tc.mark {
+				t.Errorf("%q: the step is marked %q, want %q", tc.want, got, tc.mark)
+			}
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package result
 
 import (
-	"cmp"
 	"slices"
 )
 
@@ -89,80 +88,3 @@ var instancesAdded = combiner{name: "added instance by instance", whole: true, a
 	m.out.Fleet.PerInstance = out
 	return nil
 }}
-
-// SkewTolerance is what one limiter's runs of one sweep of clock skews
-// say of the skew it tolerates: the largest step up to which no run
-// admitted past the limiter's bound or short of its promise, judged on the
-// true clock.
-type SkewTolerance struct {
-	Sweep, Algorithm string
-	// Steps are the limiter's runs of the sweep, by skew.
-	Steps []SkewStep
-	// ToleratedMs is the largest skew, in milliseconds, up to which every
-	// step held; Tolerated is false when the smallest step did not (no
-	// tolerated skew measured), and AllHeld true when every step held (the
-	// limiter tolerates at least the largest skew measured).
-	ToleratedMs float64
-	Tolerated   bool
-	AllHeld     bool
-	// FirstFailure is the first step that did not hold, when one did not.
-	FirstFailure *SkewStep
-}
-
-// SkewStep is one run of a sweep.
-type SkewStep struct {
-	// SkewMs is the spread of the instances' clocks, ± milliseconds.
-	SkewMs float64
-	// Run is the run's key (algorithm/scenario).
-	Run string
-	// MaxWindowAdmitted, BoundWindow, Overshoot and UnderAdmitted are the
-	// run's audit's; Audited is false when it had none, which no step can
-	// be said to hold without.
-	MaxWindowAdmitted, BoundWindow, Overshoot, UnderAdmitted int64
-	Audited                                                  bool
-}
-
-// Held says the step admitted neither past the bound nor short of the
-// promise, as its audit found.
-func (s SkewStep) Held() bool { return s.Audited && s.Overshoot == 0 && s.UnderAdmitted == 0 }
-
-// SkewTolerances is, for every sweep of clock skews among runs (fleet.sweep)
-// and every limiter that ran it, in the order the runs came, the largest
-// skew it tolerates.
-func SkewTolerances(runs []Run) []SkewTolerance {
-	var out []SkewTolerance
-	index := map[[2]string]int{}
-	for i := range runs {
-		run := &runs[i]
-		f := run.Fleet
-		if f == nil || f.Sweep == "" {
-			continue
-		}
-		k := [2]string{f.Sweep, run.Algorithm}
-		at, ok := index[k]
-		if !ok {
-			at = len(out)
-			index[k] = at
-			out = append(out, SkewTolerance{Sweep: f.Sweep, Algorithm: run.Algorithm})
-		}
-		step := SkewStep{SkewMs: f.ClockSkewMs, Run: run.Key()}
-		if a := run.Audit; a != nil {
-			step.Audited = true
-			step.MaxWindowAdmitted, step.BoundWindow, step.Overshoot, step.UnderAdmitted = a.MaxWindowAdmitted, a.BoundWindow, a.Overshoot, a.UnderAdmitted
-		}
-		out[at].Steps = append(out[at].Steps, step)
-	}
-	for i := range out {
-		t := &out[i]
-		slices.SortStableFunc(t.Steps, func(x, y SkewStep) int { return cmp.Compare(x.SkewMs, y.SkewMs) })
-		t.AllHeld = true
-		for k := range t.Steps {
-			if !t.Steps[k].Held() {
-				t.AllHeld, t.FirstFailure = false, &t.Steps[k]
-				break
-			}
-			t.ToleratedMs, t.Tolerated = t.Steps[k].SkewMs, true
-		}
-	}
-	return out
-}

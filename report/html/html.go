@@ -181,7 +181,7 @@ func newPage(r *result.Result, figs []Figure, opts RenderOptions) page {
 			Name: a, Color: hexColor(v.colors.color(a)), Semantics: sentence(sem), Remarks: remarks(v, a),
 		})
 	}
-	p.Sweeps, p.FleetExcess = sweepSections(v), report.FleetExcessLines(r)
+	p.Sweeps, p.FleetExcess = sweepSections(v), report.FleetExcessLines(r, v.judgement)
 	p.Omitted = omittedPlots(v)
 	p.LeftOut = opts.leftOut(v)
 	if len(r.Runs) > 0 && p.LeftOut == "" {

@@ -37,7 +37,8 @@ func sweepSections(v *view) []sweepSection {
 	for _, s := range v.sweeps {
 		sec := sweepSection{Name: s.Name, Describe: fmt.Sprintf(
 			"Scenario %s ran once per clock skew: the %d application instances' clocks spread evenly over minus to plus each skew. "+
-				"Each cell is the most one identity had admitted within any %s, judged on the true clock; a red cell went past the limiter's bound or short of its promise. "+
+				"Each cell is the most one identity had admitted within any %s, judged on the true clock; a red cell went past the limiter's bound or short of its promise, "+
+				"one marked ? could not be judged or could not have shown an excess. "+
 				"A limiter takes its time from Redis TIME or from its caller: only the second sees the instances' clocks.",
 			s.Name, s.Instances, report.FormatMillis(v.r.Profile.Policy.WindowMs))}
 		for _, ms := range s.SkewsMs {
@@ -57,7 +58,11 @@ func sweepSections(v *view) []sweepSection {
 					case !step.Audited:
 						cell = sweepCell{Text: "n/a", Bad: true}
 					default:
-						cell = sweepCell{Text: report.FormatCount(step.MaxWindowAdmitted), Bad: !step.Held()}
+						mark := report.StepMark(step)
+						cell = sweepCell{Text: report.FormatCount(step.MaxWindowAdmitted), Bad: mark == "!"}
+						if mark == "?" {
+							cell.Text += mark
+						}
 					}
 				}
 				row.Cells = append(row.Cells, cell)

@@ -32,7 +32,8 @@ type runKey struct{ algorithm, scenario string }
 // algorithms as the profile lists them, then any others as they appear.
 func newView(r *result.Result) *view {
 	v := &view{r: r, judgement: verdict.Assess(r), verdicts: map[*result.Run]*verdict.Run{},
-		runs: map[runKey]*result.Run{}, slugs: map[string]string{}, sweeps: report.SkewSweeps(r)}
+		runs: map[runKey]*result.Run{}, slugs: map[string]string{}}
+	v.sweeps = report.SkewSweeps(r, v.judgement)
 	seenAlg := map[string]bool{}
 	seenScenario := map[string]bool{}
 	for i := range r.Runs {
