@@ -31,6 +31,12 @@ type Decision struct {
 	// the time a limiter that takes its time from its arguments decided
 	// by. Zero when the request carried no time.
 	ClientNowMicros int64
+	// ClientSkewMicros is how far the caller's clock that ClientNowMicros
+	// was read from was ahead of the true time (negative: behind), in
+	// microseconds: an application instance of a fleet whose clock is
+	// off. ClientNowMicros - ClientSkewMicros is the true time the request
+	// carried (rounded as ClientNowMicros is). Zero without a fleet.
+	ClientSkewMicros int64
 
 	// ResetAfter, ResetAtMicros and WindowEndMicros are what a declared
 	// reply says of the window: how long until the limit is whole again,

@@ -52,6 +52,10 @@ type Declaration struct {
 	// when an argument carries the time (${now_s}, ${now_s_float},
 	// ${now_ms}, ${now_us}), else redis (see Clock).
 	TimeFrom TimeSource
+	// CallsTime says the source calls Redis TIME, as whoever read it
+	// found (a profile's declaration does): with TimeFrom and the
+	// arguments, it says whose clock the limiter decides by (TimeWhy).
+	CallsTime bool
 }
 
 // Clock is whose clock the limiter decides by: TimeFrom, or when that is
@@ -64,6 +68,44 @@ func (d *Declaration) Clock() TimeSource {
 		return TimeFromArgs
 	}
 	return TimeFromRedis
+}
+
+// TakesCallerTime reports whether an argument carries the caller's clock
+// (${now_s}, ${now_s_float}, ${now_ms}, ${now_us}): a fleet's clocks
+// reach the limiter only then.
+func (d *Declaration) TakesCallerTime() bool { return d.argsUse(NowVariables...) }
+
+// TimeWhy says, from the declaration and the script, why the limiter
+// decides by the clock Clock names: which argument carries the time,
+// whether time_from says so, whether the script calls TIME.
+func (d *Declaration) TimeWhy() string {
+	var carried string
+	for i, a := range d.Args {
+		for _, v := range NowVariables {
+			if a.Uses(v) && carried == "" {
+				carried = fmt.Sprintf("args[%d] carries ${%s}", i, v)
+			}
+		}
+	}
+	var why []string
+	if d.TimeFrom != "" {
+		why = append(why, "time_from: "+string(d.TimeFrom))
+	}
+	switch {
+	case carried != "":
+		why = append(why, carried)
+	default:
+		why = append(why, "no argument carries the time")
+	}
+	switch {
+	case d.CallsTime:
+		why = append(why, "the script calls TIME")
+	case carried == "":
+		why = append(why, "the script does not call TIME: its windows end where Redis expires its keys")
+	default:
+		why = append(why, "the script does not call TIME")
+	}
+	return strings.Join(why, "; ")
 }
 
 // UsesCost reports whether the limiter is told each request's cost: an
@@ -183,9 +225,12 @@ func (d *Declaration) Describe() string {
 	} else {
 		what = "your Lua script " + d.SourcePath
 	}
-	if d.Clock() == TimeFromArgs {
+	switch {
+	case d.Clock() == TimeFromArgs && d.CallsTime && d.TimeFrom == "":
+		what += ", which takes its time from its arguments (the caller's clock; its script calls TIME too: declare time_from: redis if it decides by that)"
+	case d.Clock() == TimeFromArgs:
 		what += ", which takes its time from its arguments (the caller's clock)"
-	} else {
+	default:
 		what += ", which takes its time from Redis (TIME in the script)"
 	}
 	switch {
@@ -434,22 +479,30 @@ func (l *Declared) expandKeys(namespace string, v *requestVars) []string {
 // namespace, so `checkout:{${identity}}` under rlbench:r1:co:steady:42 is
 // the key rlbench:r1:co:steady:checkout:{42}.
 func (l *Declared) Allow(ctx context.Context, key string) (Decision, error) {
-	keys, args, req := l.call(key)
+	return l.allowOn(ctx, key, CallerClockFrom(ctx))
+}
+
+// allowOn decides the identity key for a caller whose clock is c.
+func (l *Declared) allowOn(ctx context.Context, key string, c CallerClock) (Decision, error) {
+	keys, args, req := l.call(key, c)
 	reply, err := l.callee.Run(ctx, l.rdb, keys, args...)
 	return l.Decide(req, reply, err)
 }
 
-// call is the keys and arguments of the call deciding the identity key:
-// the templates filled in for this request, its cost drawn and the clock
-// read once.
-func (l *Declared) call(key string) (keys []string, args []any, req Request) {
+// call is the keys and arguments of the call deciding the identity key
+// for a caller whose clock is c: the templates filled in for this
+// request, its cost drawn and the clock read once.
+func (l *Declared) call(key string, c CallerClock) (keys []string, args []any, req Request) {
 	ns, id := splitIdentity(key)
 	v := requestVars{identity: id, cost: 1}
 	if l.usesRequestID {
 		v.requestID = l.requestIDs.Add(1)
 	}
+	var skew time.Duration
 	if l.usesNow {
-		v.nowMicros = l.now().UnixMicro()
+		var now time.Time
+		now, skew = c.read(l.now)
+		v.nowMicros = now.Add(skew).UnixMicro()
 	}
 	if !l.cost.IsOne() {
 		v.cost = l.cost.Draw(splitmix64(l.seed ^ l.draws.Add(1)*0x9e3779b97f4a7c15))
@@ -465,7 +518,39 @@ func (l *Declared) call(key string) (keys []string, args []any, req Request) {
 	// The time the script decides by: the clock rounded down to the unit
 	// its arguments carry.
 	unit := l.decl.clockUnitMicros()
-	return keys, args, Request{Cost: v.cost, NowMicros: floorDiv(v.nowMicros, unit) * unit}
+	return keys, args, Request{Cost: v.cost, NowMicros: floorDiv(v.nowMicros, unit) * unit, SkewMicros: skew.Microseconds()}
+}
+
+// OnClock implements CallerTimed: the limiter as an application instance
+// whose clock is c calls it. A limiter none of whose arguments carries
+// the time is the same from every instance.
+func (l *Declared) OnClock(c CallerClock) Limiter {
+	if !l.usesNow {
+		return l
+	}
+	return &declaredOnClock{Declared: l, clock: c}
+}
+
+// declaredOnClock is a declared limiter called from one application
+// instance: its requests read that instance's clock.
+type declaredOnClock struct {
+	*Declared
+	clock CallerClock
+}
+
+var (
+	_ CallerTimed = (*Declared)(nil)
+	_ Pipelined   = (*declaredOnClock)(nil)
+)
+
+// Allow implements Limiter on the instance's clock.
+func (v *declaredOnClock) Allow(ctx context.Context, key string) (Decision, error) {
+	return v.allowOn(ctx, key, v.clock)
+}
+
+// AppendCommand implements Pipelined on the instance's clock.
+func (v *declaredOnClock) AppendCommand(dst []any, key string) ([]any, Request) {
+	return v.appendCommandOn(dst, key, v.clock)
 }
 
 // WindowsEndAtInstants implements InstantWindowed: a fixed window's

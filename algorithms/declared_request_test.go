@@ -166,3 +166,45 @@ func TestMalformedRepliesCounted(t *testing.T) {
 		t.Errorf("allowed %d; malformed %+v", allowed, got)
 	}
 }
+
+// TestDeclaredOnClock: an instance's view of a declared limiter fills the
+// time templates from its own clock, skewed, and says by how much; the
+// views share the limiter's request ids; a limiter none of whose arguments
+// carries the time is the same from every instance.
+func TestDeclaredOnClock(t *testing.T) {
+	const nowUs = int64(1_764_000_000_004_321)
+	clock := func() time.Time { return time.UnixMicro(nowUs) }
+	l := declaredFor(t, SemanticsFixedWindow, []string{"${now_ms}", "${request_id}"}, ReplyLayout{Allowed: 1}, Binding{Now: clock})
+	ahead := l.OnClock(CallerClock{Skew: func(time.Time) time.Duration { return 250 * time.Millisecond }}).(Pipelined)
+	behind := l.OnClock(CallerClock{Skew: func(time.Time) time.Duration { return -1500 * time.Microsecond }}).(Pipelined)
+	for i, tc := range []struct {
+		lim      Pipelined
+		wantMs   string
+		wantID   string
+		wantNow  int64
+		wantSkew int64
+	}{
+		{ahead, "1764000000254", "1", 1_764_000_000_254_000, 250_000},
+		{behind, "1764000000002", "2", 1_764_000_000_002_000, -1500},
+		{l, "1764000000004", "3", 1_764_000_000_004_000, 0},
+	} {
+		cmd, req := tc.lim.AppendCommand(nil, "ns:7")
+		if got := strs(cmd[4:]); got[0] != tc.wantMs || got[1] != tc.wantID {
+			t.Errorf("view %d: args %v, want [%s %s]", i, got, tc.wantMs, tc.wantID)
+		}
+		if req.NowMicros != tc.wantNow || req.SkewMicros != tc.wantSkew {
+			t.Errorf("view %d: request %+v, want the time %d skewed by %d", i, req, tc.wantNow, tc.wantSkew)
+		}
+		d, err := tc.lim.Decide(req, int64(1), nil)
+		if err != nil || d.ClientNowMicros != tc.wantNow || d.ClientSkewMicros != tc.wantSkew {
+			t.Errorf("view %d: decision %+v, %v", i, d, err)
+		}
+	}
+	if !TakesCallerTime(l) {
+		t.Error("a limiter given ${now_ms} is said to take no time from its caller")
+	}
+	timeless := declaredFor(t, SemanticsFixedWindow, []string{"${limit}"}, ReplyLayout{Allowed: 1}, Binding{Now: clock})
+	if timeless.OnClock(CallerClock{Skew: func(time.Time) time.Duration { return time.Second }}) != Limiter(timeless) || TakesCallerTime(timeless) {
+		t.Error("a limiter given no time has views of its own, or is said to take the caller's time")
+	}
+}

@@ -86,6 +86,10 @@ type Info struct {
 	// NegativeControl marks a limiter that is wrong on purpose, for the
 	// audit to catch; it is not one of the limiters worth comparing.
 	NegativeControl bool
+	// CallerTime marks a limiter that takes its time from its caller (a
+	// Lua argument) instead of Redis TIME: a reference for a fleet whose
+	// clocks disagree, which on one clock decides as its family does.
+	CallerTime bool
 }
 
 type entry struct {
@@ -177,6 +181,33 @@ var registry = []entry{
 		Approximation: "the rolling window, assuming the previous window's admissions were spread evenly over it",
 	}, make: func(rdb Redis, p Policy) Limiter { return NewSlidingCounter(rdb, p) }, check: checkCounterPolicy},
 	{info: Info{
+		Name:       FixedWindowClientTimeName,
+		State:      "hash {w, n}: the window and its count",
+		Semantics:  "the fixed window as limiters that take the time from their caller write it: the window is the caller's clock divided by the window's length, kept in one key with its count; a request of another window starts it anew, so callers whose clocks disagree across a boundary start the window anew each time one follows the other",
+		Params:     "limit, window",
+		Bound:      "2 x limit",
+		BoundWhy:   "on one clock: a burst at the end of one window and another at the start of the next",
+		CallerTime: true,
+	}, make: func(rdb Redis, p Policy) Limiter { return NewFixedWindowClientTime(rdb, p) }},
+	{info: Info{
+		Name:       SlidingLogClientTimeName,
+		State:      "sorted set, a member per admitted request",
+		Semantics:  "the sliding log stamped with the caller's clock: exact on one clock; a caller whose clock is ahead removes stamps that one behind made within the window",
+		Params:     "limit, window",
+		Bound:      "limit",
+		BoundWhy:   "on one clock: a request is admitted only while fewer than limit admissions lie in the last window",
+		CallerTime: true,
+	}, make: func(rdb Redis, p Policy) Limiter { return NewSlidingLogClientTime(rdb, p) }},
+	{info: Info{
+		Name:       TokenBucketClientTimeName,
+		State:      "hash {tokens, ts}",
+		Semantics:  "the token bucket refilled by the caller's clock: exact on one clock; a caller whose clock is behind sets the bucket's time back, and the next caller ahead refills that difference again",
+		Params:     "limit, window, burst",
+		Bound:      "burst + limit",
+		BoundWhy:   "on one clock: a full bucket at once, then a window's refill",
+		CallerTime: true,
+	}, make: func(rdb Redis, p Policy) Limiter { return NewTokenBucketClientTime(rdb, p) }},
+	{info: Info{
 		Name:            NaiveCounterName,
 		State:           "string counter",
 		Semantics:       "wrong on purpose: GET, decide in Go, then INCR; concurrent requests pass the limit (a negative control for the audit)",
@@ -194,6 +225,9 @@ func (i Info) Describe() string {
 	s := i.Semantics + ". At most " + i.Bound + " admitted to one identity within one window: " + i.BoundWhy + "."
 	if i.Approximation != "" {
 		s += " It approximates " + i.Approximation + "."
+	}
+	if i.CallerTime {
+		s += " It takes the time from its caller (a Lua argument), not Redis TIME: a reference for application servers whose clocks disagree."
 	}
 	return s
 }
@@ -218,6 +252,17 @@ func Default() []string {
 	return names
 }
 
+// Lookup describes the registered algorithm name; ok is false for any
+// other name.
+func Lookup(name string) (info Info, ok bool) {
+	for _, e := range registry {
+		if e.info.Name == name {
+			return e.info, true
+		}
+	}
+	return Info{}, false
+}
+
 // Known reports whether name is a registered algorithm.
 func Known(name string) bool {
 	for _, e := range registry {
@@ -228,12 +273,14 @@ func Known(name string) bool {
 	return false
 }
 
-// Comparable names every built-in limiter worth comparing: all but the
-// negative controls, in report order.
+// Comparable names every built-in limiter worth comparing on one clock:
+// all but the negative controls and the client-time references (which
+// decide as their families do until callers' clocks disagree), in report
+// order.
 func Comparable() []string {
 	var names []string
 	for _, e := range registry {
-		if !e.info.NegativeControl {
+		if !e.info.NegativeControl && !e.info.CallerTime {
 			names = append(names, e.info.Name)
 		}
 	}

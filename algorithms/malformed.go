@@ -73,7 +73,7 @@ func (l *Declared) Decide(req Request, reply any, err error) (Decision, error) {
 	if errors.Is(err, redis.Nil) {
 		reply, err = nil, nil
 	}
-	asked := Decision{Cost: req.Cost, ClientNowMicros: req.NowMicros}
+	asked := Decision{Cost: req.Cost, ClientNowMicros: req.NowMicros, ClientSkewMicros: req.SkewMicros}
 	if err != nil {
 		return asked, err
 	}

@@ -161,7 +161,9 @@ func (e *WindowKeyWithoutTTLError) Error() string {
 // aims at a window boundary asks it where that is.
 type Windowed interface {
 	// WindowEnd is the first server microsecond that belongs to the next
-	// window, for a window opened by a hit at openedMicros.
+	// window, for a window opened by a hit at openedMicros; both on the
+	// caller's clock for a limiter that takes its time from its caller
+	// (Clocked).
 	WindowEnd(openedMicros int64) int64
 }
 

@@ -72,7 +72,12 @@ func (s *scripted) Reload(ctx context.Context) error { return s.script.Reload(ct
 // AppendCommand implements Pipelined: EVALSHA of the script, or FCALL of
 // the function, with the keys and arguments the templates make for key.
 func (l *Declared) AppendCommand(dst []any, key string) ([]any, Request) {
-	keys, args, req := l.call(key)
+	return l.appendCommandOn(dst, key, CallerClock{})
+}
+
+// appendCommandOn is AppendCommand for a caller whose clock is c.
+func (l *Declared) appendCommandOn(dst []any, key string, c CallerClock) ([]any, Request) {
+	keys, args, req := l.call(key, c)
 	return l.callee.AppendCommand(dst, keys, args...), req
 }
 

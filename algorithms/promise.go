@@ -26,13 +26,14 @@ const promiseMargin = time.Millisecond
 // and sliding buckets at most a window and a bucket.
 func admitPromise(name string, p Policy) (int64, time.Duration) {
 	switch name {
-	case FixedWindowName, FixedWindowNXName, FixedWindowNXPipelinedName, NaiveCounterName, SlidingLogName:
+	case FixedWindowName, FixedWindowNXName, FixedWindowNXPipelinedName, NaiveCounterName, SlidingLogName,
+		FixedWindowClientTimeName, SlidingLogClientTimeName:
 		return p.Limit, p.Window + promiseMargin
 	case SlidingCounterName:
 		return p.Limit, 2*p.Window + promiseMargin
 	case SlidingBucketsName:
 		return p.Limit, p.Window + p.BucketWidth() + promiseMargin
-	case TokenBucketName, LeakyBucketName, GCRAName:
+	case TokenBucketName, LeakyBucketName, GCRAName, TokenBucketClientTimeName:
 		refill := time.Duration(ceilDiv(satMul(p.Capacity(), p.WindowMicros()), p.Limit)) * time.Microsecond
 		return p.Capacity(), refill + promiseMargin
 	}
@@ -76,7 +77,7 @@ type LinearBounded interface {
 // linearBound is the linear bound of the algorithm family name under p.
 func linearBound(name string, p Policy) (int64, int64, time.Duration, bool) {
 	switch name {
-	case TokenBucketName, LeakyBucketName, GCRAName:
+	case TokenBucketName, LeakyBucketName, GCRAName, TokenBucketClientTimeName:
 		return p.Capacity(), p.Limit, p.Window, true
 	}
 	return 0, 0, 0, false

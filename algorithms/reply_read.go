@@ -78,7 +78,7 @@ func (rr *replyReader) read(req Request, v any) (Decision, []*ReplyError, error)
 		return Decision{}, nil, &ReplyError{Got: fmt.Sprintf("an array of %d", len(arr)),
 			Want: fmt.Sprintf("at least %d elements (the answer is at position %d)", rr.layout.Allowed, rr.layout.Allowed)}
 	}
-	d := Decision{Cost: req.Cost, ClientNowMicros: req.NowMicros}
+	d := Decision{Cost: req.Cost, ClientNowMicros: req.NowMicros, ClientSkewMicros: req.SkewMicros}
 	var err error
 	if d.Allowed, err = rr.layout.allowed(arr[rr.layout.Allowed-1], req); err != nil {
 		return Decision{}, nil, err

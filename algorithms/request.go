@@ -12,6 +12,10 @@ type Request struct {
 	// when the request's time templates were filled in; zero when it has
 	// none.
 	NowMicros int64
+	// SkewMicros is how far the caller's clock was ahead of the true time
+	// when NowMicros was read (CallerClock); zero for a caller on the true
+	// clock.
+	SkewMicros int64
 }
 
 // units is the cost, one when unset.

@@ -1,6 +1,9 @@
 package algorithms
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // SlidingLogName is the registry name of SlidingLog.
 const SlidingLogName = "sliding_log"
@@ -36,8 +39,10 @@ func (l *SlidingLog) Bound(d time.Duration) int64 {
 
 // slidingLogModel replays sliding_log.lua: stamps <= now - W leave the log,
 // and a request is admitted while its units fit beside those that remain.
-// Server time only moves forward, so the log is sorted and trimming is
-// from the front.
+// The log is kept sorted, as the sorted set is, so trimming is from the
+// front: server time only moves forward and a stamp goes at the end; a
+// caller's clock (sliding_log_client_time.lua) may go back, and its stamp
+// goes where it belongs.
 type slidingLogModel struct {
 	limit, windowUs int64
 	log             []logEntry
@@ -72,7 +77,11 @@ func (m *slidingLogModel) AllowN(nowMicros, cost int64) bool {
 	if cost > m.limit-m.active {
 		return false
 	}
-	m.log = append(m.log, logEntry{at: nowMicros, units: cost})
+	i := len(m.log)
+	for i > m.head && m.log[i-1].at > nowMicros {
+		i--
+	}
+	m.log = slices.Insert(m.log, i, logEntry{at: nowMicros, units: cost})
 	m.active += cost
 	return true
 }

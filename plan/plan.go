@@ -39,9 +39,10 @@ type Run struct {
 	Algorithm string
 	// Declaration is the user's own limiter; nil for a built-in.
 	Declaration *algorithms.Declaration
-	// Scenario names the scenario; Group and PolicyGroup are the names it
-	// was written with when it lists several sizes or error policies.
-	Scenario, Group, PolicyGroup string
+	// Scenario names the scenario; Group, PolicyGroup and Sweep are the
+	// names it was written with when it lists several sizes, error
+	// policies or clock skews.
+	Scenario, Group, PolicyGroup, Sweep string
 	// Repetition counts from 0 when the plan repeats each run.
 	Repetition int
 	Shape      Shape
@@ -88,6 +89,10 @@ type Run struct {
 	// once, an error only counted), and OnError its error policy here.
 	Client  *Client
 	OnError ErrorPolicy
+	// Fleet is the application instances the load comes from, each with
+	// a clock of its own; nil when the profile declares none (one caller
+	// on the true clock).
+	Fleet *Fleet
 	// Planned is how many requests the run is scheduled to send (0 when
 	// only time bounds it).
 	Planned int64

@@ -82,6 +82,7 @@ func parseDeclaration(d *decoder, n *yaml.Node, path string) *algorithms.Declara
 		checkKeySlots(f, decl)
 	}
 	decl.Args = parseTemplates(f, "args", algorithms.ArgVariables)
+	decl.CallsTime = callsTime(decl.Script + decl.Library)
 	decl.Reply = parseReply(d, f)
 	parseSemantics(d, f, decl)
 	parseTimeFrom(f, decl)

@@ -24,7 +24,7 @@ import (
 )
 
 var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "report", "scenarios", "thresholds",
-	"expect_broken", "error_budget", "pipeline", "client"}
+	"expect_broken", "error_budget", "pipeline", "client", "fleet"}
 var policyFields = []string{"limit", "window", "burst", "bucket"}
 var redisFields = []string{"addr", "username", "password_env", "db", "tls", "tls_ca_file", "tls_insecure", "cluster"}
 
@@ -138,8 +138,11 @@ func ParseWith(file string, data []byte, o Options) (*Profile, error) {
 	if top.has("client") {
 		p.Client = parseClient(d, top, p.Timeout)
 	}
+	if top.has("fleet") {
+		p.Fleet, p.FleetLine = parseFleet(d, top), top.lineOf("fleet")
+	}
 	before := len(d.errs)
-	p.Scenarios = splitPolicies(d, parseScenarios(d, top, pol), p.Client)
+	p.Scenarios = splitPolicies(d, parseScenarios(d, top, pol, p.Fleet), p.Client)
 	checkRunTarget(d, p, o)
 	if len(d.errs) == before && policyOK && algorithmsOK {
 		checkScenarioPolicies(d, top, p)
@@ -158,6 +161,9 @@ func ParseWith(file string, data []byte, o Options) (*Profile, error) {
 		checkCosts(d, top, p)
 	}
 	checkUnpipelinedCallers(d, top, p)
+	if len(d.errs) == before {
+		checkFleet(d, top, p)
+	}
 	if len(d.errs) > 0 {
 		return nil, d.errs
 	}

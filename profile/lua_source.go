@@ -110,6 +110,13 @@ var (
 	timeCall       = regexp.MustCompile(`(?:local\s+)?([A-Za-z_]\w*)\s*=\s*redis\.p?call\s*\(\s*['"][Tt][Ii][Mm][Ee]['"]\s*\)`)
 )
 
+// timeAnywhere is a call of Redis TIME, however its reply is used.
+var timeAnywhere = regexp.MustCompile(`redis\.p?call\s*\(\s*['"][Tt][Ii][Mm][Ee]['"]`)
+
+// callsTime reports whether the Lua src calls Redis TIME (in code, not in
+// a comment).
+func callsTime(src string) bool { return timeAnywhere.MatchString(stripLuaComments(src)) }
+
 // readLuaSource finds, in src, the code without comments, the names of KEYS
 // and ARGV, how many of each it reads, what each argument is read into,
 // and the time the code takes from TIME.

@@ -47,7 +47,7 @@ func (p *Profile) resolve(s Scenario, alg string, rep int) plan.Run {
 	r := plan.Run{
 		Algorithm:   alg,
 		Declaration: p.Declaration(alg),
-		Scenario:    s.Name, Group: s.Group, PolicyGroup: s.PolicyGroup,
+		Scenario:    s.Name, Group: s.Group, PolicyGroup: s.PolicyGroup, Sweep: s.Sweep,
 		Repetition:      rep,
 		Shape:           s.Shape,
 		Policy:          pol,
@@ -69,6 +69,7 @@ func (p *Profile) resolve(s Scenario, alg string, rep int) plan.Run {
 		Faults:          s.Faults,
 		Client:          p.Client,
 		OnError:         s.OnError,
+		Fleet:           p.FleetFor(s),
 		Planned:         p.PlannedRequests(s),
 
 		AcceptInconclusive: s.AcceptInconclusive,
@@ -149,7 +150,7 @@ func limiterInfos(decls []*algorithms.Declaration) []result.LimiterInfo {
 				info.ReplyUnits[name] = string(v.Unit)
 			}
 		}
-		info.TimeFrom = string(d.Clock())
+		info.TimeFrom, info.TimeWhy = string(d.Clock()), d.TimeWhy()
 		if d.Semantics == algorithms.SemanticsBound {
 			info.Bound = d.Promise.String()
 		}

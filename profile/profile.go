@@ -79,6 +79,11 @@ type Profile struct {
 	// a decision may reach before the verdict fails (result.DefaultErrorBudget
 	// unless the profile says otherwise).
 	ErrorBudget float64
+	// Fleet is the application instances the load comes from, each with a
+	// clock of its own (a scenario's clock_skew spreads them anew); nil
+	// when the profile declares none. FleetLine is where it starts.
+	Fleet     *plan.Fleet
+	FleetLine int
 }
 
 // RedisSpec is the profile's redis section. The password never appears in a

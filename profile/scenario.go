@@ -71,6 +71,13 @@ type Scenario struct {
 	// the scenario gives it (0 when it does not).
 	Cost     algorithms.Cost
 	CostLine int
+	// ClockSkew, when SkewGiven, spreads the fleet's clocks over
+	// -ClockSkew to +ClockSkew for this scenario's runs; Sweep is the
+	// scenario's name as written when it lists several skews, each run as
+	// a scenario of its own named <sweep>-skew<skew>.
+	ClockSkew time.Duration
+	SkewGiven bool
+	Sweep     string
 }
 
 // Stage is one stage of a ramp: over Duration the offered rate moves in a

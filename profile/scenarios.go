@@ -22,8 +22,9 @@ var scenarioFields = map[plan.Shape][]string{
 }
 
 // parseScenarios reads the scenarios list; pol is the profile's policy, or
-// nil when it is wrong (what depends on it is then not checked).
-func parseScenarios(d *decoder, top *yamlMap, pol *algorithms.Policy) []Scenario {
+// nil when it is wrong (what depends on it is then not checked), and fleet
+// the profile's fleet (nil when it has none, or a wrong one).
+func parseScenarios(d *decoder, top *yamlMap, pol *algorithms.Policy, fleet *plan.Fleet) []Scenario {
 	items := top.sequence("scenarios")
 	if len(items) == 0 {
 		top.errorf("scenarios", "missing: give at least one scenario")
@@ -33,29 +34,31 @@ func parseScenarios(d *decoder, top *yamlMap, pol *algorithms.Policy) []Scenario
 	seen := map[string]int{}
 	for i, n := range items {
 		path := fmt.Sprintf("scenarios[%d]", i)
-		s, sizes, ok := parseScenario(d, n, path, pol)
+		s, sizes, skews, ok := parseScenario(d, n, path, pol, fleet, top.has("fleet"))
 		if !ok {
 			continue
 		}
-		for _, s := range s.splitSizes(sizes) {
-			if first, dup := seen[s.Name]; dup {
-				d.errorf(s.Line, path+".name", "%q is already the name of scenarios[%d]; give each scenario its own name", s.Name, first)
-				continue
+		for _, sized := range s.splitSizes(sizes) {
+			for _, s := range splitSkews(d, sized, skews) {
+				if first, dup := seen[s.Name]; dup {
+					d.errorf(s.Line, path+".name", "%q is already the name of scenarios[%d]; give each scenario its own name", s.Name, first)
+					continue
+				}
+				seen[s.Name] = i
+				out = append(out, s)
 			}
-			seen[s.Name] = i
-			out = append(out, s)
 		}
 	}
 	return out
 }
 
 // parseScenario reads one scenario; sizes is the list of identities it
-// gives, when it gives several.
-func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy) (s Scenario, sizes []int, ok bool) {
+// gives, and skews the list of clock skews, when it gives several.
+func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy, fleet *plan.Fleet, fleetGiven bool) (s Scenario, sizes []int, skews []time.Duration, ok bool) {
 	s = Scenario{Line: n.Line, Arrival: plan.Uniform, Identities: DefaultIdentities}
 	if n.Kind != yaml.MappingNode {
 		d.errorf(n.Line, path, "want a mapping of fields, got %s", describe(n))
-		return s, nil, false
+		return s, nil, nil, false
 	}
 	// Read the shape first: it decides which other fields are allowed.
 	var shape string
@@ -80,10 +83,10 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 		default:
 			d.errorf(line, path+".shape", "unknown shape %q (known: %s)", shape, strings.Join(shapeNames(), ", "))
 		}
-		return s, nil, false
+		return s, nil, nil, false
 	}
 	s.Shape = plan.Shape(shape)
-	f := d.mapping(n, path, append(slices.Clone(known), "policy", "faults", "hash_tag", "accept_inconclusive", "cost")...)
+	f := d.mapping(n, path, append(slices.Clone(known), "policy", "faults", "hash_tag", "accept_inconclusive", "cost", "clock_skew")...)
 	before := len(d.errs)
 	s.Name = shape
 	f.str("name", &s.Name)
@@ -112,7 +115,8 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 	}
 	parseFaults(f, &s)
 	parseCost(f, &s)
-	return s, sizes, len(d.errs) == before
+	skews = parseClockSkew(f, &s, fleet, fleetGiven)
+	return s, sizes, skews, len(d.errs) == before
 }
 
 func shapeNames() []string {

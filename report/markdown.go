@@ -53,6 +53,7 @@ func WriteMarkdown(w io.Writer, r *result.Result) error {
 			name, mdEscape(run.Scenario), q.Sent, q.Allowed, q.Denied, q.Errors, FormatRate(run.Rate.AchievedPerS),
 			FormatMicros(run.LatencyUs.P50), FormatMicros(run.LatencyUs.P99), window, over, check)
 	}
+	writeSkewMarkdown(w, r, j)
 	var failed []result.ThresholdResult
 	for _, t := range r.Thresholds {
 		if !t.OK {

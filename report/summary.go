@@ -67,6 +67,9 @@ func WriteSummary(w io.Writer, r *result.Result) error {
 	if err := writeCluster(w, r); err != nil {
 		return err
 	}
+	if err := writeFleet(w, r, j); err != nil {
+		return err
+	}
 	writeThresholds(w, r.Thresholds)
 	// The hot-node warnings were printed at the top.
 	notes := slices.DeleteFunc(notesOf(r, j), func(n string) bool { return slices.Contains(hot, n) })

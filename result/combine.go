@@ -266,6 +266,18 @@ var rules = []rule{
 	{"window_location.example", keep, keep},                  // one example says enough
 	{"window_location.uncertainty_max_us", highest, highest}, // the widest any part knew an end within
 
+	// The fleet: every part ran one fleet of application instances; the
+	// segments' instances served disjoint identities.
+	{"fleet", byField, firstPresent},             // a segment without a fleet adds nothing to it
+	{"fleet.instances", keep, keep},              // one profile's fleet
+	{"fleet.sticky", keep, keep},                 // likewise
+	{"fleet.clock_skew_ms", keep, keep},          // one step of a sweep
+	{"fleet.listed", keep, keep},                 // one profile's fleet
+	{"fleet.drift_ms_per_min", keep, keep},       // likewise
+	{"fleet.sweep", keep, keep},                  // the scenario's name, one for every part
+	{"fleet.takes_time", keep, keep},             // one limiter's
+	{"fleet.per_instance", keep, instancesAdded}, // the median repetition's; segments' added instance by instance
+
 	// What merging keeps of repetitions; a segment's figures are its
 	// median repetition's, and the note says so.
 	{"repeats", repetitionValues, dropped}, // each repetition's values; not merged across segments

@@ -25,6 +25,10 @@ type LimiterInfo struct {
 	// TimeFrom says whose clock the limiter decides by: "redis" (TIME in
 	// the script) or "args" (the caller's clock in its arguments).
 	TimeFrom string `json:"time_from,omitempty"`
+	// TimeWhy says why, from the declaration and the script: which
+	// argument carries the caller's clock, whether time_from says so,
+	// whether the script calls TIME.
+	TimeWhy string `json:"time_why,omitempty"`
 	// Semantics is the declared family, or "bound" with Bound the promise
 	// ("100 per 1s").
 	Semantics string `json:"semantics"`

@@ -83,6 +83,10 @@ type Run struct {
 	// Cluster is how the run's work fell on the masters of a Redis
 	// Cluster; nil on a single server.
 	Cluster *Cluster `json:"cluster,omitempty"`
+
+	// Fleet is the application instances the load came from, each with
+	// a clock of its own; nil when the profile declares no fleet.
+	Fleet *Fleet `json:"fleet,omitempty"`
 }
 
 // Params are the scenario parameters the run used.

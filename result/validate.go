@@ -22,6 +22,8 @@ var signedFields = map[string]bool{
 	"thresholds.value":                      true, // a threshold reads any field
 	"thresholds.against":                    true,
 	"repeats.values":                        true, // each repetition of any field
+	"fleet.per_instance.offset_ms":          true, // an instance's clock may be behind the true time
+	"fleet.per_instance.drift_ms_per_min":   true, // and fall further behind
 }
 
 // validate checks what a result's numbers can be: no count or figure is
@@ -38,6 +40,10 @@ func (r *Result) validate() error {
 		if q := run.Requests; q.Sent != q.Allowed+q.Denied+q.Errors {
 			return fmt.Errorf("runs[%d] (%s): requests.sent %d is not allowed %d + denied %d + errors %d",
 				i, run.Key(), q.Sent, q.Allowed, q.Denied, q.Errors)
+		}
+		if f := run.Fleet; f != nil && len(f.PerInstance) != f.Instances {
+			return fmt.Errorf("runs[%d] (%s): fleet.per_instance has %d instances, fleet.instances says %d",
+				i, run.Key(), len(f.PerInstance), f.Instances)
 		}
 		if q := run.Requests; q.AllowedOnError+q.DeniedOnError > q.Errors || q.FaultErrors > q.Errors {
 			return fmt.Errorf("runs[%d] (%s): requests.allowed_on_error %d + denied_on_error %d, or fault_errors %d, is more than errors %d",

@@ -40,6 +40,9 @@ type parts struct {
 	// and the timeout after it.
 	happenings []probe.Happening
 	timeout    time.Duration
+	// takesTime says the limiter's requests carry their caller's clock,
+	// which a fleet's instances skew.
+	takesTime bool
 }
 
 // assemble is the one place a run's result is built: each part's section
@@ -104,6 +107,10 @@ func assemble(p parts) *result.Run {
 	// The audit.
 	run.Audit, run.Edge = p.audit.Audit, p.audit.Edge
 	p.audit.Faults.Apply(run.Faults)
+
+	// The fleet: each instance's clock and share, and its part in what
+	// the audit found past the bound.
+	run.Fleet = fleetSection(p.run, p.rec, p.audit.InExcess, p.takesTime)
 
 	// The server, read around the run.
 	run.Eviction = p.eviction

@@ -27,7 +27,7 @@ func BenchmarkRequestPath(b *testing.B) {
 	w := d.newWorker(0)
 	b.ReportAllocs()
 	for i := uint64(0); b.Loop(); i++ {
-		d.call(w, i%1000, time.Now())
+		d.call(w, job{identity: i % 1000, due: time.Now()})
 	}
 	if d.rec.completed() == 0 {
 		b.Fatal("nothing recorded")

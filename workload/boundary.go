@@ -61,7 +61,7 @@ func (d *scheduler) boundary(ctx context.Context, srv event.ServerClock, s plan.
 func (d *scheduler) boundaryBursts(ctx context.Context, b plan.Boundary, identities int, loc *locator, until time.Duration) (scheduleEnd, error) {
 	jobs, wait := d.startWorkers()
 	defer wait()
-	defer close(jobs)
+	defer jobs.close()
 	defer event.TuneForPacing(d.clock)()
 
 	start := d.rec.start
@@ -70,12 +70,19 @@ func (d *scheduler) boundaryBursts(ctx context.Context, b plan.Boundary, identit
 	primer := d.newWorker(d.concurrency)
 	var pending jobQueue
 	next := 0
+	// seq numbers the requests in the order the schedule makes them, which
+	// draws the instance of a fleet that sends each.
+	var seq uint64
+	newJob := func(identity uint64, due time.Time, probe bool) job {
+		seq++
+		return job{identity: identity, due: due, probe: probe, instance: d.fleet.instanceOf(identity, seq-1)}
+	}
 	place := func(identity uint64, edge int64) {
 		for _, s := range d.boundaries {
 			s.Boundary(identity, edge)
 		}
 		for _, due := range burstDues(b, edge) {
-			heap.Push(&pending, job{identity: identity, due: start.Add(loc.offset.LocalTime(due).Sub(start))})
+			heap.Push(&pending, newJob(identity, start.Add(loc.offset.LocalTime(due).Sub(start)), false))
 		}
 	}
 	// unsent counts what was due but will not be sent: the pending
@@ -102,7 +109,7 @@ func (d *scheduler) boundaryBursts(ctx context.Context, b plan.Boundary, identit
 			next++
 			continue
 		case next < identities && (len(pending) == 0 || !pending[0].due.Before(primeDue)):
-			j, prime = job{identity: uint64(next), due: primeDue}, true
+			j, prime = newJob(uint64(next), primeDue, false), true
 			next++
 		case len(pending) > 0:
 			j = heap.Pop(&pending).(job)
@@ -127,7 +134,7 @@ func (d *scheduler) boundaryBursts(ctx context.Context, b plan.Boundary, identit
 		switch {
 		case prime:
 			d.issued.Add(1)
-			key := d.call(primer, j.identity, j.due)
+			key := d.call(primer, j)
 			if primer.out.Err != nil {
 				continue
 			}
@@ -143,26 +150,24 @@ func (d *scheduler) boundaryBursts(ctx context.Context, b plan.Boundary, identit
 			loc.startProbing(j.identity, &primer.out)
 			now := d.clock.Now()
 			for k := int64(0); k < loc.exhaustRequests(); k++ {
-				heap.Push(&pending, job{identity: j.identity, due: now})
+				heap.Push(&pending, newJob(j.identity, now, false))
 			}
-			heap.Push(&pending, job{identity: j.identity, due: now.Add(loc.probeEvery), probe: true})
+			heap.Push(&pending, newJob(j.identity, now.Add(loc.probeEvery), true))
 			continue
 		case j.probe:
 			d.issued.Add(1)
-			d.call(primer, j.identity, j.due)
+			d.call(primer, j)
 			if edge, done := loc.probed(j.identity, &primer.out); done {
 				place(j.identity, edge)
 			} else {
-				heap.Push(&pending, job{identity: j.identity, due: d.clock.Now().Add(loc.probeEvery), probe: true})
+				heap.Push(&pending, newJob(j.identity, d.clock.Now().Add(loc.probeEvery), true))
 			}
 			continue
 		}
-		select {
-		case jobs <- j:
-			d.issued.Add(1)
-		case <-ctx.Done():
+		if !jobs.send(ctx, j) {
 			return scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}, nil
 		}
+		d.issued.Add(1)
 	}
 }
 

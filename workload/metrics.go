@@ -54,7 +54,13 @@ type recShard struct {
 	seconds     []second
 	timeline    timeline
 	errors      map[string]*result.ErrorCount
+	// instances counts, per instance of the run's fleet, its requests
+	// and admissions; nil without a fleet.
+	instances []instanceCount
 }
+
+// instanceCount is what one application instance sent and had admitted.
+type instanceCount struct{ sent, allowed int64 }
 
 type second struct {
 	allowed, denied, errors int64
@@ -85,6 +91,13 @@ func (r *recorder) record(worker int, o *event.Outcome) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.counts.Sent++
+	if o.Instance < len(s.instances) {
+		c := &s.instances[o.Instance]
+		c.sent++
+		if o.Err == nil && o.Decision.Allowed {
+			c.allowed++
+		}
+	}
 	if lag > LateThreshold {
 		s.counts.Late++
 	}
@@ -133,6 +146,31 @@ func (s *recShard) countError(err error) {
 		s.errors[kind] = e
 	}
 	e.Count++
+}
+
+// countInstances makes the recorder count what each of n application
+// instances sent and had admitted; call it before anything is recorded.
+func (r *recorder) countInstances(n int) {
+	for _, s := range r.shards {
+		s.instances = make([]instanceCount, n)
+	}
+}
+
+// instanceCounts is, per application instance, the requests recorded
+// and their admissions; nil unless countInstances was called.
+func (r *recorder) instanceCounts() (sent, allowed []int64) {
+	for _, s := range r.shards {
+		s.mu.Lock()
+		if sent == nil && s.instances != nil {
+			sent, allowed = make([]int64, len(s.instances)), make([]int64, len(s.instances))
+		}
+		for i, c := range s.instances {
+			sent[i] += c.sent
+			allowed[i] += c.allowed
+		}
+		s.mu.Unlock()
+	}
+	return sent, allowed
 }
 
 // counts is how many outcomes have been recorded so far, and how many of

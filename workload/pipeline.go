@@ -147,20 +147,21 @@ func (d *scheduler) workerDone(w *pipeWorker) {
 // already queued (up to maxBatch) and sends them as one batch. The channel
 // holds what the connections could take in one round; past that the
 // schedule waits, and its requests go out late, as without pipelining.
-func (d *scheduler) startPipelines() (jobs chan job, wait func()) {
-	jobs = make(chan job, d.concurrency*d.maxBatch)
+func (d *scheduler) startPipelines() (jobs queues, wait func()) {
+	n := d.fleet.queues(d.concurrency)
+	jobs = newQueues(n, d.concurrency*d.maxBatch/n)
 	var wg sync.WaitGroup
 	for i := 0; i < d.concurrency; i++ {
 		wg.Add(1)
-		go func(w *pipeWorker) {
+		go func(w *pipeWorker, mine chan job) {
 			defer wg.Done()
 			defer d.workerDone(w)
-			for j := range jobs {
+			for j := range mine {
 				batch := append(w.jobs[:0], j)
-				batch = takeQueued(jobs, batch, d.maxBatch)
+				batch = takeQueued(mine, batch, d.maxBatch)
 				d.sendBatch(w, batch)
 			}
-		}(d.newPipeWorker(i))
+		}(d.newPipeWorker(i), jobs.of(i))
 	}
 	return jobs, wg.Wait
 }
@@ -189,7 +190,7 @@ func (d *scheduler) sendBatch(w *pipeWorker, jobs []job) {
 	calls := w.calls[:len(jobs)]
 	for i, j := range jobs {
 		c := &calls[i]
-		c.args, c.req = d.piped.AppendCommand(c.args[:0], d.key(w.worker, j.identity))
+		c.args, c.req = d.fleet.pipedFor(j.instance, d.piped).AppendCommand(c.args[:0], d.key(w.worker, j.identity))
 		c.Cmd, c.clock, c.done = redis.NewCmd(d.callCtx, c.args...), d.clock, time.Time{}
 	}
 	sent := d.clock.Now()
@@ -202,7 +203,7 @@ func (d *scheduler) sendBatch(w *pipeWorker, jobs []job) {
 	for i, j := range jobs {
 		c := &calls[i]
 		o := &w.out
-		o.Identity, o.Due, o.Sent, o.Done = j.identity, j.due, sent, c.done
+		o.Identity, o.Due, o.Sent, o.Done, o.Instance = j.identity, j.due, sent, c.done, j.instance
 		if o.Done.IsZero() {
 			// Never answered nor failed by the client: done when it gave
 			// the batch back.

@@ -252,7 +252,8 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 	}
 	watch := probe.StartWatch(target, r.Clock, offset, algorithms.DeletesKeys(lim))
 	rec := newRecorder(r.Clock.Now())
-	auditing := audit.Config{Limiter: lim, Identities: spec.Identities, Sample: pl.AuditIdentities, Seed: pl.Seed}
+	auditing := audit.Config{Limiter: lim, Identities: spec.Identities, Sample: pl.AuditIdentities, Seed: pl.Seed,
+		Fleet: spec.Fleet, FleetStart: rec.start}
 	if b := spec.Boundary; spec.Shape == plan.ShapeBoundary {
 		// Around the boundary: the first burst, the second, and as much
 		// again on either side.
@@ -309,7 +310,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 		runErr = probe.CheckServer(ctx, target, spec.Key(), errs, sent)
 	}
 	p := parts{run: spec, prefix: prefix, planned: prog.Planned, keys: keys, rec: rec, schedule: out, err: runErr,
-		happenings: seen.Happenings, timeout: pl.Timeout}
+		happenings: seen.Happenings, timeout: pl.Timeout, takesTime: algorithms.TakesCallerTime(lim)}
 	p.eviction = evictions.Finish(ctx, session.Switches())
 	if p.eviction != nil && watch != nil {
 		// The watch placed every eviction and restart of the traffic on
@@ -380,7 +381,12 @@ func (r *Runner) runSchedule(ctx context.Context, t traffic) (out scheduleEnd, e
 		callCtx:     context.WithoutCancel(ctx),
 		segment:     r.Segments.Segment,
 	}
+	d.fleet = newFleetRoute(s.Fleet, r.Plan.Seed, d.callCtx, r.Clock, t.rec.start)
+	t.rec.countInstances(s.Fleet.Instances())
 	note := d.setPipeline(s.Pipeline, r.Env.Client)
+	if d.piped != nil {
+		d.fleet.pipe(t.windows, d.piped)
+	}
 	defer func() { out.pipeline = d.pipelineFigures(s.Pipeline, t.rec.completed(), note) }()
 	d.lastSuccess.Store(t.rec.start.UnixNano())
 	stopWatch := r.watch(runCtx, d, cancel, t.quiet)

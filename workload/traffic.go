@@ -17,6 +17,9 @@ import (
 type job struct {
 	identity uint64
 	due      time.Time
+	// instance is the application instance of the run's fleet that sends
+	// it (0 without a fleet).
+	instance int
 	// probe marks a boundary run's probe for where a window ends, which
 	// the schedule sends itself.
 	probe bool
@@ -49,6 +52,9 @@ type scheduler struct {
 	callCtx context.Context
 	// pipelining sends requests in batches, when the run asks for it.
 	pipelining
+	// fleet sends each request from an instance of the run's fleet, on
+	// its clock; nil without a fleet.
+	fleet *fleetRoute
 
 	lastSuccess atomic.Int64 // unix nanos of the latest decision
 	lastError   atomic.Int64 // unix nanos of the latest error
@@ -106,13 +112,13 @@ func (d *scheduler) key(w *worker, identity uint64) string {
 	return string(d.keys.AppendKey(w.buf[:0], identity))
 }
 
-// call sends one request for identity, records it, and returns the key.
-func (d *scheduler) call(w *worker, identity uint64, due time.Time) string {
-	key := d.key(w, identity)
+// call sends request j, records it, and returns its key.
+func (d *scheduler) call(w *worker, j job) string {
+	key := d.key(w, j.identity)
 	o := &w.out
-	o.Identity, o.Due = identity, due
+	o.Identity, o.Due, o.Instance = j.identity, j.due, j.instance
 	o.Sent = d.clock.Now()
-	o.Decision, o.Err = d.limiter.Allow(d.callCtx, key)
+	o.Decision, o.Err = d.limiter.Allow(d.fleet.ctx(j.instance, d.callCtx), key)
 	o.Done = d.clock.Now()
 	o.MayHaveRun = redisenv.MayHaveRun(o.Err)
 	d.record(w.id, o)
@@ -145,7 +151,7 @@ func (d *scheduler) deliver(worker int, o *event.Outcome) {
 func (d *scheduler) openLoop(ctx context.Context, pacer Pacer, picker IdentityPicker, duration time.Duration, maxRequests int64) scheduleEnd {
 	jobs, wait := d.startWorkers()
 	defer wait()
-	defer close(jobs)
+	defer jobs.close()
 
 	defer event.TuneForPacing(d.clock)()
 	start := d.rec.start
@@ -181,31 +187,30 @@ func (d *scheduler) openLoop(ctx context.Context, pacer Pacer, picker IdentityPi
 			owned += mine
 			return end(scheduleEnd{elapsed: duration, unsent: 1 + mine}, n+1+uint64(all))
 		}
-		select {
-		case jobs <- job{identity: identity, due: start.Add(due)}:
-		case <-ctx.Done():
+		if !jobs.send(ctx, job{identity: identity, due: start.Add(due), instance: d.fleet.instanceOf(identity, n)}) {
 			return end(scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}, n+1)
 		}
 	}
 }
 
-// startWorkers starts the workers that send the jobs handed to them. The
-// caller closes jobs when the schedule ends, then calls wait for the calls
-// in flight.
-func (d *scheduler) startWorkers() (jobs chan job, wait func()) {
+// startWorkers starts the workers that send the jobs handed to them: a
+// fleet's instances each have their share of the workers, which send only
+// that instance's requests. The caller closes the queues when the
+// schedule ends, then calls wait for the calls in flight.
+func (d *scheduler) startWorkers() (jobs queues, wait func()) {
 	if d.piped != nil {
 		return d.startPipelines()
 	}
-	jobs = make(chan job)
+	jobs = newQueues(d.fleet.queues(d.concurrency), 0)
 	var wg sync.WaitGroup
 	for i := 0; i < d.concurrency; i++ {
 		wg.Add(1)
-		go func(w *worker) {
+		go func(w *worker, mine chan job) {
 			defer wg.Done()
-			for j := range jobs {
-				d.call(w, j.identity, j.due)
+			for j := range mine {
+				d.call(w, j)
 			}
-		}(d.newWorker(i))
+		}(d.newWorker(i), jobs.of(i))
 	}
 	return jobs, wg.Wait
 }
@@ -230,7 +235,9 @@ func (d *scheduler) countDue(p Pacer, picker IdentityPicker, n uint64, duration 
 // pipelined, its next full batch, as redis-benchmark -P does) as soon as
 // the previous one is answered, until the duration or the request count
 // is reached. Latency is measured from the send, as nothing is scheduled:
-// each request is due when it goes out.
+// each request is due when it goes out. A fleet's instances each have
+// their share of the workers, and every request a worker draws goes out
+// from its instance.
 func (d *scheduler) closedLoop(ctx context.Context, picker IdentityPicker, duration time.Duration, maxRequests int64) scheduleEnd {
 	start := d.rec.start
 	deadline := start.Add(duration)
@@ -238,6 +245,7 @@ func (d *scheduler) closedLoop(ctx context.Context, picker IdentityPicker, durat
 	var wg sync.WaitGroup
 	for i := 0; i < d.concurrency; i++ {
 		send, done, size := d.closedSender(i)
+		instance := i % d.fleet.queues(d.concurrency)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -255,7 +263,7 @@ func (d *scheduler) closedLoop(ctx context.Context, picker IdentityPicker, durat
 						break
 					}
 					if identity := picker.Pick(n); d.segment.Owns(identity) {
-						batch = append(batch, job{identity: identity, due: now})
+						batch = append(batch, job{identity: identity, due: now, instance: instance})
 					}
 				}
 				if len(batch) == 0 {
@@ -278,5 +286,5 @@ func (d *scheduler) closedSender(i int) (send func([]job), done func(), size int
 		return func(b []job) { d.sendBatch(w, b) }, func() { d.workerDone(w) }, d.maxBatch
 	}
 	w := d.newWorker(i)
-	return func(b []job) { d.call(w, b[0].identity, b[0].due) }, func() {}, 1
+	return func(b []job) { d.call(w, b[0]) }, func() {}, 1
 }

@@ -102,11 +102,24 @@ func (l *locator) serverMicros(o *event.Outcome) int64 {
 	if at := o.Decision.ServerNowMicros; at > 0 {
 		return at
 	}
-	if c, ok := l.limiter.(algorithms.Clocked); ok && c.TimeFrom() == algorithms.TimeFromArgs && o.Decision.ClientNowMicros > 0 {
+	if l.callerClocked() && o.Decision.ClientNowMicros > 0 {
 		// Decided by the caller's clock its arguments carried.
-		return l.offset.ServerMicros(time.UnixMicro(o.Decision.ClientNowMicros))
+		return l.callerToServer(o, o.Decision.ClientNowMicros)
 	}
 	return l.offset.ServerMicros(o.Sent.Add(o.Done.Sub(o.Sent) / 2))
+}
+
+// callerClocked says the limiter decides by its caller's clock (Clocked).
+func (l *locator) callerClocked() bool {
+	c, ok := l.limiter.(algorithms.Clocked)
+	return ok && c.TimeFrom() == algorithms.TimeFromArgs
+}
+
+// callerToServer is the server instant of micros on the clock of the
+// caller that sent o: the instance's skew taken off (the true time), then
+// on the server's clock.
+func (l *locator) callerToServer(o *event.Outcome, micros int64) int64 {
+	return l.offset.ServerMicros(time.UnixMicro(micros - o.Decision.ClientSkewMicros))
 }
 
 // afterPrime tells where the window the prime o opened ends (server
@@ -117,13 +130,17 @@ func (l *locator) afterPrime(ctx context.Context, o *event.Outcome, key string) 
 	l.found.Identities++
 	if w, ok := l.limiter.(algorithms.Windowed); ok {
 		l.found.ByFormula++
+		if seen := o.Decision.ClientNowMicros; l.callerClocked() && seen > 0 {
+			// The window is on the clock of the caller that opened it.
+			return l.callerToServer(o, w.WindowEnd(seen)), true, nil
+		}
 		return w.WindowEnd(at), true, nil
 	}
 	if rw, ok := l.limiter.(algorithms.ReplyWindower); ok && rw.ReplyWindowResolution() > 0 {
 		if v, has := rw.ReplyWindowEnd(o.Decision); has {
-			if c, ok := l.limiter.(algorithms.Clocked); ok && c.TimeFrom() == algorithms.TimeFromArgs {
+			if l.callerClocked() {
 				// On the caller's clock, which the request carried.
-				v = l.offset.ServerMicros(time.UnixMicro(v))
+				v = l.callerToServer(o, v)
 			}
 			l.found.ByReply++
 			l.uncertain(rw.ReplyWindowResolution().Microseconds())

@@ -150,6 +150,9 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	if err != nil {
 		return err
 	}
+	for _, w := range prof.Warnings() {
+		fmt.Fprintln(stderr, "rlbench: warning: "+report.PrintableLines(w))
+	}
 	ropts, err := redisOptions(prof, o)
 	if err != nil {
 		return err

@@ -16,7 +16,7 @@ func validateCommand() command {
 }
 
 // validateProfiles checks profiles without running them.
-func validateProfiles(ctx context.Context, args []string, stdout, _ io.Writer) error {
+func validateProfiles(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return usageErrorf("validate needs at least one profile file")
 	}
@@ -29,6 +29,9 @@ func validateProfiles(ctx context.Context, args []string, stdout, _ io.Writer) e
 		if err != nil {
 			errs = append(errs, err)
 			continue
+		}
+		for _, w := range p.Warnings() {
+			fmt.Fprintln(stderr, "rlbench: warning: "+report.PrintableLines(w))
 		}
 		pl := p.Plan(1)
 		fmt.Fprintf(stdout, "%s: ok: %d scenarios x %d algorithms = %d runs, %s, %d thresholds\n",

@@ -66,6 +66,19 @@ type Auditor struct {
 	// argsClock says the limiter decides by the caller's clock its
 	// arguments carry (Decision.ClientNowMicros).
 	argsClock bool
+	// seenTooFar is set when a decision by the caller's clock carried a
+	// time further than an int32 of microseconds from the server's: the
+	// model cannot be fed the times the limiter saw, and only the bound
+	// is judged.
+	seenTooFar atomic.Bool
+	// fleet is the run's application instances, whose clocks count from
+	// fleetStart (nil without a fleet); instances is how many there are,
+	// and inExcess counts, per instance, the admissions within the busiest
+	// window of each identity that went past the bound.
+	fleet      *plan.Fleet
+	fleetStart time.Time
+	instances  int
+	inExcess   [plan.MaxFleetInstances]int64
 	// certainDenied counts the replayed decisions the model denied in
 	// every state the limiter may have been in: where an admission beyond
 	// the model would have shown.
@@ -104,6 +117,12 @@ type Config struct {
 	// is unknown. A run whose caller tells the audit of each failed call
 	// itself (RecordUnseen) leaves it unset.
 	UnseenFromOutcomes bool
+	// Fleet is the run's application instances (nil without a fleet),
+	// whose clocks' offsets count from FleetStart, on the local clock: the
+	// audit takes each instance's skew off the times it carried, and says
+	// how each took part in admissions past the bound.
+	Fleet      *plan.Fleet
+	FleetStart time.Time
 }
 
 // Timeline is a run's fault schedule as the audit places it: the faults,
@@ -126,7 +145,10 @@ type auditRecord struct {
 	// remaining is the reply's, NaN when it is not checked.
 	remaining float64
 	// widthUs is how long after the send the reply came, when the time is
-	// the client's: the decision was made somewhere in between.
+	// the client's: the decision was made somewhere in between. For a
+	// decision by the caller's clock that carries the server's time too
+	// (seen), it holds instead, as an int32, the caller's time less the
+	// server's: the time the limiter saw (see modelAt).
 	widthUs uint32
 	// retryMs is a denial's retry hint, in whole milliseconds rounded up;
 	// noRetry when the reply carries none.
@@ -138,6 +160,14 @@ type auditRecord struct {
 	// round trip, within which the server may have run it after requests
 	// stamped later (a denial may follow admissions of later times).
 	argsTime bool
+	// seen says the limiter decided by the caller's clock and the reply
+	// carries the server's time: the time is the server's (the true time
+	// the bound is judged at), and the time the limiter saw, which its
+	// model is fed, is in widthUs.
+	seen bool
+	// instance is the application instance of the run's fleet that sent
+	// the request (0 without a fleet).
+	instance uint8
 }
 
 // noRetry marks a record whose reply carried no retry hint.
@@ -148,7 +178,26 @@ func (r auditRecord) allowed() bool { return r.key&1 == 0 }
 
 // timed reports whether the time is the client's, known only to lie
 // between the send and the reply.
-func (r auditRecord) timed() bool { return r.widthUs > 0 && !r.argsTime }
+func (r auditRecord) timed() bool { return r.widthUs > 0 && !r.argsTime && !r.seen }
+
+// width is how long after the send the reply came, for a decision whose
+// instant is known only within it (zero when the server's time places it).
+func (r auditRecord) width() int64 {
+	if r.seen {
+		return 0
+	}
+	return int64(r.widthUs)
+}
+
+// modelAt is the time the limiter decided the request by, which its model
+// is fed: the caller's clock for a decision it carried besides the
+// server's time (seen), else the decision's time.
+func (r auditRecord) modelAt() int64 {
+	if r.seen {
+		return r.at() + int64(int32(r.widthUs))
+	}
+	return r.at()
+}
 
 // New prepares the audit of a run. It returns nil, which audits nothing,
 // when the limiter has no bound or the audit is turned off.
@@ -195,6 +244,8 @@ func New(c Config) *Auditor {
 	}
 	au.watchFaults(c.Timeline)
 	au.unseenFromOutcomes = c.UnseenFromOutcomes
+	au.fleet, au.fleetStart = c.Fleet, c.FleetStart
+	au.instances = min(c.Fleet.Instances(), plan.MaxFleetInstances)
 	return au
 }
 
@@ -222,15 +273,26 @@ func (a *Auditor) Record(o *event.Outcome) {
 		return
 	}
 	d := &o.Decision
-	r := auditRecord{remaining: math.NaN(), retryMs: noRetry, units: recordUnits(d.Units())}
+	r := auditRecord{remaining: math.NaN(), retryMs: noRetry, units: recordUnits(d.Units()), instance: uint8(min(max(o.Instance, 0), plan.MaxFleetInstances-1))}
 	at := d.ServerNowMicros
-	if at <= 0 && a.argsClock && d.ClientNowMicros > 0 {
+	switch {
+	case at > 0 && a.argsClock && d.ClientNowMicros > 0:
+		// The limiter decided by the caller's clock, and the reply says
+		// when on the server's: the bound is judged then, the true time,
+		// and the model is fed the time the limiter saw.
+		if delta := d.ClientNowMicros - at; delta >= math.MinInt32 && delta <= math.MaxInt32 {
+			r.seen, r.widthUs = true, uint32(int32(delta))
+		} else {
+			a.seenTooFar.Store(true)
+		}
+	case at <= 0 && a.argsClock && d.ClientNowMicros > 0:
 		// The limiter decided by the caller's clock its arguments carried:
-		// exactly then, on the server's clock.
-		at = a.faults.offset.ServerMicros(time.UnixMicro(d.ClientNowMicros))
+		// exactly then, on the server's clock, less the skew of the
+		// instance that sent it (the true time it carried).
+		at = a.faults.offset.ServerMicros(time.UnixMicro(d.ClientNowMicros - d.ClientSkewMicros))
 		r.argsTime = true
 		r.widthUs = uint32(min(max(o.Done.Sub(o.Sent).Microseconds(), 1), math.MaxUint32))
-	} else if at <= 0 {
+	case at <= 0:
 		// No server time: the decision was made between the send and the
 		// reply.
 		at = o.Sent.UnixMicro()
@@ -277,6 +339,10 @@ type Report struct {
 	// HeapBytes is the most the audit held on the heap: every decision it
 	// kept, before it replayed and freed them.
 	HeapBytes uint64
+	// InExcess is, per application instance of the run's fleet, how many
+	// units it had admitted within the busiest window of each audited
+	// identity that went past the bound; nil without a fleet.
+	InExcess []int64
 }
 
 // Finish judges the run once all recording has finished, given the losses
@@ -290,6 +356,7 @@ func (a *Auditor) Finish(losses []event.StateLoss, resets []event.Reset) Report 
 	a.setStateLosses(losses, resets)
 	rep.Audit, rep.Edge = a.result()
 	rep.Faults = &a.faults.fig
+	rep.InExcess = a.excessByInstance()
 	if decided := a.decided.Load(); rep.Audit != nil && decided > 0 {
 		// What share of the run's decisions was replayed: all of them,
 		// unless the audit kept a sample of the identities.
@@ -307,6 +374,11 @@ func (a *Auditor) Finish(losses []event.StateLoss, resets []event.Reset) Report 
 // be called once all recording has finished.
 func (a *Auditor) result() (*result.Audit, *result.Edge) {
 	policy := a.limiter.Policy()
+	if a.seenTooFar.Load() {
+		// Some times the limiter saw were not kept: its decisions cannot
+		// be replayed, only held to the bound.
+		a.model = nil
+	}
 	res := &result.Audit{Sampled: a.sampled, BoundWindow: a.limiter.Bound(time.Duration(a.window) * time.Microsecond), Basis: result.AuditByModel}
 	if a.model == nil {
 		res.Basis = result.AuditByBound
@@ -323,7 +395,7 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 	var admitted []auditRecord
 	var offered, admittedUnits tally
 	var offeredMax, spanMax int64
-	replayed := false
+	replayed, trueTimes := false, false
 	a.placeAfterDecisions()
 	for slot, decs := range a.decisions {
 		if len(decs) == 0 {
@@ -334,13 +406,30 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 		res.Identities++
 		res.Decisions += int64(len(decs))
 		spanMax = max(spanMax, decs[len(decs)-1].at()-decs[0].at())
+		// The bound and the promise are judged at the true times; a
+		// limiter that decided by its caller's clock, and whose replies
+		// say when the server ran each decision, is replayed in the
+		// server's order and judged at the times its requests carried, its
+		// instance's skew taken off.
+		judged := decs
+		if decs[0].seen {
+			judged, trueTimes = a.atTrueTimes(decs), true
+		}
 		// Resets seen on the server start a new lifetime of the state:
 		// where the replay placed them, or, judged by the bound alone,
 		// after those that took every key.
 		var cuts []int64
 		if a.model != nil && !decs[0].timed() {
+			under := res.UnderAdmitted
 			cuts = a.faults.replay(a, slot, decs, res, &checks)
 			replayed = true
+			if decs[0].seen {
+				// The model was fed the times the limiter saw; the promise
+				// to admit holds on the true clock. A denial either finds
+				// is counted once: the larger count stands.
+				byPromise := a.shortfall(judged, a.faults.unseen[slot%auditShards][slot])
+				res.UnderAdmitted += max(byPromise-(res.UnderAdmitted-under), 0)
+			}
 		} else {
 			cuts = a.faults.resetCuts(decs)
 			res.UnderAdmitted += a.shortfall(decs, a.faults.unseen[slot%auditShards][slot])
@@ -359,7 +448,7 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 		// Windows are measured within each lifetime of the limiter's
 		// state: across a fault that took it away, what was admitted
 		// before is not what the limiter knew of after.
-		for _, epoch := range a.faults.epochs(decs, cuts) {
+		for _, epoch := range a.faults.epochs(judged, cuts) {
 			offeredMax = max(offeredMax, tallyOf(&offered, epoch).maxIn(a.window))
 			admitted = admitted[:0]
 			for _, r := range epoch {
@@ -400,6 +489,7 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 		if over := max(busiest-res.BoundWindow, beyond); over > 0 {
 			res.Overshoot += over
 			res.Violations++
+			a.attribute(judged, cuts)
 		}
 		res.PolicyExcess = max(res.PolicyExcess, policyBusiest-policy.Limit)
 	}
@@ -411,7 +501,7 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 		res.Reply = &checks
 	}
 	res.VsExact = vsExact
-	res.Power = a.power(res, offeredMax, spanMax, replayed)
+	res.Power = a.power(res, offeredMax, spanMax, replayed, trueTimes)
 	return res, a.edges.contract()
 }
 
@@ -422,7 +512,7 @@ func compareWithExact(exact algorithms.Model, decs []auditRecord, c *result.Exac
 	for _, r := range decs {
 		allowed := r.allowed()
 		c.Decisions++
-		if allowN(exact, r.at(), unitsOf(r.units)) == allowed {
+		if allowN(exact, r.modelAt(), unitsOf(r.units)) == allowed {
 			continue
 		}
 		c.Differ++

@@ -235,7 +235,7 @@ func (af *auditFaults) counterfactual(model algorithms.Model, decs, onErr []audi
 	i, j := 0, 0
 	for i < len(decs) || j < len(onErr) {
 		if j >= len(onErr) || (i < len(decs) && decs[i].at() <= onErr[j].at()) {
-			allowN(model, decs[i].at(), unitsOf(decs[i].units))
+			allowN(model, decs[i].modelAt(), unitsOf(decs[i].units))
 			i++
 			continue
 		}

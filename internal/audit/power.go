@@ -27,8 +27,8 @@ func (a *Auditor) shortfall(decs []auditRecord, unseen []unseenCall) int64 {
 	var widest int64
 	for _, r := range decs {
 		if r.allowed() {
-			lo, hi, units = append(lo, r.at()), append(hi, r.at()+int64(r.widthUs)), append(units, unitsOf(r.units))
-			widest = max(widest, int64(r.widthUs))
+			lo, hi, units = append(lo, r.at()), append(hi, r.at()+r.width()), append(units, unitsOf(r.units))
+			widest = max(widest, r.width())
 		}
 	}
 	for _, u := range unseen {
@@ -42,7 +42,7 @@ func (a *Auditor) shortfall(decs []auditRecord, unseen []unseenCall) int64 {
 		if d.allowed() {
 			continue
 		}
-		dlo, dhi := d.at(), d.at()+int64(d.widthUs)
+		dlo, dhi := d.at(), d.at()+d.width()
 		// Admissions that may lie in (t-within, t] for some instant t of
 		// the denial: started by dhi, ended after dlo-within.
 		end := sort.Search(len(lo), func(i int) bool { return lo[i] > dhi })
@@ -82,7 +82,10 @@ func (s spans) Swap(i, j int) {
 // the replay gave up on); a denial the semantics rule out, where the
 // model admitted some, or the limiter states a promise to admit over an
 // interval shorter than some identity's decisions spanned (spanMax).
-func (a *Auditor) power(res *result.Audit, offeredMax, spanMax int64, replayed bool) *result.Power {
+// Decisions replayed at the times the limiter saw but judged at the true
+// times (trueTimes: a limiter that decides by its caller's clock) could
+// also show an excess wherever an identity offered more than the bound.
+func (a *Auditor) power(res *result.Audit, offeredMax, spanMax int64, replayed, trueTimes bool) *result.Power {
 	p := &result.Power{OfferedMaxInWindow: offeredMax, Replayed: replayed}
 	if a.promiseAdmits > 0 {
 		p.PromiseAdmits, p.PromiseWithinMs = a.promiseAdmits, float64(a.promiseWithinUs)/1000
@@ -92,8 +95,9 @@ func (a *Auditor) power(res *result.Audit, offeredMax, spanMax int64, replayed b
 		p.ExpectedDenied = a.certainDenied
 		// Where the replay gave up on an identity, its later decisions
 		// were held to the bound, which catches an excess where more
-		// than the bound was offered.
-		p.Excess = p.ExpectedDenied > 0 || (a.boundOnly > 0 && p.Excess)
+		// than the bound was offered; so do decisions judged at the true
+		// times.
+		p.Excess = p.ExpectedDenied > 0 || ((a.boundOnly > 0 || trueTimes) && p.Excess)
 		p.Shortfall = res.ExpectedAllowed > 0
 	} else {
 		p.Shortfall = a.promiseAdmits > 0 && spanMax > a.promiseWithinUs

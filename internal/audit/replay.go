@@ -152,7 +152,10 @@ func (af *auditFaults) replay(a *Auditor, slot int, decs []auditRecord, res *res
 		af.fig.identitiesWithUnseen++
 	}
 	for _, r := range decs {
-		at := r.at()
+		// The replay runs in the server's order and places what happened
+		// on its clock; the model is fed the time the limiter saw, which
+		// is shift from it when the limiter decided by its caller's clock.
+		at, shift := r.at(), r.modelAt()-r.at()
 		for ev < len(af.events) && af.events[ev].ResumeUs <= at {
 			e := af.events[ev]
 			ev++
@@ -163,7 +166,11 @@ func (af *auditFaults) replay(a *Auditor, slot int, decs []auditRecord, res *res
 				ui++
 			}
 			for _, b := range rp.branches {
-				b.restart(fresh, e.CutUs)
+				cut := e.CutUs
+				if cut != math.MinInt64 {
+					cut += shift
+				}
+				b.restart(fresh, cut)
 				// What ran unseen on the old server after the cut is gone
 				// with it; a call given up only once the new server was
 				// there may have run on it (waiting for a connection that
@@ -180,7 +187,7 @@ func (af *auditFaults) replay(a *Auditor, slot int, decs []auditRecord, res *res
 		}
 		if !rp.gaveUp {
 			rp.placeResets(at)
-			rp.placeUnseen(at)
+			rp.placeUnseen(at, shift)
 			if len(rp.branches) > maxBranches {
 				rp.gaveUp = true
 				af.fig.gaveUp++
@@ -188,7 +195,7 @@ func (af *auditFaults) replay(a *Auditor, slot int, decs []auditRecord, res *res
 			}
 		}
 		if kept != nil {
-			k := allowN(kept, at, unitsOf(r.units))
+			k := allowN(kept, at+shift, unitsOf(r.units))
 			if k != r.allowed() {
 				lost = true
 			}
@@ -224,8 +231,11 @@ func (rp *identityReplay) add(u unseenCall) {
 // each at the first instant after its send at which the server decided
 // anything (a reply that came late, a stalled server that woke and ran its
 // backlog) or at the decision's own instant; or one call ran alone, the
-// earlier ones lost with a connection that broke.
-func (rp *identityReplay) placeUnseen(at int64) {
+// earlier ones lost with a connection that broke. Instants are the
+// server's; the model is fed them shift later, as it is fed the decision
+// at at (a limiter that decides by its caller's clock saw the time shift
+// from the server's: the calls are taken to have carried the same).
+func (rp *identityReplay) placeUnseen(at, shift int64) {
 	fresh := rp.a.model.Model
 	var added []*branch
 	for _, b := range rp.branches {
@@ -234,8 +244,11 @@ func (rp *identityReplay) placeUnseen(at int64) {
 			continue
 		}
 		last := b.lastFed(math.MinInt64)
+		if last != math.MinInt64 {
+			last -= shift
+		}
 		ranAlone := func(i int, t int64) *branch {
-			c := b.copyWith(fresh, &fed{t, unitsOf(b.pending[i].units)})
+			c := b.copyWith(fresh, &fed{t + shift, unitsOf(b.pending[i].units)})
 			c.uncertainUs = max(c.uncertainUs, at-max(b.pending[i].sentUs, last))
 			c.pending = slices.Delete(slices.Clone(b.pending), i, i+1)
 			return c
@@ -248,10 +261,10 @@ func (rp *identityReplay) placeUnseen(at int64) {
 			for _, p := range b.pending[:m] {
 				u := at - max(p.sentUs, last)
 				atWake.uncertainUs, atSend.uncertainUs = max(atWake.uncertainUs, u), max(atSend.uncertainUs, u)
-				atWake.feed(at, unitsOf(p.units))
-				t := min(max(p.sentUs, p.nextUs, atSend.lastFed(last)), at)
+				atWake.feed(at+shift, unitsOf(p.units))
+				t := min(max(p.sentUs, p.nextUs, atSend.lastFed(last+shift)-shift), at)
 				differ = differ || t != at
-				atSend.feed(t, unitsOf(p.units))
+				atSend.feed(t+shift, unitsOf(p.units))
 			}
 			atWake.pending, atSend.pending = slices.Clone(b.pending[m:]), slices.Clone(b.pending[m:])
 			added = append(added, atWake)
@@ -418,7 +431,7 @@ func (j judgement) count(checks *result.ReplyCheck) {
 func (a *Auditor) check(b *branch, r auditRecord) judgement {
 	var j judgement
 	rm, _ := b.model.(algorithms.ReplyModel)
-	stamp, allowed := r.at(), r.allowed()
+	stamp, allowed := r.modelAt(), r.allowed()
 	j.expected = b.feed(stamp, unitsOf(r.units))
 	j.wrong = j.expected != allowed
 	if b.placed {

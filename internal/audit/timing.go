@@ -32,11 +32,11 @@ func newTimingAudit() *timingAudit {
 // microseconds, and within one of policyWindow.
 func (t *timingAudit) identity(decs, admitted []auditRecord, window, policyWindow int64) (busiest, policyBusiest int64) {
 	for _, r := range decs {
-		_ = t.halfRTT.RecordValue(min(max(int64(r.widthUs)/2, result.HistLowestMicros), result.HistHighestMicros))
+		_ = t.halfRTT.RecordValue(min(max(r.width()/2, result.HistLowestMicros), result.HistHighestMicros))
 	}
 	t.spans = t.spans[:0]
 	for _, r := range admitted {
-		t.spans = append(t.spans, span{lo: r.at(), hi: r.at() + int64(r.widthUs), units: unitsOf(r.units)})
+		t.spans = append(t.spans, span{lo: r.at(), hi: r.at() + r.width(), units: unitsOf(r.units)})
 	}
 	var possible int64
 	busiest, possible, t.events = spanMaxInWindow(t.spans, window, t.events)

@@ -80,15 +80,23 @@ func (t *tally) unitsOfOne(i int) int64 { return t.units(i, i+1) }
 
 // maxIn is the most units within any interval of window microseconds.
 func (t *tally) maxIn(window int64) int64 {
-	var best int64
+	best, _, _ := t.busiest(window)
+	return best
+}
+
+// busiest is the most units within any interval of window microseconds,
+// and the instants at[lo:hi] that hold them (the earliest such interval).
+func (t *tally) busiest(window int64) (units int64, lo, hi int) {
 	i := 0
 	for j := range t.at {
 		for t.at[j]-t.at[i] >= window {
 			i++
 		}
-		best = max(best, t.units(i, j+1))
+		if u := t.units(i, j+1); u > units {
+			units, lo, hi = u, i, j+1
+		}
 	}
-	return best
+	return units, lo, hi
 }
 
 // maxInAt is the most units within one interval [s, s+window) that holds

@@ -10,6 +10,10 @@ import (
 type Outcome struct {
 	// Identity is the caller the request was made for.
 	Identity uint64
+	// Instance is the application instance of the run's fleet that sent
+	// the request (0 without a fleet): its clock is what the request's
+	// time arguments carried, skewed (Decision.ClientSkewMicros).
+	Instance int
 	// Due is when the schedule meant it to go out, Sent when it did, Done
 	// when its reply (or its error) came back; local times.
 	Due, Sent, Done time.Time

@@ -110,3 +110,41 @@ func Clustered(t testing.TB) *result.Result {
 	}
 	return r
 }
+
+// Swept is a result of a sweep of clock skews (0, ±50ms, ±500ms) of a
+// fleet of two instances: fixed_window, which reads Redis TIME, holds at
+// every step; fixed_window_client_time, which trusts its callers' clocks,
+// holds at 0 and goes past its bound of 200 from ±50ms on, its model
+// agreeing with every decision.
+func Swept() *result.Result {
+	r := Sample()
+	r.Profile.Algorithms = []string{"fixed_window", "fixed_window_client_time"}
+	r.Runs = nil
+	for _, step := range []struct {
+		name   string
+		skewMs float64
+		client int64
+	}{{"sweep-skew0", 0, 190}, {"sweep-skew50ms", 50, 303}, {"sweep-skew500ms", 500, 2299}} {
+		for _, alg := range []string{"fixed_window", "fixed_window_client_time"} {
+			most, takes := int64(120), false
+			if alg == "fixed_window_client_time" {
+				most, takes = step.client, true
+			}
+			over := max(most-200, 0)
+			r.Runs = append(r.Runs, result.Run{
+				Algorithm: alg, Scenario: step.name, Shape: "steady", Identities: 2,
+				Requests:  result.Requests{Sent: 12000, Allowed: 4000 + over, Denied: 8000 - over},
+				LatencyUs: result.Latency{Count: 12000, P50: 250, P99: 900, P999: 1200, Max: 2000},
+				Audit: &result.Audit{Identities: 2, Decisions: 12000, Allowed: 4000 + over, ExpectedAllowed: 4000 + over,
+					MaxWindowAdmitted: most, BoundWindow: 200, Overshoot: over, Violations: min(over, 2), PolicyExcess: most - 100,
+					Coverage: 1, Basis: result.AuditByModel, Power: &result.Power{OfferedMaxInWindow: 2000, Replayed: true, ExpectedDenied: 10, Excess: true, Shortfall: true}},
+				Fleet: &result.Fleet{Instances: 2, ClockSkewMs: step.skewMs, Sweep: "sweep", TakesTime: takes,
+					PerInstance: []result.FleetInstance{
+						{OffsetMs: -step.skewMs, Sent: 6000, Allowed: 2000 + over/2, InExcess: (most / 2) * min(over, 1)},
+						{OffsetMs: step.skewMs, Sent: 6000, Allowed: 2000 + over - over/2, InExcess: (most - most/2) * min(over, 1)},
+					}},
+			})
+		}
+	}
+	return r
+}

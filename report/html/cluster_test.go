@@ -1,7 +1,6 @@
 package html
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -14,15 +13,8 @@ import (
 // master's figures and a plot of decisions per master.
 func TestClusterPage(t *testing.T) {
 	r := resulttest.Clustered(t)
-	figs, err := Plots(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := WriteHTML(&buf, r, figs, testSemantics); err != nil {
-		t.Fatal(err)
-	}
-	text := pageText(buf.String())
+	page, figs := renderPage(t, r)
+	text := pageText(page)
 	hot := strings.Index(text, "hot node: 100% of decisions on one master (127.0.0.1:7001, of 3)")
 	firstTable := strings.Index(text, "Which limiter")
 	if hot < 0 || firstTable >= 0 && hot > firstTable {

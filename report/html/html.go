@@ -68,6 +68,10 @@ type page struct {
 	// the profile ran more than one.
 	PolicyColumns []string
 	Policies      [][]string
+	// Sweeps are the sweeps of clock skews, and FleetExcess says how the
+	// instances of a fleet took part in admissions past the bound.
+	Sweeps      []sweepSection
+	FleetExcess []string
 }
 
 type field struct{ Name, Value string }
@@ -177,6 +181,7 @@ func newPage(r *result.Result, figs []Figure, opts RenderOptions) page {
 			Name: a, Color: hexColor(v.colors.color(a)), Semantics: sentence(sem), Remarks: remarks(v, a),
 		})
 	}
+	p.Sweeps, p.FleetExcess = sweepSections(v), report.FleetExcessLines(r, v.judgement)
 	p.Omitted = omittedPlots(v)
 	p.LeftOut = opts.leftOut(v)
 	if len(r.Runs) > 0 && p.LeftOut == "" {

@@ -20,6 +20,20 @@ var testSemantics = RenderOptions{Semantics: map[string]string{
 	"token_bucket": "bucket of burst tokens refilled at limit/window; an idle identity may send a whole burst at once",
 }}
 
+// renderPage draws r's plots and writes its page.
+func renderPage(t *testing.T, r *result.Result) (string, []Figure) {
+	t.Helper()
+	figs, err := Plots(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, r, figs, testSemantics); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String(), figs
+}
+
 func fixturePage(t *testing.T) (string, []Figure) {
 	t.Helper()
 	figs := fixtureFigures(t)
@@ -142,13 +156,6 @@ func TestWave1Result(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	figs, err := Plots(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := WriteHTML(&buf, r, figs, testSemantics); err != nil {
-		t.Fatal(err)
-	}
-	golden.Check(t, "testdata/wave1-report.txt", []byte(pageText(buf.String())))
+	page, _ := renderPage(t, r)
+	golden.Check(t, "testdata/wave1-report.txt", []byte(pageText(page)))
 }

@@ -6,8 +6,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 )
 
 // memoryCurvePoint is one run of a scenario group: how many identities held
@@ -69,7 +67,6 @@ func memoryCurve(v *view) (drawing, error) {
 		return markNoData(p, "no scenario measured memory at several sizes"), nil
 	}
 	lo, hi, top := math.Inf(1), math.Inf(-1), 0.0
-	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}}
 	for _, g := range groups {
 		for ai, alg := range v.algorithms {
 			pts := curves[g][alg]
@@ -81,19 +78,13 @@ func memoryCurve(v *view) (drawing, error) {
 				xys[i] = plotter.XY{X: pt.identities, Y: max(pt.bytes, 0)}
 				lo, hi, top = math.Min(lo, pt.identities), math.Max(hi, pt.identities), math.Max(top, pt.bytes)
 			}
-			col := v.colors.color(alg)
-			l, err := line(xys, col, vg.Points(2))
-			if err != nil {
-				return nil, err
-			}
-			marks, err := plotter.NewScatter(xys)
-			if err != nil {
-				return nil, err
-			}
 			// A shape per algorithm: two algorithms that cost the same
 			// (token and leaky bucket) draw one line, and the marks still
 			// show both.
-			marks.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(4), Shape: shapes[ai%len(shapes)]}
+			l, marks, err := markedLine(xys, v.colors.color(alg), ai)
+			if err != nil {
+				return nil, err
+			}
 			p.Add(l, marks)
 			name := alg
 			if len(groups) > 1 {

@@ -98,6 +98,26 @@ func line(xys plotter.XYs, c color.Color, width vg.Length) (*plotter.Line, error
 	return l, nil
 }
 
+// markShapes are the marks that tell apart lines of points drawn over
+// one another, in turn.
+var markShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}}
+
+// markedLine is a line through xys in c with a mark at each point, the
+// k-th of markShapes (in turn): two lines that fall on one another still
+// show both.
+func markedLine(xys plotter.XYs, c color.Color, k int) (*plotter.Line, *plotter.Scatter, error) {
+	l, err := line(xys, c, vg.Points(2))
+	if err != nil {
+		return nil, nil, err
+	}
+	marks, err := plotter.NewScatter(xys)
+	if err != nil {
+		return nil, nil, err
+	}
+	marks.GlyphStyle = draw.GlyphStyle{Color: c, Radius: vg.Points(4), Shape: markShapes[k%len(markShapes)]}
+	return l, marks, nil
+}
+
 // horizontal is a horizontal line at y across the whole x range, for
 // limits.
 func horizontal(y float64, c color.Color, dashed bool) *plotter.Function {

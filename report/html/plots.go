@@ -76,6 +76,8 @@ var acrossPlots = []struct {
 		func(*view) bool { return true }, admittedVsBound},
 	{"memory.png", "Redis memory per identity", (*view).hasMemoryPerIdentity, memoryPerIdentity},
 	{"memory-vs-identities.png", "Redis memory per identity as identities grow", (*view).hasMemoryCurve, memoryCurve},
+	{"admitted-vs-skew.png", "Most admitted in one window against the clock skew of the fleet, one line per limiter, each bound dashed",
+		(*view).hasSkewSweep, admittedVsSkew},
 	{"accuracy-vs-memory.png", "Accuracy (most admitted in one window / policy limit) against memory per identity; mark area: server time per decision",
 		(*view).hasTradeoff, accuracyVsMemory},
 }

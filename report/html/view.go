@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rlbench/rlbench/report"
 	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/verdict"
 )
@@ -21,6 +22,8 @@ type view struct {
 	runs       map[runKey]*result.Run
 	colors     palette
 	slugs      map[string]string
+	// sweeps are the result's sweeps of clock skews.
+	sweeps []report.Sweep
 }
 
 type runKey struct{ algorithm, scenario string }
@@ -30,6 +33,7 @@ type runKey struct{ algorithm, scenario string }
 func newView(r *result.Result) *view {
 	v := &view{r: r, judgement: verdict.Assess(r), verdicts: map[*result.Run]*verdict.Run{},
 		runs: map[runKey]*result.Run{}, slugs: map[string]string{}}
+	v.sweeps = report.SkewSweeps(r, v.judgement)
 	seenAlg := map[string]bool{}
 	seenScenario := map[string]bool{}
 	for i := range r.Runs {
