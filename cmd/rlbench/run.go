@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/livemetrics"
 	"github.com/rlbench/rlbench/internal/redisconf"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/plan"
@@ -39,6 +40,9 @@ type runOptions struct {
 
 	// redisCluster names nodes of a Redis Cluster (--redis-cluster).
 	redisCluster string
+	// metricsListen is where to serve live metrics (--metrics-listen);
+	// empty: nowhere.
+	metricsListen string
 }
 
 // startAtEnv names the environment variable that may carry the common
@@ -74,6 +78,7 @@ func (o *runOptions) declare(fs *flag.FlagSet) {
 	fs.IntVar(&o.repeat, "repeat", 1, "run each scenario `N` times and report the median of each latency figure with its spread")
 	fs.StringVar(&o.segment, "segment", "", "run part `I/N` of the identities (I from 0 to N-1), in step with the processes that run the others; merge their results with rlbench merge")
 	fs.StringVar(&o.startAt, "start-at", "", "with --segment: start at this RFC 3339 `TIME` (default $"+startAtEnv+", else at once)")
+	fs.StringVar(&o.metricsListen, "metrics-listen", "", "serve live metrics (OpenMetrics, for Prometheus) at `ADDR`/metrics while the run goes on: :PORT listens on the loopback interface only, HOST:PORT (0.0.0.0:PORT) where named; :0 picks a free port")
 	fs.StringVar(&o.algorithms, "algorithms", "", "run these limiters (comma-separated `LIST` of built-ins and the profile's own; all: every built-in but the negative control) instead of the profile's list")
 }
 
@@ -157,6 +162,18 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	if err := checkOutDir(o.outDir); err != nil {
 		return err
 	}
+	runID := workload.NewRunID()
+	var live *liveMetrics
+	if o.metricsListen != "" {
+		id := livemetrics.Identity{Profile: prof.Name, RunID: runID}
+		if !segs.Segment.Whole() {
+			id.Segment = segs.Segment.String()
+		}
+		if live, err = startLiveMetrics(o.metricsListen, id, stderr); err != nil {
+			return err
+		}
+		defer live.close()
+	}
 
 	switch {
 	case o.quiet || ropts.Addr != "" || len(ropts.ClusterAddrs) > 0:
@@ -180,9 +197,10 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	runner := &workload.Runner{
 		Plan:      prof.Plan(o.repeat),
 		Env:       env,
-		RunID:     workload.NewRunID(),
+		RunID:     runID,
 		KeepKeys:  o.keepKeys,
-		Observer:  newProgress(stderr, o.quiet),
+		Observer:  newObservers(newProgress(stderr, o.quiet), live.observer(), testObserver(live)),
+		Sinks:     live.sinks(),
 		Segments:  segs,
 		ShareCPUs: true,
 	}
