@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/rlbench/rlbench/algorithms"
@@ -290,4 +290,3 @@ func TestABusyAddressIsRefusedAtOnce(t *testing.T) {
 		t.Error("a closed server still answers")
 	}
 }
-
