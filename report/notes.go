@@ -102,8 +102,6 @@ type NoteGroup struct {
 	Explanation string
 	// Details are each note's own figures, one line each.
 	Details []string
-
-	rank int
 }
 
 // NoteGroups are Notes grouped by kind: the limiter's own failures
@@ -113,8 +111,8 @@ func NoteGroups(r *result.Result) []NoteGroup {
 	return groupNotes(r, noteList(r, verdict.Assess(r)))
 }
 
-// groupNotes groups notes by kind, the limiter's kinds first, each group
-// where its kind's first note stood.
+// groupNotes groups notes by kind: the limiter's kinds first, most
+// serious first, then the others, each where its first note stood.
 func groupNotes(r *result.Result, notes []note) []NoteGroup {
 	var kinds []*noteKind
 	byKind := map[*noteKind][]note{}
@@ -124,18 +122,22 @@ func groupNotes(r *result.Result, notes []note) []NoteGroup {
 		}
 		byKind[n.kind] = append(byKind[n.kind], n)
 	}
-	var limiter, others []NoteGroup
-	for _, k := range kinds {
-		g := group(r, k, byKind[k])
-		g.rank = k.rank
-		if k.limiter {
-			limiter = append(limiter, g)
-		} else {
-			others = append(others, g)
+	slices.SortStableFunc(kinds, func(a, b *noteKind) int {
+		switch {
+		case a.limiter && b.limiter:
+			return a.rank - b.rank
+		case a.limiter:
+			return -1
+		case b.limiter:
+			return 1
 		}
+		return 0
+	})
+	groups := make([]NoteGroup, len(kinds))
+	for i, k := range kinds {
+		groups[i] = group(r, k, byKind[k])
 	}
-	slices.SortStableFunc(limiter, func(a, b NoteGroup) int { return a.rank - b.rank })
-	return append(limiter, others...)
+	return groups
 }
 
 // group says one kind's notes: a note alone of its kind is its whole
