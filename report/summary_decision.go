@@ -10,9 +10,9 @@ import (
 	"github.com/rlbench/rlbench/verdict"
 )
 
-// Algorithms are the algorithms of r's runs in the profile's order, then
-// any others as their runs first appear.
-func Algorithms(r *result.Result) []string {
+// algorithmOrder is the algorithms of r's runs in the profile's order,
+// then any others as their runs first appear (the page's order too).
+func algorithmOrder(r *result.Result) []string {
 	ran := map[string]bool{}
 	for i := range r.Runs {
 		ran[r.Runs[i].Algorithm] = true
@@ -51,7 +51,7 @@ func PromiseCell(j verdict.Judgement, alg string) string {
 // got past the policy, server time per decision, the worst p99 of the
 // runs that kept their schedule, Redis memory per identity).
 func writeDecision(w io.Writer, r *result.Result, j verdict.Judgement) error {
-	algs := Algorithms(r)
+	algs := algorithmOrder(r)
 	if len(algs) == 0 {
 		return nil
 	}

@@ -89,15 +89,14 @@ func decideAlgorithm(v *view, alg string, costs *report.Costs, identities int64,
 		row.worstP99, row.p99Scenario, row.haveClient = float64(costs.WorstP99Us), costs.P99Scenario, costs.HaveP99
 		row.slipped, row.Replayed = costs.Slipped, costs.Replayed
 	}
-	lim := v.judgement.Limiter(alg)
-	row.Promise = lim.Promise.String()
-	switch lim.Promise {
+	row.Promise = report.PromiseCell(v.judgement, alg)
+	switch v.judgement.Limiter(alg).Promise {
 	case verdict.NotAudited:
 		row.Unaudited = true
 	case verdict.Untested:
 		row.Untested = true
 	case verdict.Broken:
-		row.Promise, row.Broken = "BROKEN in "+strings.Join(lim.BrokenIn, ", "), true
+		row.Broken = true
 	}
 	if row.excess >= 0 {
 		row.havePolicy = true
