@@ -28,6 +28,23 @@ type Costs struct {
 	// sum of their server time over the sum of their calls.
 	UsecPerCall float64
 	HaveServer  bool
+	// PolicyExcess is the most one identity got past the limit of its
+	// run's policy within one window, in the audited run where that was
+	// most (ExcessScenario); HaveExcess says some run was audited.
+	PolicyExcess   int64
+	ExcessScenario string
+	HaveExcess     bool
+	// WorstP99Us is the highest p99 (corrected) of its runs whose
+	// generator kept the schedule, in P99Scenario: a run that slipped
+	// measured the generator's own queue, not the limiter. Slipped says
+	// some run slipped.
+	WorstP99Us  int64
+	P99Scenario string
+	HaveP99     bool
+	Slipped     bool
+	// Replayed says some run judged it decision by decision against its
+	// reference model; otherwise the audit held it to its bound only.
+	Replayed bool
 }
 
 // AlgorithmCosts gathers each algorithm's Costs, by name.
@@ -44,6 +61,10 @@ func AlgorithmCosts(r *result.Result) map[string]*Costs {
 			out[run.Algorithm] = c
 		}
 		if a := run.Audit; a != nil {
+			if !c.HaveExcess || a.PolicyExcess > c.PolicyExcess {
+				c.PolicyExcess, c.ExcessScenario, c.HaveExcess = a.PolicyExcess, run.Scenario, true
+			}
+			c.Replayed = c.Replayed || a.HasModel()
 			limit := run.Params.Limit
 			if limit <= 0 {
 				limit = r.Profile.Policy.Limit
@@ -53,6 +74,11 @@ func AlgorithmCosts(r *result.Result) map[string]*Costs {
 					c.MostPerLimit, c.MostScenario, c.HaveAccuracy = f, run.Scenario, true
 				}
 			}
+		}
+		if ScheduleSlipped(run) {
+			c.Slipped = true
+		} else if run.LatencyUs.Count > 0 && (!c.HaveP99 || run.LatencyUs.P99 > c.WorstP99Us) {
+			c.WorstP99Us, c.P99Scenario, c.HaveP99 = run.LatencyUs.P99, run.Scenario, true
 		}
 		if b, ok := run.Memory.PerIdentity(); ok && run.Memory.Identities > held[run.Algorithm] {
 			c.BytesPerIdentity, c.MemoryScenario, c.HaveMemory = b, run.Scenario, true

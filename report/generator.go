@@ -15,21 +15,35 @@ const CPUWaitNoted = 0.25
 // generatorNotes says which runs rlbench itself was starved of CPU in, and,
 // when the kernel groups processes by session, how that treats a Redis
 // that runs as a service.
-func generatorNotes(r *result.Result) []string {
-	var notes []string
+func generatorNotes(r *result.Result) []note {
+	explain := "other processes on this machine held rlbench's CPUs, so these runs' rate and latency are partly the machine's, not the limiter's"
+	autogroup := ""
+	if a := r.Host.SchedAutogroup; a != nil && *a {
+		autogroup = "; with scheduler autogroups on (kernel.sched_autogroup_enabled=1) contended CPUs are shared equally between sessions, " +
+			"so a Redis that runs as a service gets a whole share while rlbench splits its session's with everything else started there"
+	}
+	const remedy = ". A quiet machine, or rlbench on another one, measures the limiter"
+	var notes []note
 	for i := range r.Runs {
 		run := &r.Runs[i]
 		g := run.Generator
 		if g == nil || g.CPUWaitShare < CPUWaitNoted {
 			continue
 		}
-		msg := fmt.Sprintf("%s: rlbench waited for a CPU %.0f%% of the traffic's time (it ran %.0f%%): other processes on this machine held its CPUs, "+
-			"so this run's rate and latency are partly the machine's, not the limiter's", run.Key(), 100*g.CPUWaitShare, 100*g.CPUShare)
-		if a := r.Host.SchedAutogroup; a != nil && *a {
-			msg += "; with scheduler autogroups on (kernel.sched_autogroup_enabled=1) contended CPUs are shared equally between sessions, " +
-				"so a Redis that runs as a service gets a whole share while rlbench splits its session's with everything else started there"
+		waited := fmt.Sprintf("rlbench waited for a CPU %.0f%% of the traffic's time (it ran %.0f%%)", 100*g.CPUWaitShare, 100*g.CPUShare)
+		notes = append(notes, note{kind: kindCPUWait, where: run.Key(),
+			text: fmt.Sprintf("%s: %s: other processes on this machine held its CPUs, "+
+				"so this run's rate and latency are partly the machine's, not the limiter's%s%s", run.Key(), waited, autogroup, remedy),
+			detail: fmt.Sprintf("%s: waited %.0f%%, ran %.0f%%", run.Key(), 100*g.CPUWaitShare, 100*g.CPUShare),
+		})
+	}
+	if len(notes) > 1 {
+		// The group says the explanation once.
+		k := *kindCPUWait
+		k.explain = explain + autogroup + remedy
+		for i := range notes {
+			notes[i].kind = &k
 		}
-		notes = append(notes, msg+". A quiet machine, or rlbench on another one, measures the limiter")
 	}
 	return notes
 }

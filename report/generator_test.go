@@ -30,7 +30,7 @@ func TestGeneratorNotes(t *testing.T) {
 		r := resulttest.Sample()
 		r.Host.SchedAutogroup = tc.autogroup
 		r.Runs = []result.Run{{Algorithm: "a", Scenario: "s", Generator: &result.Generator{CPUShare: 0.51, CPUWaitShare: tc.wait}}}
-		notes := generatorNotes(r)
+		notes := texts(generatorNotes(r))
 		if tc.want == nil {
 			if len(notes) != 0 {
 				t.Errorf("%s: %q", tc.why, notes)

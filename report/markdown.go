@@ -11,7 +11,8 @@ import (
 
 // WriteMarkdown prints the summary as Markdown, for a pull-request comment
 // or $GITHUB_STEP_SUMMARY: the verdict, one table of the runs with their
-// audit, the thresholds that failed, and what a reader must not miss.
+// audit, the thresholds that failed, and what a reader must not miss,
+// grouped by kind, the limiter's own failures first.
 func WriteMarkdown(w io.Writer, r *result.Result) error {
 	r = printableCopy(r)
 	j := verdict.Assess(r)
@@ -66,10 +67,20 @@ func WriteMarkdown(w io.Writer, r *result.Result) error {
 			fmt.Fprintf(w, "- **FAIL** %s on %s: %s\n", mdCode(t.Expression), mdEscape(t.Run), mdEscape(thresholdOutcome(t)))
 		}
 	}
-	if notes := notesOf(r, j); len(notes) > 0 {
+	if groups := groupNotes(r, noteList(r, j)); len(groups) > 0 {
 		fmt.Fprintln(w)
-		for _, n := range notes {
-			fmt.Fprintf(w, "- %s\n", mdEscape(n))
+		for _, g := range groups {
+			line := mdEscape(g.Line)
+			if g.Limiter {
+				line = "**" + line + "**"
+			}
+			if g.Explanation != "" {
+				line += " — " + mdEscape(g.Explanation)
+			}
+			fmt.Fprintf(w, "- %s\n", line)
+			for _, d := range g.Details {
+				fmt.Fprintf(w, "  - %s\n", mdEscape(d))
+			}
 		}
 	}
 	return nil

@@ -137,11 +137,13 @@ func auditCheck(run *result.Run, v verdict.Run) string {
 }
 
 // auditNotes flags the audit's problems, run by run: broken promises
-// first, then what limits the figures. How far a correct algorithm lets
-// traffic past the policy is in the table's over-policy column, not here:
-// it is what the algorithm promises, not a warning.
-func auditNotes(r *result.Result, j verdict.Judgement) []string {
-	var notes, sampled []string
+// (the limiter's own failures), then what limits the figures. How far a
+// correct algorithm lets traffic past the policy is in the table's
+// over-policy column, not here: it is what the algorithm promises, not a
+// warning.
+func auditNotes(r *result.Result, j verdict.Judgement) []note {
+	var notes []note
+	var sampled []string
 	var sampleSize int64
 	for i := range r.Runs {
 		run, v := &r.Runs[i], j.Runs[i]
@@ -150,44 +152,52 @@ func auditNotes(r *result.Result, j verdict.Judgement) []string {
 		if a == nil || !v.Judged {
 			continue
 		}
+		key := run.Key()
 		expected := ""
 		if v.NegativeControl {
 			expected = " (expected: the profile runs it as a negative control)"
 		}
 		if v.Has(verdict.Overshoot) {
-			notes = append(notes, fmt.Sprintf("%s: OVERSHOOT: %d identities got more than the algorithm's own bound of %d within one %s (up to %d; %d admissions beyond the bound in all): this limiter does not keep its promise%s",
-				run.Key(), a.Violations, a.BoundWindow, window, a.MaxWindowAdmitted, a.Overshoot, expected))
+			figures := fmt.Sprintf("%d identities got more than the algorithm's own bound of %d within one %s (up to %d; %d admissions beyond the bound in all)",
+				a.Violations, a.BoundWindow, window, a.MaxWindowAdmitted, a.Overshoot)
+			notes = append(notes, note{kind: kindOvershoot, where: key,
+				text:   fmt.Sprintf("%s: OVERSHOOT: %s: this limiter does not keep its promise%s", key, figures, expected),
+				detail: key + ": " + figures + expected})
 		}
 		if v.Has(verdict.ModelMismatch) {
-			msg := fmt.Sprintf("%s: MISMATCH: %d of %d decisions differ from the reference model (Redis admitted %d, the model %d)",
-				run.Key(), a.ModelMismatches, a.Decisions, a.Allowed, a.ExpectedAllowed)
-			msg += replyMismatches(a.Reply)
+			figures := fmt.Sprintf("%d of %d decisions differ from the reference model (Redis admitted %d, the model %d)",
+				a.ModelMismatches, a.Decisions, a.Allowed, a.ExpectedAllowed)
+			figures += replyMismatches(a.Reply)
 			if run.Requests.Errors > 0 {
-				msg += "; some calls failed, and a call that fails after its script ran leaves state the model cannot see"
+				figures += "; some calls failed, and a call that fails after its script ran leaves state the model cannot see"
 			}
-			notes = append(notes, msg+expected)
+			notes = append(notes, note{kind: kindMismatch, where: key,
+				text:   fmt.Sprintf("%s: MISMATCH: %s%s", key, figures, expected),
+				detail: key + ": " + figures + expected})
 		}
 		if f, ok := v.Finding(verdict.UnderAdmission); ok {
-			notes = append(notes, f.Text+": this limiter does not keep its promise to admit"+expected)
+			notes = append(notes, note{kind: kindUnder, where: key,
+				text:   f.Text + ": this limiter does not keep its promise to admit" + expected,
+				detail: f.Text + expected})
 		}
-		if n := auditBasisNote(run.Key(), a); n != "" {
+		if n, ok := auditBasisNote(key, a); ok {
 			notes = append(notes, n)
 		}
 		if a.Sampled {
-			sampled = append(sampled, run.Key())
+			sampled = append(sampled, key)
 			sampleSize = max(sampleSize, a.Identities)
 		}
 		if n := windowNote(run); n != "" {
-			notes = append(notes, n)
+			notes = append(notes, note{kind: kindWindow, where: key, text: n})
 		}
 		if c, b := run.ClockOffset, run.Params.Boundary; c != nil && b != nil && time.Duration(c.UncertaintyUs)*time.Microsecond >= time.Duration(b.OffsetMs*float64(time.Millisecond)) {
-			notes = append(notes, fmt.Sprintf("%s: the local clock is aligned with Redis TIME only to within %s, not within the bursts' offset of %gms: bursts may land on the wrong side of the boundary",
-				run.Key(), FormatMicros(c.UncertaintyUs), b.OffsetMs))
+			notes = append(notes, note{kind: kindClock, where: key, text: fmt.Sprintf("%s: the local clock is aligned with Redis TIME only to within %s, not within the bursts' offset of %gms: bursts may land on the wrong side of the boundary",
+				key, FormatMicros(c.UncertaintyUs), b.OffsetMs)})
 		}
 	}
 	if len(sampled) > 0 {
-		notes = append(notes, fmt.Sprintf("the audit covers a sample of at most %d identities per run (drawn with seed %d) in %s; admitted and expected count the sampled identities' decisions only",
-			sampleSize, r.Profile.Seed, strings.Join(sampled, ", ")))
+		notes = append(notes, note{kind: kindSampled, text: fmt.Sprintf("the audit covers a sample of at most %d identities per run (drawn with seed %d) in %s; admitted and expected count the sampled identities' decisions only",
+			sampleSize, r.Profile.Seed, strings.Join(sampled, ", "))})
 	}
 	return notes
 }
@@ -211,21 +221,26 @@ func replyMismatches(c *result.ReplyCheck) string {
 // auditBasisNote says how a run was judged when it was not replayed
 // through a model, so the missing expected and mismatches columns are
 // understood.
-func auditBasisNote(key string, a *result.Audit) string {
+func auditBasisNote(key string, a *result.Audit) (note, bool) {
 	switch a.Basis {
 	case result.AuditByBound:
-		return fmt.Sprintf("%s: judged by its bound only (it declares a bound, not a semantics with a reference model to replay), at the server times its replies carried", key)
+		return note{kind: kindByBound, where: key, detail: key,
+			text: fmt.Sprintf("%s: judged by its bound only (it declares a bound, not a semantics with a reference model to replay), at the server times its replies carried", key)}, true
 	case result.AuditByBoundCallerTime:
-		return fmt.Sprintf("%s: it decides by the caller's clock, so it was judged by its bound only, at the times its arguments carried", key)
+		return note{kind: kindCallerTime, where: key, detail: key,
+			text: fmt.Sprintf("%s: it decides by the caller's clock, so it was judged by its bound only, at the times its arguments carried", key)}, true
 	case result.AuditByBoundClientTime:
-		msg := fmt.Sprintf("%s: its replies carry no server time, so it was judged by its bound only, on the client's clock: each decision lies within half its round trip of the midpoint", key)
+		n := note{kind: kindClientTime, where: key, detail: key,
+			text: fmt.Sprintf("%s: its replies carry no server time, so it was judged by its bound only, on the client's clock: each decision lies within half its round trip of the midpoint", key)}
 		if t := a.Timing; t != nil {
-			msg += fmt.Sprintf(" (median %s, at most %s); most admissions of one identity certainly in one window: %d, possibly: %d",
+			figures := fmt.Sprintf("(median %s, at most %s); most admissions of one identity certainly in one window: %d, possibly: %d",
 				FormatMicros(t.UncertaintyP50Us), FormatMicros(t.UncertaintyMaxUs), a.MaxWindowAdmitted, t.MaxWindowAdmittedPossible)
+			n.text += " " + figures
+			n.detail += ": round trip " + figures
 		}
-		return msg
+		return n, true
 	}
-	return ""
+	return note{}, false
 }
 
 // windowNote says how a boundary run found its windows' ends, when it was

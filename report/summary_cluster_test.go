@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,7 +29,7 @@ func TestFormatMasterShare(t *testing.T) {
 }
 
 // TestSummaryOfACluster: the summary names the cluster in its head, flags
-// the hot node right under it (once: not again with the notes below),
+// the hot node first among the notes, before the tables (once),
 // and shows each run's shares per master with the busiest one marked.
 func TestSummaryOfACluster(t *testing.T) {
 	r := resulttest.Clustered(t)
@@ -42,9 +43,14 @@ func TestSummaryOfACluster(t *testing.T) {
 	if !strings.Contains(lines[1], "redis private Redis Cluster 7.") || !strings.Contains(lines[1], "3 masters, 0 replicas") {
 		t.Errorf("the head does not name the cluster: %q", lines[1])
 	}
+	// The limiter failed nothing, so the hot node opens the notes, right
+	// after the decision and before the tables.
 	want := "! " + first + ": hot node: 100% of decisions on one master (127.0.0.1:7001, of 3) for "
-	if !strings.HasPrefix(lines[3], want) || !strings.Contains(lines[3], "hash_tag: fixed puts every identity under one hash tag") {
-		t.Errorf("line 4 is %q, want the hot node: %q", lines[3], want)
+	notes := slices.Index(lines, "notes:")
+	if notes < 0 || notes+1 >= len(lines) || !strings.HasPrefix(lines[notes+1], want) || !strings.Contains(lines[notes+1], "hash_tag: fixed puts every identity under one hash tag") {
+		t.Errorf("the notes do not open with the hot node %q:\n%s", want, out)
+	} else if tables := strings.Index(out, "sent  allowed"); tables < strings.Index(out, want) {
+		t.Errorf("the hot node comes after the tables:\n%s", out)
 	}
 	if n := strings.Count(out, "hot node:"); n != 1 {
 		t.Errorf("the hot node is flagged %d times", n)

@@ -172,8 +172,8 @@ func optionalCount(n *int64) string {
 // watch saw, what it was, when, and that the limiter is not blamed for it:
 // its connection errors are out of the error budget, and a reset of
 // limiter state is one the audit judged the decisions after it from.
-func unscheduledNotes(r *result.Result) []string {
-	var out []string
+func unscheduledNotes(r *result.Result) []note {
+	var out []note
 	for i := range r.Runs {
 		run := &r.Runs[i]
 		if run.Faults == nil {
@@ -184,8 +184,8 @@ func unscheduledNotes(r *result.Result) []string {
 				continue // evictions have their note, with the policy
 			}
 			what := unscheduledConsequence(w.Kind)
-			out = append(out, fmt.Sprintf("%s: unscheduled %s seen between %s and %s (%s): %s", run.Key(), w.Kind,
-				FormatMillis(w.ObservedStartMs), FormatMillis(w.ObservedEndMs), w.Server, what))
+			out = append(out, note{kind: kindUnscheduled, where: run.Key(), text: fmt.Sprintf("%s: unscheduled %s seen between %s and %s (%s): %s", run.Key(), w.Kind,
+				FormatMillis(w.ObservedStartMs), FormatMillis(w.ObservedEndMs), w.Server, what)})
 		}
 	}
 	return out

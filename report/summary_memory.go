@@ -14,17 +14,17 @@ import (
 
 // leakNotes names the runs the verdict found leaving keys without a TTL
 // under their prefix, or writing keys outside it.
-func leakNotes(r *result.Result, j verdict.Judgement) []string {
-	var out []string
+func leakNotes(r *result.Result, j verdict.Judgement) []note {
+	var out []note
 	for i := range r.Runs {
 		run, m := &r.Runs[i], r.Runs[i].Memory
 		if j.Runs[i].Has(verdict.KeyWithoutTTL) {
-			out = append(out, fmt.Sprintf("FAIL %s: %d of %d keys under %s have no TTL and will never expire (a leak)",
-				run.Key(), m.KeysWithoutTTL, m.Keys, run.Params.KeyPrefix))
+			out = append(out, note{kind: kindLeak, where: run.Key(), text: fmt.Sprintf("FAIL %s: %d of %d keys under %s have no TTL and will never expire (a leak)",
+				run.Key(), m.KeysWithoutTTL, m.Keys, run.Params.KeyPrefix)})
 		}
 		if j.Runs[i].Has(verdict.KeyOutsidePrefix) {
-			out = append(out, fmt.Sprintf("FAIL %s: the script wrote %d keys outside the run prefix %s it was given (e.g. %s): a limiter must touch only its KEYS, or cleanup is not exact and Redis Cluster refuses it",
-				run.Key(), m.KeysOutsidePrefix, run.Params.KeyPrefix, strings.Join(m.OutsidePrefixExamples, ", ")))
+			out = append(out, note{kind: kindOutside, where: run.Key(), text: fmt.Sprintf("FAIL %s: the script wrote %d keys outside the run prefix %s it was given (e.g. %s): a limiter must touch only its KEYS, or cleanup is not exact and Redis Cluster refuses it",
+				run.Key(), m.KeysOutsidePrefix, run.Params.KeyPrefix, strings.Join(m.OutsidePrefixExamples, ", "))})
 		}
 	}
 	return out
@@ -32,13 +32,13 @@ func leakNotes(r *result.Result, j verdict.Judgement) []string {
 
 // skippedNotes names, run by run, the checks the probes could not make:
 // a check that did not happen must not read as one that passed.
-func skippedNotes(r *result.Result) []string {
-	var out []string
+func skippedNotes(r *result.Result) []note {
+	var out []note
 	for i := range r.Runs {
 		run := &r.Runs[i]
 		if m := run.Memory; m != nil {
 			for _, s := range m.Skipped {
-				out = append(out, fmt.Sprintf("%s: SKIPPED: %s", run.Key(), s))
+				out = append(out, note{kind: kindSkipped, where: run.Key(), text: fmt.Sprintf("%s: SKIPPED: %s", run.Key(), s)})
 			}
 		}
 	}
@@ -47,11 +47,13 @@ func skippedNotes(r *result.Result) []string {
 
 // memoryNotes lists each distinct note the memory and server probes left,
 // once, however many runs carry it.
-func memoryNotes(r *result.Result) []string {
-	var out []string
+func memoryNotes(r *result.Result) []note {
+	var out []note
+	var seen []string
 	add := func(n string) {
-		if n != "" && !slices.Contains(out, n) {
-			out = append(out, n)
+		if n != "" && !slices.Contains(seen, n) {
+			seen = append(seen, n)
+			out = append(out, note{kind: kindProbe, text: n})
 		}
 	}
 	for i := range r.Runs {

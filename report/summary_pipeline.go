@@ -49,8 +49,8 @@ func PipelineLine(r *result.Result) string {
 // pipelineNotes flag runs that asked for a pipeline and sent one request
 // at a time instead (a limiter that cannot be pipelined), and requests a
 // pipeline sent again after the server lost the script.
-func pipelineNotes(r *result.Result) []string {
-	var notes []string
+func pipelineNotes(r *result.Result) []note {
+	var notes []note
 	for i := range r.Runs {
 		run := &r.Runs[i]
 		p := run.Pipeline
@@ -58,11 +58,13 @@ func pipelineNotes(r *result.Result) []string {
 			continue
 		}
 		if run.Params.Pipeline != "" && p.Note != "" {
-			notes = append(notes, fmt.Sprintf("%s: pipeline %s asked for, not in effect: %s", run.Key(), run.Params.Pipeline, p.Note))
+			notes = append(notes, note{kind: kindPipelineOff, where: run.Key(), text: fmt.Sprintf("%s: pipeline %s asked for, not in effect: %s", run.Key(), run.Params.Pipeline, p.Note)})
 		}
 		if p.Resent > 0 {
-			notes = append(notes, fmt.Sprintf("%s: %d requests met NOSCRIPT inside a pipeline, where it cannot be recovered; they were sent again once the script was reloaded, their latency including the reload",
-				run.Key(), p.Resent))
+			notes = append(notes, note{kind: kindPipelineResent, where: run.Key(),
+				text: fmt.Sprintf("%s: %d requests met NOSCRIPT inside a pipeline, where it cannot be recovered; they were sent again once the script was reloaded, their latency including the reload",
+					run.Key(), p.Resent),
+				detail: fmt.Sprintf("%s: %d requests", run.Key(), p.Resent)})
 		}
 	}
 	return notes

@@ -57,13 +57,13 @@ func writeVerdict(w io.Writer, j verdict.Judgement) {
 
 // evictionNotes flags the runs whose limiter state the server dropped, and
 // an eviction policy changed in the middle of a run.
-func evictionNotes(r *result.Result, j verdict.Judgement) []string {
-	var out []string
+func evictionNotes(r *result.Result, j verdict.Judgement) []note {
+	var out []note
 	for i := range r.Runs {
 		run := &r.Runs[i]
 		e := run.Eviction
 		if reset, ok := j.Runs[i].Finding(verdict.StateReset); ok {
-			out = append(out, "INCONCLUSIVE "+reset.Text+"; its overshoot and mismatches are not the limiter's")
+			out = append(out, note{kind: kindStateReset, where: run.Key(), text: "INCONCLUSIVE " + reset.Text + "; its overshoot and mismatches are not the limiter's"})
 			continue
 		}
 		switch {
@@ -72,10 +72,10 @@ func evictionNotes(r *result.Result, j verdict.Judgement) []string {
 			if e.PolicyBefore != e.PolicyAfter {
 				policy = fmt.Sprintf("maxmemory-policy changed from %s to %s", e.PolicyBefore, e.PolicyAfter)
 			}
-			out = append(out, fmt.Sprintf("%s: Redis evicted %s keys during the run (%s): the server's watch placed the evictions on the run's timeline, and the audit judged each decision in every state they may have left (any identity's state may have been evicted)",
-				run.Key(), numfmt.Count(e.EvictedKeys), policy))
+			out = append(out, note{kind: kindEvicted, where: run.Key(), text: fmt.Sprintf("%s: Redis evicted %s keys during the run (%s): the server's watch placed the evictions on the run's timeline, and the audit judged each decision in every state they may have left (any identity's state may have been evicted)",
+				run.Key(), numfmt.Count(e.EvictedKeys), policy)})
 		case e != nil && e.PolicyBefore != e.PolicyAfter:
-			out = append(out, fmt.Sprintf("%s: maxmemory-policy changed from %s to %s during the run (no key was evicted)", run.Key(), e.PolicyBefore, e.PolicyAfter))
+			out = append(out, note{kind: kindPolicyChange, where: run.Key(), text: fmt.Sprintf("%s: maxmemory-policy changed from %s to %s during the run (no key was evicted)", run.Key(), e.PolicyBefore, e.PolicyAfter)})
 		}
 	}
 	return out

@@ -40,7 +40,8 @@ func TestSummaryRendersTheVerdictsFindings(t *testing.T) {
 		"naive steady 1 60 60 0 - 20 20 0 5 0 << OVERSHOOT (expected)",
 		"sliding_log steady 1 60 60 0 - 20 20 0 0 0 ok",
 		"sliding_log steady 1 2 2 LEAK",
-		"! INCONCLUSIVE fixed_window/evicted: Redis evicted 7 keys (maxmemory-policy allkeys-lru)",
+		"! limiter state reset by the server (not judged): fixed_window/evicted; fixed_window/restarted",
+		"- INCONCLUSIVE fixed_window/evicted: Redis evicted 7 keys (maxmemory-policy allkeys-lru)",
 		"! FAIL sliding_log/steady: 2 of 2 keys under",
 		"! naive/steady: OVERSHOOT: 1 identities got more than the algorithm's own bound",
 		"(expected: the profile runs it as a negative control)",
@@ -49,6 +50,12 @@ func TestSummaryRendersTheVerdictsFindings(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
+	}
+	// The limiter's own failures come first, the most serious first, and
+	// before what the server did.
+	overshot, leak, reset := strings.Index(out, "! naive/steady: OVERSHOOT"), strings.Index(out, "! FAIL sliding_log/steady"), strings.Index(out, "! limiter state reset")
+	if !(overshot < leak && leak < reset) {
+		t.Errorf("notes out of order (overshoot at %d, leak at %d, reset at %d):\n%s", overshot, leak, reset, out)
 	}
 	for _, unwanted := range []string{"fixed_window/evicted: OVERSHOOT", "fixed_window/restarted: OVERSHOOT"} {
 		if strings.Contains(out, unwanted) {

@@ -205,6 +205,15 @@ var rules = []rule{
 	{"memory.census_failed", keep, keep},                                             // said of the reading kept
 	{"memory.skipped", keep, keep},                                                   // likewise
 
+	// Memory over time: a curve of one process beside one server. A
+	// repetition's goes with its counts; each segment's process sampled
+	// its own memory beside the one server all of them shared, whose
+	// used_memory and keys each sample covers whole: the first segment's
+	// curve is kept, and rlbench's growth is that of the part that grew
+	// most.
+	{"memory_over_time", keep, keep},                           // the median repetition's; the first segment's
+	{"memory_over_time.rlbench_rss", rssGrewMost, rssGrewMost}, // growth in any part is a finding
+
 	// The server's figures. Segments share the server, so each reading
 	// covers all of them: one is kept, with a note.
 	{"server", keep, serverNoted},               // the first segment's reading, noted

@@ -216,6 +216,21 @@ var (
 		}
 		return nil
 	}}
+	// rssGrewMost keeps the resident set's figures of the part (the
+	// repetition, or the segment's process) in which it grew most.
+	rssGrewMost = combiner{name: "the part whose resident set grew most", whole: true, apply: func(m *merging, _ string) error {
+		out := m.out.MemoryOverTime
+		if out == nil {
+			return nil
+		}
+		out.RlbenchRSS = nil
+		for _, p := range m.parts {
+			if t := p.MemoryOverTime; t != nil && t.RlbenchRSS != nil && (out.RlbenchRSS == nil || t.RlbenchRSS.Growth > out.RlbenchRSS.Growth) {
+				out.RlbenchRSS = clonePointer(t.RlbenchRSS)
+			}
+		}
+		return nil
+	}}
 	// auditCoverage is the share of the merged run's decisions the merged
 	// audit replayed.
 	auditCoverage = combiner{name: "audited decisions over decisions", apply: func(m *merging, _ string) error {

@@ -37,8 +37,11 @@ type Run struct {
 	Pipeline *Pipeline `json:"pipeline,omitempty"`
 	Audit    *Audit    `json:"audit,omitempty"`
 	Memory   *Memory   `json:"memory,omitempty"`
-	Server   *Server   `json:"server,omitempty"`
-	Series   []Second  `json:"series"`
+	// MemoryOverTime is rlbench's and the server's memory sampled through
+	// the run's traffic; nil in results written before it was recorded.
+	MemoryOverTime *MemoryOverTime `json:"memory_over_time,omitempty"`
+	Server         *Server         `json:"server,omitempty"`
+	Series         []Second        `json:"series"`
 	// Timeline is the run in bins finer than a second, for plots of short
 	// runs and of what happened around an event.
 	Timeline *Timeline `json:"timeline,omitempty"`

@@ -28,6 +28,9 @@ type parts struct {
 	faults   faults.Report
 	probe    probe.Report
 	eviction *result.Eviction
+	// memoryOverTime is rlbench's and the server's memory through the
+	// traffic.
+	memoryOverTime *result.MemoryOverTime
 	// reference is the reference measured around the run, and cost the
 	// limiter's server cost over the trivial script's (zero: not
 	// measured).
@@ -118,6 +121,7 @@ func assemble(p parts) *result.Run {
 	if run.Memory != nil {
 		run.Memory.AuditHeapBytes = p.audit.HeapBytes
 	}
+	run.MemoryOverTime = p.memoryOverTime
 	if p.reference != nil {
 		run.Reference = p.reference
 		run.Relative = result.NewRelative(run, p.cost)

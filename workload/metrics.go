@@ -14,8 +14,6 @@ import (
 )
 
 const (
-	// Per-second histograms only feed the p99 series; 2 digits keep them small.
-	seriesDigits = 2
 	// maxErrorKinds bounds how many kinds of error are kept apart; the
 	// rest count as other.
 	maxErrorKinds = 20
@@ -39,10 +37,16 @@ func newSeriesHistogram() *hdrhistogram.Histogram {
 }
 
 // recorder collects outcomes from many goroutines. It is sharded so workers
-// rarely wait for each other, and merged once at the end.
+// rarely wait for each other, and merged once at the end. What it holds is
+// bounded per second of the run, not per request: counts, a p99, and the
+// histograms of the few seconds still open (see seconds.go).
 type recorder struct {
 	start  time.Time
 	shards []*recShard
+	// calls says which calls are in flight, and since when; closer
+	// closes the seconds they can no longer reach.
+	calls  callSlots
+	closer seriesCloser
 }
 
 type recShard struct {
@@ -52,8 +56,10 @@ type recShard struct {
 	uncorrected latencies
 	maxLag      time.Duration
 	seconds     []second
-	timeline    timeline
-	errors      map[string]*result.ErrorCount
+	// open are the histograms of this shard's seconds not yet closed.
+	open     []openSecond
+	timeline timeline
+	errors   map[string]*result.ErrorCount
 	// instances counts, per instance of the run's fleet, its requests
 	// and admissions; nil without a fleet.
 	instances []instanceCount
@@ -62,9 +68,9 @@ type recShard struct {
 // instanceCount is what one application instance sent and had admitted.
 type instanceCount struct{ sent, allowed int64 }
 
+// second is what one second of a run decided.
 type second struct {
 	allowed, denied, errors int64
-	hist                    *hdrhistogram.Histogram
 }
 
 func newRecorder(start time.Time) *recorder {
@@ -89,7 +95,13 @@ func (r *recorder) record(worker int, o *event.Outcome) {
 	sec := int(max(decided, 0) / time.Second)
 
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	newest := false
+	defer func() {
+		s.mu.Unlock()
+		if newest {
+			r.closeSeconds(int64(decided))
+		}
+	}()
 	s.counts.Sent++
 	if o.Instance < len(s.instances) {
 		c := &s.instances[o.Instance]
@@ -108,10 +120,12 @@ func (r *recorder) record(worker int, o *event.Outcome) {
 		s.seconds = append(s.seconds, second{})
 	}
 	b := &s.seconds[sec]
-	if b.hist == nil {
-		b.hist = newSeriesHistogram()
+	// A closed second no outcome can reach (see seconds.go); should one
+	// come all the same, it is counted, and left out of its p99 rather
+	// than reopen a second whose p99 was taken.
+	if int64(sec) >= r.closer.through.Load() {
+		newest = s.recordSecond(sec, corrected)
 	}
-	_ = b.hist.RecordValue(corrected)
 	s.timeline.add(decided, o, corrected)
 	_ = s.corrected.all.RecordValue(corrected)
 	_ = s.uncorrected.all.RecordValue(uncorrected)
@@ -185,6 +199,9 @@ func (r *recorder) counts() (sent, errors int64) {
 	return sent, errors
 }
 
+// inFlight is how many requests have gone out and not yet been recorded.
+func (r *recorder) inFlight() int64 { return r.calls.inFlight() }
+
 // completed is how many outcomes have been recorded so far.
 func (r *recorder) completed() int64 {
 	var n int64
@@ -200,6 +217,7 @@ func (r *recorder) completed() int64 {
 // digests and histograms, the furthest lag, the per-second series and the
 // errors by message.
 func (r *recorder) fill(run *result.Run) {
+	r.closeAll()
 	corrected, uncorrected := newLatencies(), newLatencies()
 	var maxLag time.Duration
 	var secs []second
@@ -213,14 +231,11 @@ func (r *recorder) fill(run *result.Run) {
 		maxLag = max(maxLag, s.maxLag)
 		for i, b := range s.seconds {
 			for len(secs) <= i {
-				secs = append(secs, second{hist: newSeriesHistogram()})
+				secs = append(secs, second{})
 			}
 			secs[i].allowed += b.allowed
 			secs[i].denied += b.denied
 			secs[i].errors += b.errors
-			if b.hist != nil {
-				secs[i].hist.Merge(b.hist)
-			}
 		}
 		tl.merge(s.timeline)
 		for kind, e := range s.errors {
@@ -244,10 +259,7 @@ func (r *recorder) fill(run *result.Run) {
 	run.MaxLagUs = maxLag.Microseconds()
 	run.Series = make([]result.Second, len(secs))
 	for i, b := range secs {
-		run.Series[i] = result.Second{TS: i, Allowed: b.allowed, Denied: b.denied, Errors: b.errors}
-		if b.hist.TotalCount() > 0 {
-			run.Series[i].P99Us = b.hist.ValueAtQuantile(99)
-		}
+		run.Series[i] = result.Second{TS: i, Allowed: b.allowed, Denied: b.denied, Errors: b.errors, P99Us: r.secondP99(i)}
 	}
 	run.Errors = nil
 	for _, e := range errs {

@@ -32,6 +32,11 @@ type Progress struct {
 	// Planned is the number of requests the schedule holds, when known.
 	Planned int64
 	rec     *recorder
+	// identities is how many identities this process sends for, bound
+	// the run's limiter's promise for one, trend the sampling of memory.
+	identities int
+	bound      func(time.Duration) int64
+	trend      *probe.Trend
 }
 
 // Done is how many requests have completed so far.
@@ -40,6 +45,31 @@ func (p *Progress) Done() int64 {
 		return 0
 	}
 	return p.rec.completed()
+}
+
+// InFlight is how many requests have gone out and not yet been answered
+// (or failed).
+func (p *Progress) InFlight() int64 {
+	if p.rec == nil {
+		return 0
+	}
+	return p.rec.inFlight()
+}
+
+// Memory is the latest reading of rlbench's and the server's memory (and
+// the server's CPU time), at most probe.TrendInterval old while the run's
+// traffic goes on.
+func (p *Progress) Memory() probe.Reading { return p.trend.Latest() }
+
+// AdmissionBound is the most units the run's limiter promises to admit,
+// all the identities this process sends for together, within the first d
+// of the traffic: its bound for one identity over d, times the
+// identities. It reports false for a limiter without a bound.
+func (p *Progress) AdmissionBound(d time.Duration) (int64, bool) {
+	if p.bound == nil || d < 0 {
+		return 0, false
+	}
+	return p.bound(d) * int64(p.identities), true
 }
 
 // Observer is told when runs start and finish (the command line draws a
@@ -94,6 +124,10 @@ type Runner struct {
 	// last (when the clock can tune the process): a generator competing
 	// with the server for cores measures its own contention.
 	ShareCPUs bool
+	// Sinks take every outcome of every run's traffic (not the
+	// warm-up's), beside the audit and the faults' recorder: the live
+	// metrics. Their Record must be cheap: it runs on the request path.
+	Sinks []event.Sink
 	// NewLimiter builds each run's limiter by name; nil means
 	// algorithms.New. It lets a caller run, and audit, a limiter of its
 	// own under a registered name.
@@ -275,7 +309,12 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 		planned = spec.Boundary.Requests(spec.Identities)
 	}
 	prog := &Progress{Run: spec, Index: index, Total: total, Started: rec.start, Duration: spec.Duration,
-		Planned: plannedShare(planned, r.Segments.Segment, spec.Identities), rec: rec}
+		Planned: plannedShare(planned, r.Segments.Segment, spec.Identities), rec: rec,
+		identities: identityShare(r.Segments.Segment, spec.Identities)}
+	if b, ok := lim.(algorithms.Bounded); ok {
+		prog.bound = b.Bound
+	}
+	prog.trend = probe.StartTrend(ctx, target, rec.start)
 	if r.Observer != nil {
 		r.Observer.RunStarted(prog)
 	}
@@ -289,11 +328,13 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 	if s := session.Sink(); s != nil {
 		t.sinks = append(t.sinks, s)
 	}
+	t.sinks = append(t.sinks, r.Sinks...)
 	cpuBefore, cpuKnown := schedstat.Read(schedstat.Self)
 	out, runErr := r.runSchedule(ctx, t)
 	if cpuAfter, ok := schedstat.Read(schedstat.Self); cpuKnown && ok {
 		out.generator = generatorFigures(cpuAfter.Sub(cpuBefore), out.elapsed)
 	}
+	memoryOverTime := prog.trend.Stop(ctx)
 	out.reloads = lim.NoScriptReloads() - reloadsBefore
 	seen := unscheduled(watch.Stop(), spec.Faults, rec.start, offset)
 	out.malformed = malformedSince(malformedBefore, malformedReplies(lim))
@@ -310,7 +351,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 		runErr = probe.CheckServer(ctx, target, spec.Key(), errs, sent)
 	}
 	p := parts{run: spec, prefix: prefix, planned: prog.Planned, keys: keys, rec: rec, schedule: out, err: runErr,
-		happenings: seen.Happenings, timeout: pl.Timeout, takesTime: algorithms.TakesCallerTime(lim)}
+		happenings: seen.Happenings, timeout: pl.Timeout, takesTime: algorithms.TakesCallerTime(lim), memoryOverTime: memoryOverTime}
 	p.eviction = evictions.Finish(ctx, session.Switches())
 	if p.eviction != nil && watch != nil {
 		// The watch placed every eviction and restart of the traffic on
@@ -457,11 +498,19 @@ func (r *Runner) pacer(s plan.Run) Pacer {
 	return NewPacer(s.Arrival, s.TargetPerSecond, r.Plan.Seed)
 }
 
+// identityShare is how many of a run's identities a segment sends for.
+func identityShare(seg plan.Segment, identities int) int {
+	if seg.Whole() || identities <= 0 {
+		return identities
+	}
+	return seg.Share(identities)
+}
+
 // plannedShare is the part of a run's planned requests a segment sends:
 // its share of the identities.
 func plannedShare(planned int64, seg plan.Segment, identities int) int64 {
-	if seg.Whole() || identities <= 0 {
+	if identities <= 0 {
 		return planned
 	}
-	return planned * int64(seg.Share(identities)) / int64(identities)
+	return planned * int64(identityShare(seg, identities)) / int64(identities)
 }

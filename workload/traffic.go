@@ -94,17 +94,19 @@ type scheduleEnd struct {
 }
 
 // worker is one goroutine's state: its shard, a reusable key buffer and a
-// reusable outcome, so a request allocates as little as possible.
+// reusable outcome, so a request allocates as little as possible, and the
+// slot that tells the recorder of its call in flight.
 type worker struct {
-	id  int
-	buf []byte
-	out event.Outcome
+	id   int
+	buf  []byte
+	out  event.Outcome
+	slot *callSlot
 }
 
 func (d *scheduler) newWorker(id int) *worker {
 	buf := make([]byte, len(d.keys.Head), len(d.keys.Head)+24+len(d.keys.Tail))
 	copy(buf, d.keys.Head)
-	return &worker{id: id, buf: buf}
+	return &worker{id: id, buf: buf, slot: d.rec.calls.add()}
 }
 
 // key is identity's key, built in the worker's buffer.
@@ -117,11 +119,14 @@ func (d *scheduler) call(w *worker, j job) string {
 	key := d.key(w, j.identity)
 	o := &w.out
 	o.Identity, o.Due, o.Instance = j.identity, j.due, j.instance
+	w.slot.begin(1)
 	o.Sent = d.clock.Now()
+	w.slot.sent(d.rec.start, o.Sent)
 	o.Decision, o.Err = d.limiter.Allow(d.fleet.ctx(j.instance, d.callCtx), key)
 	o.Done = d.clock.Now()
 	o.MayHaveRun = redisenv.MayHaveRun(o.Err)
 	d.record(w.id, o)
+	w.slot.end()
 	return key
 }
 

@@ -23,16 +23,16 @@ func reportCommand() command {
 	maxScenarios := html.DefaultMaxScenarios
 	return command{
 		name:  "report",
-		usage: "[-o DIR] [--format html|text|markdown|benchfmt] [--max-scenarios N] RESULT.json",
+		usage: "[-o DIR] [--format html|text|markdown|benchfmt|junit|github] [--max-scenarios N] RESULT.json",
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&outDir, "o", "", "write into `DIR` (default: the result's own directory)")
-			fs.StringVar(&format, "format", "html", "`html` (plots, .hgrm files, report.html), text (the summary), markdown (the summary for a pull request) or benchfmt (lines for benchstat)")
+			fs.StringVar(&format, "format", "html", "`html` (plots, .hgrm files, report.html), text (the summary), markdown (the summary for a pull request), benchfmt (lines for benchstat), junit (JUnit XML for CI) or github (GitHub Actions annotations)")
 			fs.IntVar(&maxScenarios, "max-scenarios", html.DefaultMaxScenarios,
 				"draw each scenario's plots and .hgrm files for at most `N` scenarios; past it, only the tables and the plots across scenarios (0: no limit)")
 		},
 		run: func(ctx context.Context, args []string, stdout, _ io.Writer) error {
-			if format != "html" && format != "text" && format != "markdown" && format != "benchfmt" {
-				return usageErrorf("-format %q: want html, text, markdown or benchfmt", format)
+			if _, ok := textFormats[format]; !ok && format != "html" {
+				return usageErrorf("-format %q: want html, text, markdown, benchfmt, junit or github", format)
 			}
 			if maxScenarios < 0 {
 				return usageErrorf("--max-scenarios %d: want 0 (no limit) or more", maxScenarios)
@@ -49,18 +49,22 @@ func reportCommand() command {
 	}
 }
 
+// textFormats are the reports written to stdout, by --format name.
+var textFormats = map[string]func(io.Writer, *result.Result) error{
+	"text":     report.WriteSummary,
+	"markdown": report.WriteMarkdown,
+	"benchfmt": report.WriteBenchfmt,
+	"junit":    report.WriteJUnit,
+	"github":   report.WriteGitHubAnnotations,
+}
+
 func writeReport(ctx context.Context, path, outDir, format string, maxScenarios int, stdout io.Writer) error {
 	res, err := readResult(ctx, path)
 	if err != nil {
 		return err
 	}
-	switch format {
-	case "text":
-		return report.WriteSummary(stdout, res)
-	case "markdown":
-		return report.WriteMarkdown(stdout, res)
-	case "benchfmt":
-		return report.WriteBenchfmt(stdout, res)
+	if write, ok := textFormats[format]; ok {
+		return write(stdout, res)
 	}
 	dir := outDir
 	if dir == "" {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/livemetrics"
 	"github.com/rlbench/rlbench/internal/redisconf"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/plan"
@@ -39,6 +40,11 @@ type runOptions struct {
 
 	// redisCluster names nodes of a Redis Cluster (--redis-cluster).
 	redisCluster string
+	// metricsListen is where to serve live metrics (--metrics-listen);
+	// empty: nowhere.
+	metricsListen string
+	// junit is the JUnit XML file to write (--junit); empty: none.
+	junit string
 }
 
 // startAtEnv names the environment variable that may carry the common
@@ -74,6 +80,8 @@ func (o *runOptions) declare(fs *flag.FlagSet) {
 	fs.IntVar(&o.repeat, "repeat", 1, "run each scenario `N` times and report the median of each latency figure with its spread")
 	fs.StringVar(&o.segment, "segment", "", "run part `I/N` of the identities (I from 0 to N-1), in step with the processes that run the others; merge their results with rlbench merge")
 	fs.StringVar(&o.startAt, "start-at", "", "with --segment: start at this RFC 3339 `TIME` (default $"+startAtEnv+", else at once)")
+	fs.StringVar(&o.metricsListen, "metrics-listen", "", "serve live metrics (OpenMetrics, for Prometheus) at `ADDR`/metrics while the run goes on: :PORT listens on the loopback interface only, HOST:PORT (0.0.0.0:PORT) where named; :0 picks a free port")
+	fs.StringVar(&o.junit, "junit", "", "also write the verdict as JUnit XML to `FILE`, for CI systems: a test case per run and per threshold (under GitHub Actions, annotations and the step summary are written without asking)")
 	fs.StringVar(&o.algorithms, "algorithms", "", "run these limiters (comma-separated `LIST` of built-ins and the profile's own; all: every built-in but the negative control) instead of the profile's list")
 }
 
@@ -160,6 +168,21 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	if err := checkOutDir(o.outDir); err != nil {
 		return err
 	}
+	if err := checkJUnitPath(o.junit); err != nil {
+		return err
+	}
+	runID := workload.NewRunID()
+	var live *liveMetrics
+	if o.metricsListen != "" {
+		id := livemetrics.Identity{Profile: prof.Name, RunID: runID}
+		if !segs.Segment.Whole() {
+			id.Segment = segs.Segment.String()
+		}
+		if live, err = startLiveMetrics(o.metricsListen, id, stderr); err != nil {
+			return err
+		}
+		defer live.close()
+	}
 
 	switch {
 	case o.quiet || ropts.Addr != "" || len(ropts.ClusterAddrs) > 0:
@@ -183,9 +206,10 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	runner := &workload.Runner{
 		Plan:      prof.Plan(o.repeat),
 		Env:       env,
-		RunID:     workload.NewRunID(),
+		RunID:     runID,
 		KeepKeys:  o.keepKeys,
-		Observer:  newProgress(stderr, o.quiet),
+		Observer:  newObservers(newProgress(stderr, o.quiet), live.observer(), testObserver(live)),
+		Sinks:     live.sinks(),
 		Segments:  segs,
 		ShareCPUs: true,
 	}
@@ -225,6 +249,9 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	}
 	if o.keepKeys {
 		fmt.Fprintf(stdout, "keys kept under %s*\n", runner.RunPrefix())
+	}
+	if err := writeCIOutputs(res, o.junit, stdout); err != nil && reportErr == nil {
+		reportErr = fmt.Errorf("writing for CI: %w", err)
 	}
 	if runErr != nil {
 		if errors.Is(runErr, workload.ErrInterrupted) {

@@ -35,6 +35,10 @@ var allowed = map[string][]string{
 	// renders.
 	"workload": {"algorithms", "plan", "result", "internal/event", "internal/audit", "internal/faults",
 		"internal/probe", "internal/redisenv", "internal/schedstat"},
+	// The live metrics watch the engine from above, as the command's
+	// progress bar does: a sink and an observer of its runs, which nothing
+	// below it imports.
+	"internal/livemetrics": {"workload", "result", "internal/event", "internal/probe", "internal/redisenv"},
 	// The profile language produces plans; it runs nothing.
 	"profile": {"algorithms", "plan", "result", "internal/input", "internal/redisconf", "internal/suggest"},
 	// Presentation reads results and the verdict, nothing that runs.

@@ -45,17 +45,22 @@ func startSelfSampler() *selfSampler {
 }
 
 func (s *selfSampler) sample() {
-	m := []metrics.Sample{{Name: heapObjectsMetric}}
-	metrics.Read(m)
-	var heap uint64
-	if m[0].Value.Kind() == metrics.KindUint64 {
-		heap = m[0].Value.Uint64()
-	}
-	rss := residentBytes()
+	heap, rss := readSelf()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.peakHeap = max(s.peakHeap, heap)
 	s.peakRSS = max(s.peakRSS, rss)
+}
+
+// readSelf reads rlbench's Go heap (its objects, live or not yet swept)
+// and its resident set, without stopping the world.
+func readSelf() (heap, rss uint64) {
+	m := []metrics.Sample{{Name: heapObjectsMetric}}
+	metrics.Read(m)
+	if m[0].Value.Kind() == metrics.KindUint64 {
+		heap = m[0].Value.Uint64()
+	}
+	return heap, residentBytes()
 }
 
 // stop ends the sampling, takes a last sample and returns the peaks.

@@ -117,6 +117,10 @@ func (w *Watch) take() {
 		w.rdb = redis.NewClient(o)
 	}
 	w.mu.Lock()
+	if n := len(w.glances); n > 0 && w.glances[n-1].g.RunID == gl.g.RunID {
+		// One server's id, kept once however many glances name it.
+		gl.g.RunID = w.glances[n-1].g.RunID
+	}
 	if len(w.glances) < maxGlances {
 		w.glances = append(w.glances, gl)
 	}

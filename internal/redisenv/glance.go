@@ -3,6 +3,7 @@ package redisenv
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -49,7 +50,9 @@ func TakeGlance(ctx context.Context, rdb *redis.Client) (Glance, error) {
 		return n
 	}
 	return Glance{
-		ServerUs: tm.Val().UnixMicro(), RunID: f["run_id"],
+		// A copy: the parsed fields share the reply's memory, and a glance
+		// kept for the length of a run must not keep its whole INFO.
+		ServerUs: tm.Val().UnixMicro(), RunID: strings.Clone(f["run_id"]),
 		FlushAll: calls("flushall"), FlushDB: calls("flushdb"), Deletes: calls("del") + calls("unlink") + calls("getdel"),
 		EvictedKeys: num("evicted_keys"), CachedScripts: num("number_of_cached_scripts"),
 		Replica: f["role"] == "slave",

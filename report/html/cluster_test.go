@@ -8,17 +8,17 @@ import (
 )
 
 // TestClusterPage: a result from a Redis Cluster gets, on its page, the
-// cluster in the environment, the hot-node warning among what a reader
-// must not miss before any table, and per scenario a table of each
+// cluster in the environment, the hot-node warning among the notes right
+// after the decision, before the runs' tables, and per scenario a table of each
 // master's figures and a plot of decisions per master.
 func TestClusterPage(t *testing.T) {
 	r := resulttest.Clustered(t)
 	page, figs := renderPage(t, r)
 	text := pageText(page)
 	hot := strings.Index(text, "hot node: 100% of decisions on one master (127.0.0.1:7001, of 3)")
-	firstTable := strings.Index(text, "Which limiter")
-	if hot < 0 || firstTable >= 0 && hot > firstTable {
-		t.Errorf("the hot-node warning is missing or below the first table (at %d, table at %d)", hot, firstTable)
+	decision, env := strings.Index(text, "Which limiter"), strings.Index(text, "\nEnvironment\n")
+	if hot < 0 || hot < decision || hot > env {
+		t.Errorf("the hot-node warning is missing, or not among the notes between the decision and the environment (at %d, decision at %d, environment at %d)", hot, decision, env)
 	}
 	for _, want := range []string{
 		"Redis Cluster of 3 masters and 0 replicas; masters in slot order: 127.0.0.1:7001, 127.0.0.1:7002, 127.0.0.1:7003",

@@ -79,43 +79,24 @@ func projectionIdentities(r *result.Result) int64 {
 func decideAlgorithm(v *view, alg string, costs *report.Costs, identities int64, millionToo bool) decisionRow {
 	row := decisionRow{Algorithm: alg, Color: hexColor(v.colors.color(alg)), PastPolicy: dash, ServerUs: dash,
 		ClientP99: dash, CPU: dash, MemoryAt: dash, MemoryAtMillion: dash}
+	row.excess = -1
 	if costs != nil {
 		row.usPerCall, row.haveServer = costs.UsecPerCall, costs.HaveServer
 		row.bytesPerIdentity, row.haveMemory = costs.BytesPerIdentity, costs.HaveMemory
+		if costs.HaveExcess {
+			row.excess, row.excessScenario = costs.PolicyExcess, costs.ExcessScenario
+		}
+		row.worstP99, row.p99Scenario, row.haveClient = float64(costs.WorstP99Us), costs.P99Scenario, costs.HaveP99
+		row.slipped, row.Replayed = costs.Slipped, costs.Replayed
 	}
-	row.excess = -1
-	for _, s := range v.scenarios {
-		run := v.run(alg, s)
-		if run == nil {
-			continue
-		}
-		if a := run.Audit; a != nil {
-			if a.PolicyExcess > row.excess {
-				row.excess, row.excessScenario = a.PolicyExcess, s
-			}
-		}
-		// A run whose generator fell behind measured its own queue: its
-		// p99 says nothing about the limiter.
-		if report.ScheduleSlipped(run) {
-			row.slipped = true
-		} else if run.LatencyUs.Count > 0 && (!row.haveClient || float64(run.LatencyUs.P99) > row.worstP99) {
-			row.worstP99, row.p99Scenario, row.haveClient = float64(run.LatencyUs.P99), s, true
-		}
-	}
-	for _, s := range v.scenarios {
-		if run := v.run(alg, s); run != nil && run.Audit != nil && run.Audit.HasModel() {
-			row.Replayed = true
-		}
-	}
-	lim := v.judgement.Limiter(alg)
-	row.Promise = lim.Promise.String()
-	switch lim.Promise {
+	row.Promise = report.PromiseCell(v.judgement, alg)
+	switch v.judgement.Limiter(alg).Promise {
 	case verdict.NotAudited:
 		row.Unaudited = true
 	case verdict.Untested:
 		row.Untested = true
 	case verdict.Broken:
-		row.Promise, row.Broken = "BROKEN in "+strings.Join(lim.BrokenIn, ", "), true
+		row.Broken = true
 	}
 	if row.excess >= 0 {
 		row.havePolicy = true

@@ -32,7 +32,9 @@ type RenderOptions struct {
 }
 
 // WriteHTML writes the self-contained report page for r: the verdict
-// first, then the environment, thresholds, one table and the plots per
+// with its reasons first, then which limiter, whether it is right and
+// what it costs, then the notes grouped by kind (the limiter's own
+// failures first, each kind's details folded), then the environment, thresholds, one table and the plots per
 // scenario, the plots across scenarios, and a paragraph per algorithm.
 // figs are embedded as data: URIs, so the page needs no other file and
 // makes no request. Every string from the result is escaped.
@@ -47,10 +49,14 @@ type page struct {
 	Verdict string
 	// VerdictClass styles the banner: pass, fail or inconclusive.
 	VerdictClass string
-	Reasons      []string
-	Notes        []string
-	Decision     decision
-	Env          []field
+	// Reasons are the verdict's first reasons, in the banner; MoreReasons
+	// the rest, folded, so that the decision stays in the first screen.
+	Reasons, MoreReasons []string
+	// Notes are what a reader must know, grouped by kind, the limiter's
+	// own failures first; they follow the decision.
+	Notes    []report.NoteGroup
+	Decision decision
+	Env      []field
 	// Thresholds are the failed rules, then the ones that held, which the
 	// page folds away behind a line when there are many.
 	Thresholds     []thresholdRow
@@ -123,6 +129,10 @@ type algorithmSection struct {
 	Remarks                []string
 }
 
+// bannerReasons is how many of the verdict's reasons the banner shows;
+// the rest are folded behind a line.
+const bannerReasons = 3
+
 // foldThresholdsFrom is how many rules that held the page lists openly;
 // more are folded behind a summary line.
 const foldThresholdsFrom = 8
@@ -133,7 +143,7 @@ func newPage(r *result.Result, figs []Figure, opts RenderOptions) page {
 	v := newView(r)
 	p := page{
 		Title:    "rlbench report: " + r.Profile.Name,
-		Notes:    report.Notes(r),
+		Notes:    report.NoteGroups(r),
 		Decision: decide(v),
 		Env:      environment(r),
 	}
@@ -159,6 +169,9 @@ func newPage(r *result.Result, figs []Figure, opts RenderOptions) page {
 	p.Reasons = append(append(p.Reasons, j.Reasons()...), j.Caught...)
 	if p.Pass && len(r.Thresholds) == 0 {
 		p.Reasons = append(p.Reasons, "The profile sets no thresholds; every check a run passes by default held.")
+	}
+	if len(p.Reasons) > bannerReasons {
+		p.Reasons, p.MoreReasons = p.Reasons[:bannerReasons], p.Reasons[bannerReasons:]
 	}
 	byScenario := map[string][]figureView{}
 	for _, f := range figs {

@@ -63,6 +63,7 @@ var scenarioPlots = []scenarioPlot{
 	{"throughput", "Throughput and p99 over time", nil, throughputOverTime},
 	{"faults", "Fault timeline: decisions by who decided, and p99, with the fault windows shaded", (*view).hasFaults, faultTimeline},
 	{"cluster", "Decisions per master of the Redis Cluster", (*view).hasCluster, decisionsPerMaster},
+	{"memory-time", "Memory over time: Redis memory per identity and rlbench's resident set", (*view).hasMemoryOverTime, memoryOverTime},
 }
 
 // acrossPlots span every scenario, in this order; include says whether

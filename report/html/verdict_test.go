@@ -1,11 +1,15 @@
 package html
 
 import (
+	"fmt"
+	"html"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rlbench/rlbench/internal/resulttest"
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/verdict"
 )
 
 // TestPageRendersTheVerdictsFindings: the decision table, the run tables
@@ -75,5 +79,34 @@ func TestPageRendersTheVerdictsFindings(t *testing.T) {
 	}
 	if text := strings.Join(remarks(v, "token_bucket"), " "); !strings.Contains(text, "It broke its promise: in steady it admitted 0 beyond its own bound and disagreed with its model on 4 decisions") {
 		t.Errorf("token_bucket's remarks: %s", text)
+	}
+}
+
+// TestBannerFoldsReasonsPastThree: the banner shows the verdict's first
+// three reasons and folds the others behind a line, so that a result with
+// many failures still opens with the decision in its first screen; every
+// reason stays on the page.
+func TestBannerFoldsReasonsPastThree(t *testing.T) {
+	r := resulttest.Sample()
+	base := r.Runs[0]
+	r.Runs = nil
+	for _, alg := range []string{"a", "b", "c", "d", "e"} {
+		run := base
+		run.Algorithm = alg
+		run.Audit = &result.Audit{Identities: 1, Decisions: 100, Allowed: 60, ExpectedAllowed: 60, BoundWindow: 20, MaxWindowAdmitted: 25, Overshoot: 5, Violations: 1}
+		r.Runs = append(r.Runs, run)
+	}
+	all := verdict.Assess(r).Reasons()
+	p := newPage(r, nil, testSemantics)
+	if len(all) <= bannerReasons+1 || !slices.Equal(p.Reasons, all[:bannerReasons]) || !slices.Equal(p.MoreReasons, all[bannerReasons:]) {
+		t.Fatalf("banner %q, folded %q; want the first %d of %q, then the rest", p.Reasons, p.MoreReasons, bannerReasons, all)
+	}
+	var page strings.Builder
+	if err := WriteHTML(&page, r, nil, testSemantics); err != nil {
+		t.Fatal(err)
+	}
+	fold := fmt.Sprintf("<details><summary>%d more</summary>", len(p.MoreReasons))
+	if !strings.Contains(page.String(), fold) || !strings.Contains(page.String(), html.EscapeString(all[len(all)-1])) {
+		t.Errorf("the page does not fold the reasons past the third behind %q", fold)
 	}
 }
