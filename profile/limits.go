@@ -83,12 +83,15 @@ func checkScenario(d *decoder, n *yaml.Node, path string, p *Profile, s Scenario
 	if s.Concurrency > 0 && !checkConcurrency(d, keyLine(n, "concurrency"), path+".concurrency", s.Concurrency) {
 		return false
 	}
+	if s.Shape == plan.ShapeCapacity && !checkConcurrency(d, keyLine(n, "allow"), path+".allow.concurrency", p.capacityOf(s).MaxConcurrency) {
+		return false
+	}
 	if p.PolicyFor(s).Validate() != nil {
 		// The policy's own error stands: a rate or a footprint worked out
 		// from a policy that is wrong would be a second error for it.
 		return true
 	}
-	if s.Shape != plan.ShapeBoundary && !checkRate(d, n, path, p, s) {
+	if s.Shape != plan.ShapeBoundary && s.Shape != plan.ShapeCapacity && !checkRate(d, n, path, p, s) {
 		return false
 	}
 	return checkFootprint(d, path, p, s)
@@ -143,9 +146,16 @@ func checkFootprint(d *decoder, path string, p *Profile, s Scenario) bool {
 	}
 	conc := p.RunConcurrency(s)
 	audited := min(s.Identities, p.Audit.Identities)
+	planned := float64(p.PlannedRequests(s))
+	if s.Shape == plan.ShapeCapacity {
+		// One step is audited at a time: the fastest, at its top rate.
+		c := p.capacityOf(s)
+		conc = c.MaxConcurrency
+		planned = c.ToPerSecond * c.Step.Seconds()
+	}
 	decisions := float64(0)
 	if audited > 0 {
-		decisions = float64(p.PlannedRequests(s)) * float64(audited) / float64(s.Identities)
+		decisions = planned * float64(audited) / float64(s.Identities)
 	}
 	seconds := int64(s.Duration/time.Second) + 1
 	parts := []part{

@@ -51,9 +51,11 @@ type recShard struct {
 	corrected   latencies
 	uncorrected latencies
 	maxLag      time.Duration
-	seconds     []second
-	timeline    timeline
-	errors      map[string]*result.ErrorCount
+	// lag is each request's send after its due time, in microseconds.
+	lag      *hdrhistogram.Histogram
+	seconds  []second
+	timeline timeline
+	errors   map[string]*result.ErrorCount
 }
 
 type second struct {
@@ -65,7 +67,7 @@ func newRecorder(start time.Time) *recorder {
 	n := runtime.GOMAXPROCS(0)
 	r := &recorder{start: start, shards: make([]*recShard, n)}
 	for i := range r.shards {
-		r.shards[i] = &recShard{corrected: newLatencies(), uncorrected: newLatencies(), timeline: newTimeline(), errors: map[string]*result.ErrorCount{}}
+		r.shards[i] = &recShard{corrected: newLatencies(), uncorrected: newLatencies(), lag: newSeriesHistogram(), timeline: newTimeline(), errors: map[string]*result.ErrorCount{}}
 	}
 	return r
 }
@@ -91,6 +93,7 @@ func (r *recorder) record(worker int, o *event.Outcome) {
 	if lag > s.maxLag {
 		s.maxLag = lag
 	}
+	_ = s.lag.RecordValue(result.HistMicros(lag))
 	for len(s.seconds) <= sec {
 		s.seconds = append(s.seconds, second{})
 	}
@@ -133,6 +136,18 @@ func (s *recShard) countError(err error) {
 		s.errors[kind] = e
 	}
 	e.Count++
+}
+
+// lagQuantile is the q-th percentile of the recorded requests' sends
+// after their due times, to the series histograms' precision.
+func (r *recorder) lagQuantile(q float64) time.Duration {
+	all := newSeriesHistogram()
+	for _, s := range r.shards {
+		s.mu.Lock()
+		all.Merge(s.lag)
+		s.mu.Unlock()
+	}
+	return time.Duration(all.ValueAtQuantile(q)) * time.Microsecond
 }
 
 // counts is how many outcomes have been recorded so far, and how many of
