@@ -67,6 +67,9 @@ func WriteSummary(w io.Writer, r *result.Result) error {
 	if err := writeCluster(w, r); err != nil {
 		return err
 	}
+	if err := writeCapacity(w, r); err != nil {
+		return err
+	}
 	writeThresholds(w, r.Thresholds)
 	// The hot-node warnings were printed at the top.
 	notes := slices.DeleteFunc(notesOf(r, j), func(n string) bool { return slices.Contains(hot, n) })
@@ -160,6 +163,7 @@ func notesOf(r *result.Result, j verdict.Judgement) []string {
 		}
 	}
 	notes = append(notes, pipelineNotes(r)...)
+	notes = append(notes, capacityNotes(r)...)
 	notes = append(notes, generatorNotes(r)...)
 	notes = append(notes, auditNotes(r, j)...)
 	notes = append(notes, memoryNotes(r)...)
