@@ -171,4 +171,3 @@ func generatorCause(c *result.Capacity) string {
 	}
 	return "rlbench could not keep the schedule"
 }
-

@@ -92,7 +92,7 @@ type scenarioSection struct {
 	CapacityHeadline string
 	CapacityColumns  []string
 	Capacity         [][]string
-	Figures []figureView
+	Figures          []figureView
 }
 
 // tableRow is one run: the terminal summary's columns, then audit and
