@@ -29,7 +29,11 @@ func (r *Runner) searchCapacity(ctx context.Context, index, total int, spec plan
 		r.Observer.RunStarted(prog)
 	}
 	prefix := strings.TrimSuffix(r.KeyPrefix(spec), ":")
-	found := searchSteps(ctx, spec, runtime.GOMAXPROCS(0), func(ctx context.Context, step plan.Run, n int) (measured, error) {
+	cores := 1
+	if r.Env.Cluster != nil {
+		cores = max(r.Env.Cluster.Masters, 1)
+	}
+	found := searchSteps(ctx, spec, runtime.GOMAXPROCS(0), cores, func(ctx context.Context, step plan.Run, n int) (measured, error) {
 		return r.measure(ctx, measureConfig{spec: step, prefix: fmt.Sprintf("%s~s%d:", prefix, n+1), warmup: n == 0})
 	})
 	runErr := found.err
@@ -78,8 +82,8 @@ type searched struct {
 // for with measure, judges it against the SLO, adds workers or pipelining
 // when rlbench fell behind and the plan allows more, and stops when the
 // search ends, ctx ends, or a step fails. procs is how many CPUs rlbench
-// may use at once.
-func searchSteps(ctx context.Context, spec plan.Run, procs int, measure stepRunner) searched {
+// may use at once, cores how many serve the limiter (a cluster's masters).
+func searchSteps(ctx context.Context, spec plan.Run, procs, cores int, measure stepRunner) searched {
 	c := spec.Capacity
 	out := searched{search: NewSearch(c)}
 	gen := generator{concurrency: spec.Concurrency, pipeline: spec.Pipeline.MaxBatch(), auto: spec.Pipeline.Auto, procs: procs}
@@ -101,9 +105,9 @@ func searchSteps(ctx context.Context, spec plan.Run, procs int, measure stepRunn
 			out.cut, out.err = m.run, err
 			return out
 		}
-		figures := stepFiguresOf(m)
+		figures := stepFiguresOf(m, cores)
 		outcome, cause := judgeStep(c.SLO, figures, gen.procs)
-		if outcome == StepGeneratorShort && !gen.grow(figures, c) {
+		if outcome == StepGeneratorShort && !gen.grow(cause, c) {
 			outcome = StepGeneratorBound
 		}
 		out.search.Record(outcome)
@@ -151,11 +155,12 @@ func (g generator) apply(spec plan.Run) plan.Run {
 	return spec
 }
 
-// grow adds to g what would let it keep a step it could not: workers when
-// requests waited for a free one, pipelining (which costs rlbench less CPU
-// a request) when it ran out of CPU, else whichever is left. It reports
-// false when the plan allows nothing more.
-func (g *generator) grow(f stepFigures, c plan.Capacity) bool {
+// grow adds to g what would let it keep a step it could not, for cause:
+// pipelining (which costs rlbench less CPU a request) when it ran out of
+// CPU, where more workers would only share the same CPU; workers first
+// and then pipelining otherwise. It reports false when the plan allows
+// nothing more that would help.
+func (g *generator) grow(cause string, c plan.Capacity) bool {
 	moreWorkers := func() bool {
 		if g.concurrency >= c.MaxConcurrency {
 			return false
@@ -170,11 +175,10 @@ func (g *generator) grow(f stepFigures, c plan.Capacity) bool {
 		g.pipeline = c.MaxPipeline
 		return true
 	}
-	first, second := moreWorkers, morePipeline
-	if !f.waitedForWorkers() && f.cpuBound(g.procs) {
-		first, second = morePipeline, moreWorkers
+	if cause == result.CauseGeneratorCPU {
+		return morePipeline()
 	}
-	return first() || second()
+	return moreWorkers() || morePipeline()
 }
 
 // capacityStep is the contract's record of one step.

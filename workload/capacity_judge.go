@@ -12,6 +12,11 @@ import (
 // then sets the pace of its replies.
 const cpuBoundShare = 0.9
 
+// serverBusyShare is the share of a CPU the server's process may use over
+// a step past which it counts as saturated: its queue, not rlbench's CPU,
+// then sets the latency.
+const serverBusyShare = 0.9
+
 // workersBusyShare is the share of a step's requests that may find every
 // worker busy before the step counts as short of workers.
 const workersBusyShare = 0.01
@@ -25,10 +30,14 @@ type stepFigures struct {
 	sent, unsent, busy       int64
 	// generator is how rlbench fared for CPU (nil: unknown).
 	generator *result.Generator
+	// serverCPU is the share of a CPU each of the cores that serve the
+	// limiter used (zero: unknown).
+	serverCPU float64
 }
 
-// stepFiguresOf reads the figures of a measured step.
-func stepFiguresOf(m measured) stepFigures {
+// stepFiguresOf reads the figures of a measured step, whose server has
+// cores cores (its masters).
+func stepFiguresOf(m measured, cores int) stepFigures {
 	run := m.run
 	f := stepFigures{
 		p99:         time.Duration(run.LatencyUs.P99) * time.Microsecond,
@@ -40,8 +49,14 @@ func stepFiguresOf(m measured) stepFigures {
 	if f.sent > 0 {
 		f.errorShare = float64(run.Requests.Errors) / float64(f.sent)
 	}
+	if m.cpuKnown {
+		f.serverCPU = m.serverCPU / float64(max(cores, 1))
+	}
 	return f
 }
+
+// serverSaturated reports whether the server used nearly all of its CPU.
+func (f stepFigures) serverSaturated() bool { return f.serverCPU >= serverBusyShare }
 
 // waitedForWorkers reports whether requests waited for a free worker.
 func (f stepFigures) waitedForWorkers() bool {
@@ -60,10 +75,12 @@ func (f stepFigures) cpuBound(procs int) bool {
 // doing that was, and why (a result.Cause...). Calls without a decision
 // past the SLO are the limiter's (the server's). A p99 from the due time
 // past the SLO is the limiter's when its p99 from the send is past it too
-// and rlbench had CPU to spare; when rlbench was out of CPU, or the server
-// answered within the SLO once asked, the lateness is rlbench's, and so is
-// a send lag past the SLO or a request never sent: the step is short of
-// generator, and says nothing of the limiter.
+// and either the server used nearly all its CPU (it was the limit, however
+// rlbench fared) or rlbench had CPU to spare; when rlbench was out of CPU
+// while the server was not, or the server answered within the SLO once
+// asked, the lateness is rlbench's, and so is a send lag past the SLO or a
+// request never sent: the step is short of generator, and says nothing of
+// the limiter.
 func judgeStep(slo plan.SLO, f stepFigures, procs int) (StepOutcome, string) {
 	late := f.lagP99 > slo.Lag || f.unsent > 0
 	switch {
@@ -71,7 +88,7 @@ func judgeStep(slo plan.SLO, f stepFigures, procs int) (StepOutcome, string) {
 		return StepHeld, ""
 	case f.errorShare > slo.ErrorShare:
 		return StepBroke, result.CauseErrors
-	case f.p99FromSend > slo.P99 && !f.cpuBound(procs):
+	case f.p99FromSend > slo.P99 && (f.serverSaturated() || !f.cpuBound(procs)):
 		return StepBroke, result.CauseLatency
 	case f.cpuBound(procs):
 		return StepGeneratorShort, result.CauseGeneratorCPU

@@ -132,7 +132,7 @@ func TestCapacitySearchOnAModelServer(t *testing.T) {
 		srv.clock = clock
 		spec := capacitySpec(tc.c)
 		start := clock.Now()
-		found := searchSteps(context.Background(), spec, 1, srv.measure)
+		found := searchSteps(context.Background(), spec, 1, 1, srv.measure)
 		held, _, end, boundAt, steps := found.search.Found()
 		if found.err != nil || end != tc.end {
 			t.Errorf("%s: ended %q (%v), want %q; steps %s", tc.why, end, found.err, tc.end, describeSteps(found.steps))
@@ -151,6 +151,10 @@ func TestCapacitySearchOnAModelServer(t *testing.T) {
 		}
 		if tc.boundAt > 0 && boundAt != tc.boundAt {
 			t.Errorf("%s: generator-bound at %v, want near %v", tc.why, boundAt, tc.boundAt)
+		}
+		if tc.boundAt > 0 && countAt(found.steps, tc.boundAt) != 1 {
+			t.Errorf("%s: rlbench out of CPU with no pipelining allowed was offered %d more steps (more workers share the same CPU); steps %s",
+				tc.why, countAt(found.steps, tc.boundAt)-1, describeSteps(found.steps))
 		}
 		for _, s := range found.steps {
 			if _, noisy := tc.server.spurious[s.TargetPerS]; noisy {
@@ -187,7 +191,7 @@ func TestCapacitySearchAddsWorkers(t *testing.T) {
 		c.SLO.P99 = 20 * time.Millisecond
 		c.Auto, c.FromPerSecond, c.ToPerSecond = false, 10000, 80000
 	})
-	found := searchSteps(context.Background(), spec, 1, srv.measure)
+	found := searchSteps(context.Background(), spec, 1, 1, srv.measure)
 	var grew bool
 	for _, s := range found.steps {
 		if s.Outcome == result.StepGeneratorBound && s.Cause == result.CauseGeneratorWorkers && s.Concurrency == 64 {
@@ -204,13 +208,13 @@ func TestCapacitySearchAddsWorkers(t *testing.T) {
 // with the error, keeping what it measured.
 func TestCapacitySearchStopsOnAFailedStep(t *testing.T) {
 	srv := &modelServer{clock: newFakeClock(), serviceUs: 20, rttUs: 200, genUs: 5, failAt: 3}
-	found := searchSteps(context.Background(), capacitySpec(nil), 1, srv.measure)
+	found := searchSteps(context.Background(), capacitySpec(nil), 1, 1, srv.measure)
 	if found.err == nil || len(found.steps) != 2 {
 		t.Errorf("error %v after %d steps, want the server's after 2", found.err, len(found.steps))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if found := searchSteps(ctx, capacitySpec(nil), 1, srv.measure); !errors.Is(found.err, ErrInterrupted) || len(found.steps) != 0 {
+	if found := searchSteps(ctx, capacitySpec(nil), 1, 1, srv.measure); !errors.Is(found.err, ErrInterrupted) || len(found.steps) != 0 {
 		t.Errorf("a cancelled search: %v after %d steps", found.err, len(found.steps))
 	}
 }
@@ -237,6 +241,8 @@ func TestJudgeStep(t *testing.T) {
 			stepFigures{p99: ms(2.5), p99FromSend: ms(1.9), lagP99: ms(0.9), sent: 1000, generator: quiet}, StepGeneratorShort, result.CauseGeneratorLate},
 		{"answered late from the send while rlbench was out of CPU: rlbench's",
 			stepFigures{p99: ms(9), p99FromSend: ms(5), lagP99: ms(4), sent: 1000, generator: &result.Generator{CPUShare: 0.95}}, StepGeneratorShort, result.CauseGeneratorCPU},
+		{"answered late from the send while rlbench was out of CPU, but the server used all of its own: the server was the limit",
+			stepFigures{p99: ms(9), p99FromSend: ms(5), lagP99: ms(0.5), sent: 1000, generator: &result.Generator{CPUShare: 0.95}, serverCPU: 0.97}, StepBroke, result.CauseLatency},
 		{"answered late from the send while rlbench waited for a CPU others held: rlbench's",
 			stepFigures{p99: ms(9), p99FromSend: ms(5), lagP99: ms(4), sent: 1000, generator: &result.Generator{CPUShare: 0.3, CPUWaitShare: 0.4}}, StepGeneratorShort, result.CauseGeneratorCPU},
 		{"requests that waited for a free worker are rlbench's",
