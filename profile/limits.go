@@ -26,11 +26,13 @@ const (
 	// KB of Go heap and stack (two 32 KiB buffers); the socket's kernel
 	// buffers come on top.
 	bytesPerWorker = 128 << 10
-	// bytesPerAuditedIdentity: the audit's slot (a 24-byte slice header)
-	// and, when it samples, a map entry (37 bytes measured).
-	bytesPerAuditedIdentity = 64
-	// bytesPerAuditedDecision: 8 bytes per decision kept, up to twice that
-	// while its slice grows.
+	// bytesPerAuditedIdentity: when the audit samples, the map entry that
+	// finds an identity's slot (37 bytes measured); auditing every
+	// identity, the identity is its slot and costs nothing.
+	bytesPerAuditedIdentity = 40
+	// bytesPerAuditedDecision: a decision's 16-byte record in its
+	// shard's log (a reply that fits no record takes 32 more; reading the
+	// records back by identity takes one shard's worth at a time).
 	bytesPerAuditedDecision = 16
 	// bytesPerScheduledRequest: a boundary burst request waits in a heap
 	// of 32-byte jobs, up to twice that while it grows.
