@@ -380,7 +380,10 @@ func assessRun(r *result.Result, run *result.Run) Run {
 	if errs, text, over := overBudget(run, r.Profile.Budget()); over {
 		add(ErrorsOverBudget, errs, text)
 	}
-	if q := run.Requests; q.Planned > 0 && float64(q.Sent) < 0.95*float64(q.Planned) {
+	// A fault (scheduled, or seen by the server's watch) holds the
+	// generator's workers in timeouts and a stalled server: what it kept
+	// from being sent is the fault's, and the faults section counts it.
+	if q := run.Requests; q.Planned > 0 && float64(q.Sent) < 0.95*float64(q.Planned) && (run.Faults == nil || len(run.Faults.Windows) == 0) {
 		add(FewSent, q.Planned-q.Sent, fmt.Sprintf("%s: inconclusive: it sent %s of the %s requests its schedule held (%s): it did not do what its scenario planned",
 			run.Key(), numfmt.Count(q.Sent), numfmt.Count(q.Planned), numfmt.Share(float64(q.Sent)/float64(q.Planned))))
 	}

@@ -39,7 +39,9 @@ func TestAssess(t *testing.T) {
 		{"a window opened without a TTL, found while the run went on", func(r *result.Result) {
 			r.Runs[0].WindowLocation = &result.WindowLocation{Method: "ttl", Identities: 5, AfterPrime: 5, WithoutTTL: 5, Example: "rlbench:r1:mine:edge:c:{0}"}
 		}, "WINDOW WITHOUT TTL: right after the request that opened its window, the key of 5 of 5 identities had no TTL (e.g. rlbench:r1:mine:edge:c:{0})"},
-		{"every window asked ended", func(r *result.Result) { r.Runs[0].WindowLocation = &result.WindowLocation{Method: "ttl", Identities: 5, ByTTL: 5} }, ""},
+		{"every window asked ended", func(r *result.Result) {
+			r.Runs[0].WindowLocation = &result.WindowLocation{Method: "ttl", Identities: 5, ByTTL: 5}
+		}, ""},
 		{"a declared limiter's script wrote a key outside its prefix", func(r *result.Result) {
 			r.Runs[0].Memory.KeysOutsidePrefix, r.Runs[0].Memory.OutsidePrefixExamples = 1, []string{"stray:1"}
 		}, "wrote 1 keys outside the run prefix it was given (e.g. stray:1)"},
@@ -98,6 +100,10 @@ func TestAssess(t *testing.T) {
 		}, ""},
 		{"a schedule that sent under 95% of its plan", func(r *result.Result) { r.Runs[0].Requests.Planned = 1100 }, "inconclusive: it sent 1,000 of the 1,100 requests its schedule held"},
 		{"95% of the plan is enough", func(r *result.Result) { r.Runs[0].Requests.Planned = 1050 }, ""},
+		{"a fault kept the generator from its plan", func(r *result.Result) {
+			r.Runs[0].Requests.Planned = 1500
+			r.Runs[0].Faults = &result.Faults{Windows: []result.FaultWindow{{Kind: "pause"}}}
+		}, ""},
 		{"a boundary run that straddled no boundary", func(r *result.Result) { r.Runs[0].Shape = "boundary" }, "inconclusive: no burst was placed around any identity's window boundary"},
 		{"a failure outranks an inconclusive run", func(r *result.Result) {
 			r.Runs[0].Shape = "boundary"
