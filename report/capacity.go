@@ -128,9 +128,13 @@ func capacityNotes(r *result.Result) []string {
 		c := run.Capacity
 		switch c.End {
 		case result.CapacityGeneratorBound:
+			held := fmt.Sprintf("the limiter held the SLO up to %s/s and may sustain more", FormatCount(int64(c.PerS)))
+			if c.PerS <= 0 {
+				held = "no step measured the limiter, whose capacity is unknown"
+			}
 			notes = append(notes, fmt.Sprintf("%s: the search was generator-bound at %s/s: %s, with every worker and all the pipelining allow permits; "+
-				"the limiter held the SLO up to %s/s and may sustain more (allow more workers or pipelining, or run rlbench on another machine)",
-				run.Key(), FormatCount(int64(c.GeneratorBoundAtPerS)), generatorCause(c), FormatCount(int64(c.PerS))))
+				"%s (allow more workers or pipelining, or run rlbench on another machine)",
+				run.Key(), FormatCount(int64(c.GeneratorBoundAtPerS)), generatorCause(c), held))
 		case result.CapacityBelowRange:
 			notes = append(notes, fmt.Sprintf("%s: even the lowest rate offered (%s/s) broke the SLO: the capacity is below the range searched", run.Key(), FormatCount(int64(c.BrokePerS))))
 		case result.CapacityTopOfRange:

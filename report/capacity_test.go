@@ -32,6 +32,19 @@ func TestSummaryOfCapacity(t *testing.T) {
 			t.Errorf("the summary lacks %q:\n%s", want, text)
 		}
 	}
+	// A search that rlbench could not carry past its first step measured
+	// nothing of the limiter: it held the SLO up to no rate.
+	first := resulttest.Capacity()
+	c := first.Runs[1].Capacity
+	c.PerS, c.ShareOfCeiling, c.Steps = 0, 0, c.Steps[2:]
+	buf.Reset()
+	if err := WriteSummary(&buf, first); err != nil {
+		t.Fatal(err)
+	}
+	if text := buf.String(); !strings.Contains(text, "of the step for one, with every worker and all the pipelining allow permits; no step measured the limiter, whose capacity is unknown (allow more") ||
+		strings.Contains(text, "up to 0/s") {
+		t.Errorf("a search generator-bound at its first step is not said to have measured nothing:\n%s", text)
+	}
 	var none bytes.Buffer
 	if err := WriteSummary(&none, resulttest.Sample()); err != nil || strings.Contains(none.String(), "capacity") {
 		t.Errorf("a result without capacity runs speaks of capacity (%v):\n%s", err, none.String())
