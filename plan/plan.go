@@ -79,8 +79,10 @@ type Run struct {
 	Distribution Distribution
 	ZipfExponent float64
 	Repeats      int64
-	// Boundary holds the boundary shape's parameters.
+	// Boundary holds the boundary shape's parameters, and Capacity the
+	// capacity shape's.
 	Boundary Boundary
+	Capacity Capacity
 	// HashTag is how a built-in limiter tags its keys.
 	HashTag HashTag
 	// Faults are the faults the run goes through, in order.
@@ -115,7 +117,7 @@ func (r Run) Key() string { return r.Algorithm + "/" + r.Scenario }
 func (p *Plan) MaxConcurrency() int {
 	n := 1
 	for _, r := range p.Runs {
-		n = max(n, r.Concurrency)
+		n = max(n, r.Concurrency, r.Capacity.MaxConcurrency)
 	}
 	return n
 }

@@ -27,10 +27,13 @@ const (
 	// linearly from where the last one ended to its own rate, as k6's
 	// stages do: the shape that finds where latency bends.
 	ShapeRamp Shape = "ramp"
+	// ShapeCapacity searches, in steps of open-loop traffic, for the
+	// highest offered rate at which the limiter holds an SLO.
+	ShapeCapacity Shape = "capacity"
 )
 
 // Shapes lists every shape, in the order messages name them.
-var Shapes = []Shape{ShapeSteady, ShapeBoundary, ShapeCardinality, ShapeRamp}
+var Shapes = []Shape{ShapeSteady, ShapeBoundary, ShapeCardinality, ShapeRamp, ShapeCapacity}
 
 // Arrival is how open-loop arrivals are spaced.
 type Arrival string

@@ -26,11 +26,13 @@ const (
 	// KB of Go heap and stack (two 32 KiB buffers); the socket's kernel
 	// buffers come on top.
 	bytesPerWorker = 128 << 10
-	// bytesPerAuditedIdentity: the audit's slot (a 24-byte slice header)
-	// and, when it samples, a map entry (37 bytes measured).
-	bytesPerAuditedIdentity = 64
-	// bytesPerAuditedDecision: 8 bytes per decision kept, up to twice that
-	// while its slice grows.
+	// bytesPerAuditedIdentity: when the audit samples, the map entry that
+	// finds an identity's slot (37 bytes measured); auditing every
+	// identity, the identity is its slot and costs nothing.
+	bytesPerAuditedIdentity = 40
+	// bytesPerAuditedDecision: a decision's 16-byte record in its
+	// shard's log (a reply that fits no record takes 32 more; reading the
+	// records back by identity takes one shard's worth at a time).
 	bytesPerAuditedDecision = 16
 	// bytesPerScheduledRequest: a boundary burst request waits in a heap
 	// of 32-byte jobs, up to twice that while it grows.
@@ -83,12 +85,15 @@ func checkScenario(d *decoder, n *yaml.Node, path string, p *Profile, s Scenario
 	if s.Concurrency > 0 && !checkConcurrency(d, keyLine(n, "concurrency"), path+".concurrency", s.Concurrency) {
 		return false
 	}
+	if s.Shape == plan.ShapeCapacity && !checkConcurrency(d, keyLine(n, "allow"), path+".allow.concurrency", p.capacityOf(s).MaxConcurrency) {
+		return false
+	}
 	if p.PolicyFor(s).Validate() != nil {
 		// The policy's own error stands: a rate or a footprint worked out
 		// from a policy that is wrong would be a second error for it.
 		return true
 	}
-	if s.Shape != plan.ShapeBoundary && !checkRate(d, n, path, p, s) {
+	if s.Shape != plan.ShapeBoundary && s.Shape != plan.ShapeCapacity && !checkRate(d, n, path, p, s) {
 		return false
 	}
 	return checkFootprint(d, path, p, s)
@@ -143,9 +148,16 @@ func checkFootprint(d *decoder, path string, p *Profile, s Scenario) bool {
 	}
 	conc := p.RunConcurrency(s)
 	audited := min(s.Identities, p.Audit.Identities)
+	planned := float64(p.PlannedRequests(s))
+	if s.Shape == plan.ShapeCapacity {
+		// One step is audited at a time: the fastest, at its top rate.
+		c := p.capacityOf(s)
+		conc = c.MaxConcurrency
+		planned = c.ToPerSecond * c.Step.Seconds()
+	}
 	decisions := float64(0)
 	if audited > 0 {
-		decisions = float64(p.PlannedRequests(s)) * float64(audited) / float64(s.Identities)
+		decisions = planned * float64(audited) / float64(s.Identities)
 	}
 	seconds := int64(s.Duration/time.Second) + 1
 	parts := []part{

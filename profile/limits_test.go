@@ -38,7 +38,7 @@ func TestSizesAreBoundedByTheMachine(t *testing.T) {
 			`x.yaml:2: concurrency: 5000 connections need as many open files, and this process may open 4096 (ulimit -n)`},
 		{"the issue's audit of two billion identities",
 			policy + "audit: {identities: 2147483647}\n" + steady,
-			`x.yaml:2: audit.identities: auditing 2147483647 identities takes about 128 GiB, more than this machine can spare (4 GiB`},
+			`x.yaml:2: audit.identities: auditing 2147483647 identities takes about 80 GiB, more than this machine can spare (4 GiB`},
 		{"a run whose audit would keep more decisions than memory holds",
 			policy + "scenarios:\n  - name: s\n    shape: steady\n    rate: 1000000/s\n    identities: 10\n    duration: 24h\n",
 			`x.yaml:3: scenarios[0]: a run takes about 1.26 TiB (1.26 TiB to keep 86400000000 audited decisions`},

@@ -144,6 +144,7 @@ func ParseWith(file string, data []byte, o Options) (*Profile, error) {
 	before := len(d.errs)
 	p.Scenarios = splitPolicies(d, parseScenarios(d, top, pol, p.Fleet), p.Client)
 	checkRunTarget(d, p, o)
+	checkCapacitySegments(d, top, p, o)
 	if len(d.errs) == before && policyOK && algorithmsOK {
 		checkScenarioPolicies(d, top, p)
 	}

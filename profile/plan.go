@@ -74,6 +74,11 @@ func (p *Profile) resolve(s Scenario, alg string, rep int) plan.Run {
 
 		AcceptInconclusive: s.AcceptInconclusive,
 	}
+	if s.Shape == plan.ShapeCapacity {
+		r.Capacity = p.capacityOf(s)
+		r.TargetPerSecond = r.Capacity.FromPerSecond
+		r.Rate = "capacity"
+	}
 	if s.Shape == plan.ShapeRamp {
 		r.FromPerSecond = s.From.TargetPerSecond(pol, s.Identities)
 		for _, st := range s.Stages {
@@ -81,6 +86,32 @@ func (p *Profile) resolve(s Scenario, alg string, rep int) plan.Run {
 		}
 	}
 	return r
+}
+
+// capacityOf is the capacity search of scenario s, resolved: its rates in
+// requests a second under the scenario's policy, and what it may add to
+// rlbench.
+func (p *Profile) capacityOf(s Scenario) plan.Capacity {
+	c, pol := s.Capacity, p.PolicyFor(s)
+	conc := p.RunConcurrency(s)
+	out := plan.Capacity{
+		SLO:            c.SLO,
+		FromPerSecond:  c.From.TargetPerSecond(pol, s.Identities),
+		ToPerSecond:    c.To.TargetPerSecond(pol, s.Identities),
+		Auto:           c.Auto,
+		Step:           c.Step,
+		Precision:      c.Precision,
+		MaxSteps:       c.MaxSteps,
+		Confirm:        c.Confirm,
+		MaxConcurrency: max(c.AllowConcurrency, conc),
+		MaxPipeline:    max(c.AllowPipeline, p.RunPipeline(s).MaxBatch()),
+		Pipelined:      c.Pipelined,
+		PipelinedDepth: PipelinedRunDepth,
+	}
+	if c.AllowConcurrency == 0 {
+		out.MaxConcurrency = max(conc, min(defaultAllowConcurrency*conc, maxDefaultAllowConcurrency))
+	}
+	return out
 }
 
 // runCost is what each request of algorithm alg asks for in scenario s:
@@ -174,6 +205,9 @@ func (p *Profile) MaxConcurrency() int {
 	n := p.Concurrency
 	for _, s := range p.Scenarios {
 		n = max(n, p.RunConcurrency(s))
+		if s.Shape == plan.ShapeCapacity {
+			n = max(n, p.capacityOf(s).MaxConcurrency)
+		}
 	}
 	return n
 }

@@ -23,7 +23,7 @@ const maxStages = 1000
 // the stages' total; its rate is their average, worked out with the
 // policy (a rate like 2x needs it).
 func parseRamp(f *yamlMap, s *Scenario, pol *algorithms.Policy) {
-	openRate(f, "from", &s.From)
+	openRate(f, "from", &s.From, "a ramp")
 	parseArrival(f, s)
 	f.intField("identities", &s.Identities, 1)
 	parseIdentityChoice(f, s, plan.UniformIdentities, plan.ZipfIdentities)
@@ -58,7 +58,7 @@ func parseStage(d *decoder, n *yaml.Node, path string) (Stage, bool) {
 	before := len(d.errs)
 	f := d.mapping(n, path, stageFields...)
 	var st Stage
-	if !openRate(f, "rate", &st.Rate) && !f.has("rate") {
+	if !openRate(f, "rate", &st.Rate, "a ramp") && !f.has("rate") {
 		f.errorf("rate", "missing: give the rate this stage ramps to, e.g. 2x or 500/s")
 	}
 	f.duration("duration", &st.Duration, time.Millisecond)
@@ -69,8 +69,9 @@ func parseStage(d *decoder, n *yaml.Node, path string) (Stage, bool) {
 }
 
 // openRate reads key as an open-loop rate (not max) into dst; it reports
-// whether key was given as a single value.
-func openRate(f *yamlMap, key string, dst *Rate) bool {
+// whether key was given as a single value. shape names what is open loop,
+// for the message: "a ramp".
+func openRate(f *yamlMap, key string, dst *Rate, shape string) bool {
 	n := f.scalar(key)
 	if n == nil {
 		return false
@@ -80,7 +81,7 @@ func openRate(f *yamlMap, key string, dst *Rate) bool {
 	case err != nil:
 		f.errorf(key, "%v", err)
 	case r.Max:
-		f.errorf(key, "a ramp is open loop: give a rate like 500/s or 2x, not max")
+		f.errorf(key, "%s is open loop: give a rate like 500/s or 2x, not max", shape)
 	default:
 		*dst = r
 	}

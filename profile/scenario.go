@@ -28,8 +28,10 @@ type Scenario struct {
 	Concurrency int
 	// Pipeline overrides the profile's pipeline when given.
 	Pipeline plan.Pipeline
-	// Boundary holds the boundary shape's parameters.
+	// Boundary holds the boundary shape's parameters, and Capacity the
+	// capacity shape's.
 	Boundary plan.Boundary
+	Capacity CapacitySpec
 	// Distribution chooses identities in a cardinality scenario.
 	Distribution plan.Distribution
 	// ZipfExponent is the exponent s (> 1) of a Zipf distribution, or of

@@ -19,6 +19,7 @@ var scenarioFields = map[plan.Shape][]string{
 	plan.ShapeRamp:        rampFields,
 	plan.ShapeBoundary:    boundaryFields,
 	plan.ShapeCardinality: cardinalityFields,
+	plan.ShapeCapacity:    capacityFields,
 }
 
 // parseScenarios reads the scenarios list; pol is the profile's policy, or
@@ -112,8 +113,13 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 		sizes = parseCardinality(f, &s)
 	case plan.ShapeRamp:
 		parseRamp(f, &s, pol)
+	case plan.ShapeCapacity:
+		parseCapacity(f, &s, pol)
 	}
 	parseFaults(f, &s)
+	if s.Shape == plan.ShapeCapacity && len(s.Faults) > 0 {
+		f.errorf("faults", "a capacity search takes what breaks its SLO for the limiter's doing: run faults in a scenario of another shape")
+	}
 	parseCost(f, &s)
 	skews = parseClockSkew(f, &s, fleet, fleetGiven)
 	return s, sizes, skews, len(d.errs) == before

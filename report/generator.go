@@ -8,9 +8,9 @@ import (
 
 // CPUWaitNoted is the share of a run's traffic time rlbench's threads may
 // wait for a CPU before the summary says the run measured the machine as
-// much as the limiter. On a quiet two-CPU machine, with Redis on the other
-// CPU, the closed loop waits about 15%.
-const CPUWaitNoted = 0.25
+// much as the limiter (result.CPUWaitStarved, which a capacity search
+// also reads).
+const CPUWaitNoted = result.CPUWaitStarved
 
 // generatorNotes says which runs rlbench itself was starved of CPU in, and,
 // when the kernel groups processes by session, how that treats a Redis

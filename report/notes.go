@@ -72,6 +72,7 @@ var (
 			"the p99 from the actual send is nearer the limiter's. More concurrency, pipelining or a lower rate would keep the schedule"}
 	kindNoScript = &noteKind{title: "scripts reloaded (NOSCRIPT)",
 		explain: "the server lost the script and it was reloaded"}
+	kindCapacity       = &noteKind{title: "capacity searches"}
 	kindPipelineOff    = &noteKind{title: "pipelines asked for, not in effect"}
 	kindPipelineResent = &noteKind{title: "requests sent again after NOSCRIPT inside a pipeline",
 		explain: "NOSCRIPT cannot be recovered inside a pipeline; the requests that met it were sent again once the script was reloaded, their latency including the reload"}
@@ -287,6 +288,9 @@ func noteList(r *result.Result, j verdict.Judgement) []note {
 		}
 	}
 	notes = append(notes, pipelineNotes(r)...)
+	for _, c := range capacityNotes(r) {
+		whole(kindCapacity, c)
+	}
 	notes = append(notes, generatorNotes(r)...)
 	notes = append(notes, auditNotes(r, j)...)
 	notes = append(notes, memoryNotes(r)...)

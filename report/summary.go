@@ -70,6 +70,9 @@ func WriteSummary(w io.Writer, r *result.Result) error {
 	if err := writeFleet(w, r, j); err != nil {
 		return err
 	}
+	if err := writeCapacity(w, r); err != nil {
+		return err
+	}
 	writeThresholds(w, r.Thresholds)
 	writeVerdict(w, j)
 	return nil

@@ -287,6 +287,21 @@ var rules = []rule{
 	{"fleet.takes_time", keep, keep},             // one limiter's
 	{"fleet.per_instance", keep, instancesAdded}, // the median repetition's; segments' added instance by instance
 
+	// A capacity search: each repetition searched on its own, so its
+	// capacity and ceilings are draws of one figure, and the steps are the
+	// median repetition's. A segment searches for no load of its own
+	// (profile refuses the shape with --segment): the first's is kept.
+	{"capacity", keep, keep},
+	{"capacity.per_s", median, inSection},                    // noise
+	{"capacity.broke_per_s", median, inSection},              // noise
+	{"capacity.generator_bound_at_per_s", median, inSection}, // noise
+	{"capacity.server_usec_per_decision", median, inSection}, // noise
+	{"capacity.ceiling_per_s", median, inSection},            // follows the cost per decision
+	{"capacity.share_of_ceiling", median, inSection},         // noise
+	{"capacity.share_of_pipelined", median, inSection},       // noise
+	{"capacity.server_cpu_at_capacity", median, inSection},   // noise
+	{"capacity.bytes_per_identity", median, inSection},       // noise
+
 	// What merging keeps of repetitions; a segment's figures are its
 	// median repetition's, and the note says so.
 	{"repeats", repetitionValues, dropped}, // each repetition's values; not merged across segments

@@ -36,9 +36,9 @@ type Memory struct {
 	RlbenchPeakHeapBytes uint64 `json:"rlbench_peak_heap_bytes"`
 	RlbenchPeakRSSBytes  uint64 `json:"rlbench_peak_rss_bytes"`
 	// AuditHeapBytes is what the audit held once the run's decisions were
-	// in, its most: the decisions it kept (24 bytes each, in slices grown
-	// by append), a slice per audited identity and a sample's map. It is
-	// part of RlbenchPeakHeapBytes.
+	// in, its most: the decisions it kept (16 bytes each in the common
+	// case, 48 for a reply that fits no compact record) and a sample's
+	// map. It is part of RlbenchPeakHeapBytes.
 	AuditHeapBytes uint64 `json:"audit_heap_bytes"`
 	// Notes say what a reader of these figures must know.
 	Notes []string `json:"notes,omitempty"`

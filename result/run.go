@@ -90,6 +90,9 @@ type Run struct {
 	// Fleet is the application instances the load came from, each with
 	// a clock of its own; nil when the profile declares no fleet.
 	Fleet *Fleet `json:"fleet,omitempty"`
+	// Capacity is what a capacity run's search found (shape capacity);
+	// nil for every other shape.
+	Capacity *Capacity `json:"capacity,omitempty"`
 }
 
 // Params are the scenario parameters the run used.
@@ -457,6 +460,12 @@ type ReplyMalformed struct {
 
 // Key names a run as algorithm/scenario.
 func (r *Run) Key() string { return r.Algorithm + "/" + r.Scenario }
+
+// CPUWaitStarved is the share of its traffic's time rlbench's threads may
+// wait for a CPU before a run counts as starved of CPU: it measured the
+// machine as much as the limiter. On a quiet two-CPU machine, with Redis
+// on the other CPU, the closed loop waits about 15%.
+const CPUWaitStarved = 0.25
 
 // Generator is how rlbench's own process fared for CPU while it sent a
 // run's traffic, from the scheduler's figures summed over its threads,

@@ -164,7 +164,7 @@ func (d *scheduler) boundaryBursts(ctx context.Context, b plan.Boundary, identit
 			}
 			continue
 		}
-		if !jobs.send(ctx, j) {
+		if sent, _ := jobs.send(ctx, j); !sent {
 			return scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}, nil
 		}
 		d.issued.Add(1)

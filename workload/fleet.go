@@ -115,14 +115,21 @@ func newQueues(n, size int) queues {
 // of is the queue worker takes its jobs from.
 func (q queues) of(worker int) chan job { return q[worker%len(q)] }
 
-// send hands j to a worker of its instance, waiting for one to be free;
-// false when ctx ended first.
-func (q queues) send(ctx context.Context, j job) bool {
+// send hands j to a worker of its instance, waiting for one to be free
+// (waited: every worker was busy when it was due); sent is false when ctx
+// ended first.
+func (q queues) send(ctx context.Context, j job) (sent, waited bool) {
+	c := q[j.instance%len(q)]
 	select {
-	case q[j.instance%len(q)] <- j:
-		return true
+	case c <- j:
+		return true, false
+	default:
+	}
+	select {
+	case c <- j:
+		return true, true
 	case <-ctx.Done():
-		return false
+		return false, true
 	}
 }
 

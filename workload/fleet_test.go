@@ -153,9 +153,16 @@ func TestFleetWorkersPerInstance(t *testing.T) {
 	}
 	q := newQueues(2, 1)
 	for _, j := range []job{{instance: 0}, {instance: 1}} {
-		if !q.send(context.Background(), j) {
-			t.Fatal("send refused")
+		if sent, waited := q.send(context.Background(), j); !sent || waited {
+			t.Fatalf("send: sent %v, waited %v, into an empty queue", sent, waited)
 		}
+	}
+	// A full queue: the job waits for its worker, and says so; here the
+	// run ends first.
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	if sent, waited := q.send(ended, job{instance: 0}); sent || !waited {
+		t.Errorf("send into a full queue of an ended run: sent %v, waited %v", sent, waited)
 	}
 	if got := (<-q.of(1)).instance; got != 1 {
 		t.Errorf("worker 1 took instance %d's job", got)

@@ -55,7 +55,9 @@ type recShard struct {
 	corrected   latencies
 	uncorrected latencies
 	maxLag      time.Duration
-	seconds     []second
+	// lag is each request's send after its due time, in microseconds.
+	lag     *hdrhistogram.Histogram
+	seconds []second
 	// open are the histograms of this shard's seconds not yet closed.
 	open     []openSecond
 	timeline timeline
@@ -77,7 +79,7 @@ func newRecorder(start time.Time) *recorder {
 	n := runtime.GOMAXPROCS(0)
 	r := &recorder{start: start, shards: make([]*recShard, n)}
 	for i := range r.shards {
-		r.shards[i] = &recShard{corrected: newLatencies(), uncorrected: newLatencies(), timeline: newTimeline(), errors: map[string]*result.ErrorCount{}}
+		r.shards[i] = &recShard{corrected: newLatencies(), uncorrected: newLatencies(), lag: newSeriesHistogram(), timeline: newTimeline(), errors: map[string]*result.ErrorCount{}}
 	}
 	return r
 }
@@ -116,6 +118,7 @@ func (r *recorder) record(worker int, o *event.Outcome) {
 	if lag > s.maxLag {
 		s.maxLag = lag
 	}
+	_ = s.lag.RecordValue(result.HistMicros(lag))
 	for len(s.seconds) <= sec {
 		s.seconds = append(s.seconds, second{})
 	}
@@ -185,6 +188,18 @@ func (r *recorder) instanceCounts() (sent, allowed []int64) {
 		s.mu.Unlock()
 	}
 	return sent, allowed
+}
+
+// lagQuantile is the q-th percentile of the recorded requests' sends
+// after their due times, to the series histograms' precision.
+func (r *recorder) lagQuantile(q float64) time.Duration {
+	all := newSeriesHistogram()
+	for _, s := range r.shards {
+		s.mu.Lock()
+		all.Merge(s.lag)
+		s.mu.Unlock()
+	}
+	return time.Duration(all.ValueAtQuantile(q)) * time.Microsecond
 }
 
 // counts is how many outcomes have been recorded so far, and how many of

@@ -221,15 +221,51 @@ func (r *Runner) runPlan(ctx context.Context) ([]result.Run, error) {
 	return runs, nil
 }
 
-// runOne makes one run: it opens what the run needs (the faults and the
-// caller, the limiter, the probes, the reference and the audit), drives
-// the traffic, lets each part finish on its own state, and assembles the
-// run's result from what they reported.
+// runOne makes one run: a capacity search of its own steps, or one
+// measured schedule.
 func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*result.Run, error) {
-	pl := r.Plan
+	if spec.Shape == plan.ShapeCapacity {
+		return r.searchCapacity(ctx, index, total, spec)
+	}
+	m, err := r.measure(ctx, measureConfig{spec: spec, prefix: r.KeyPrefix(spec), warmup: true, reference: true,
+		progress: &Progress{Run: spec, Index: index, Total: total}})
+	return m.run, err
+}
+
+// measureConfig is one measured schedule: the run it makes, the prefix its
+// keys live under, whether the plan's warm-up comes first and the
+// reference is measured around it, and the progress the observer is told
+// of (nil: none).
+type measureConfig struct {
+	spec              plan.Run
+	prefix            string
+	warmup, reference bool
+	progress          *Progress
+}
+
+// measured is what one measured schedule produced: the run's result, and
+// what a capacity step reads of it besides.
+type measured struct {
+	run *result.Run
+	// lagP99 is the p99 of each request's send after its due time.
+	lagP99 time.Duration
+	// busy counts the requests the schedule found every worker busy for.
+	busy int64
+	// serverCPU is the share of one CPU the server used over the traffic
+	// (INFO cpu), and cpuKnown whether it could be read.
+	serverCPU float64
+	cpuKnown  bool
+}
+
+// measure makes one measured schedule: it opens what the run needs (the
+// faults and the caller, the limiter, the probes, the reference and the
+// audit), drives the traffic, lets each part finish on its own state, and
+// assembles the run's result from what they reported.
+func (r *Runner) measure(ctx context.Context, mc measureConfig) (measured, error) {
+	pl, spec, prefix := r.Plan, mc.spec, mc.prefix
 	session, err := faults.Open(ctx, faults.Config{Run: spec, Env: r.Env, Timeout: pl.Timeout, Clock: r.Clock})
 	if err != nil {
-		return nil, err
+		return measured{}, err
 	}
 	defer session.Close()
 	rdb := session.Redis()
@@ -238,43 +274,44 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 	}
 	lim, err := bindLimiter(spec, pl.Seed, rdb, r.NewLimiter)
 	if err != nil {
-		return nil, err
+		return measured{}, err
 	}
 	defer unload(lim, pl.Timeout)
 	setup, cancel := context.WithTimeout(ctx, pl.Timeout+5*time.Second)
 	defer cancel()
 	if err := lim.Load(setup); err != nil {
-		return nil, err
+		return measured{}, err
 	}
 	redisenv.WarmPool(setup, r.Env.Client, spec.Concurrency)
 	session.Warm(setup, spec.Concurrency)
 
-	prefix := r.KeyPrefix(spec)
 	_, declared := lim.(interface{ Keys(string) []string })
 	newKeys := func(prefix string) event.KeyScheme {
 		return event.NewKeyScheme(prefix, spec.HashTag, declared, r.Env.Cluster != nil)
 	}
 	keys := newKeys(prefix)
-	if pl.Warmup > 0 {
+	if pl.Warmup > 0 && mc.warmup {
 		warm := spec
 		warm.Duration, warm.Requests = pl.Warmup, 0
 		warmPrefix := strings.TrimSuffix(prefix, ":") + "~warmup:"
 		_, _ = r.runSchedule(ctx, traffic{run: warm, limiter: lim, windows: lim, keys: newKeys(warmPrefix), rec: newRecorder(r.Clock.Now())})
 		_ = r.Env.RemoveKeys(warmPrefix)
 		if ctx.Err() != nil {
-			return nil, ErrInterrupted
+			return measured{}, ErrInterrupted
 		}
 	}
 
 	target := probe.Target{Env: r.Env, Timeout: pl.Timeout, RunPrefix: r.RunPrefix()}
 	prb := probe.Start(ctx, target, probe.Config{Limiter: lim, Keys: keys, Identities: spec.Identities, Seed: pl.Seed})
-	if err := r.Segments.meet(ctx, r.Env.Client, r.Clock, r.Plan, index); err != nil {
-		prb.Stop()
-		return nil, err
+	if mc.progress != nil {
+		if err := r.Segments.meet(ctx, r.Env.Client, r.Clock, r.Plan, mc.progress.Index); err != nil {
+			prb.Stop()
+			return measured{}, err
+		}
 	}
 	evictions := probe.WatchEvictions(ctx, target)
 	var reference *probe.Reference
-	if !spec.Faults.Any() {
+	if !spec.Faults.Any() && mc.reference {
 		// Trivial calls would go through the faults too: no reference.
 		reference = probe.StartReference(ctx, target, spec.ClosedLoop, spec.Concurrency)
 	}
@@ -308,14 +345,20 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 	if spec.Shape == plan.ShapeBoundary {
 		planned = spec.Boundary.Requests(spec.Identities)
 	}
-	prog := &Progress{Run: spec, Index: index, Total: total, Started: rec.start, Duration: spec.Duration,
-		Planned: plannedShare(planned, r.Segments.Segment, spec.Identities), rec: rec,
-		identities: identityShare(r.Segments.Segment, spec.Identities)}
+	planned = plannedShare(planned, r.Segments.Segment, spec.Identities)
+	// A capacity step's progress is no observer's: it is still what the
+	// live figures and the memory over time read.
+	prog := mc.progress
+	if prog == nil {
+		prog = &Progress{Run: spec}
+	}
+	prog.Started, prog.Duration, prog.Planned, prog.rec = rec.start, spec.Duration, planned, rec
+	prog.identities = identityShare(r.Segments.Segment, spec.Identities)
 	if b, ok := lim.(algorithms.Bounded); ok {
 		prog.bound = b.Bound
 	}
 	prog.trend = probe.StartTrend(ctx, target, rec.start)
-	if r.Observer != nil {
+	if mc.progress != nil && r.Observer != nil {
 		r.Observer.RunStarted(prog)
 	}
 
@@ -330,11 +373,16 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 	}
 	t.sinks = append(t.sinks, r.Sinks...)
 	cpuBefore, cpuKnown := schedstat.Read(schedstat.Self)
+	serverBefore, serverKnown := probe.ServerCPUSeconds(ctx, target)
 	out, runErr := r.runSchedule(ctx, t)
 	if cpuAfter, ok := schedstat.Read(schedstat.Self); cpuKnown && ok {
 		out.generator = generatorFigures(cpuAfter.Sub(cpuBefore), out.elapsed)
 	}
 	memoryOverTime := prog.trend.Stop(ctx)
+	m := measured{lagP99: rec.lagQuantile(99), busy: out.busy}
+	if serverAfter, ok := probe.ServerCPUSeconds(ctx, target); serverKnown && ok && out.elapsed > 0 {
+		m.serverCPU, m.cpuKnown = max(serverAfter-serverBefore, 0)/out.elapsed.Seconds(), true
+	}
 	out.reloads = lim.NoScriptReloads() - reloadsBefore
 	seen := unscheduled(watch.Stop(), spec.Faults, rec.start, offset)
 	out.malformed = malformedSince(malformedBefore, malformedReplies(lim))
@@ -350,7 +398,7 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 		sent, errs := rec.counts()
 		runErr = probe.CheckServer(ctx, target, spec.Key(), errs, sent)
 	}
-	p := parts{run: spec, prefix: prefix, planned: prog.Planned, keys: keys, rec: rec, schedule: out, err: runErr,
+	p := parts{run: spec, prefix: prefix, planned: planned, keys: keys, rec: rec, schedule: out, err: runErr,
 		happenings: seen.Happenings, timeout: pl.Timeout, takesTime: algorithms.TakesCallerTime(lim), memoryOverTime: memoryOverTime}
 	p.eviction = evictions.Finish(ctx, session.Switches())
 	if p.eviction != nil && watch != nil {
@@ -365,11 +413,11 @@ func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*
 	if !r.KeepKeys {
 		_ = r.Env.RemoveKeys(prefix)
 	}
-	run := assemble(p)
-	if r.Observer != nil {
-		r.Observer.RunFinished(prog, run)
+	m.run = assemble(p)
+	if prog := mc.progress; prog != nil && r.Observer != nil {
+		r.Observer.RunFinished(prog, m.run)
 	}
-	return run, runErr
+	return m, runErr
 }
 
 // serverOffset estimates how far the server's clock is from this one, for

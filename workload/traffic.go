@@ -91,6 +91,9 @@ type scheduleEnd struct {
 	// identities: a segment offers its share of the load, owned/drawn of
 	// its rate.
 	drawn, owned int64
+	// busy counts the requests of an open loop that found every worker
+	// busy when they were due, and waited for one.
+	busy int64
 }
 
 // worker is one goroutine's state: its shard, a reusable key buffer and a
@@ -160,9 +163,9 @@ func (d *scheduler) openLoop(ctx context.Context, pacer Pacer, picker IdentityPi
 
 	defer event.TuneForPacing(d.clock)()
 	start := d.rec.start
-	var owned int64
+	var owned, busy int64
 	end := func(e scheduleEnd, drawn uint64) scheduleEnd {
-		e.drawn, e.owned = int64(drawn), owned
+		e.drawn, e.owned, e.busy = int64(drawn), owned, busy
 		return e
 	}
 	for n := uint64(0); ; n++ {
@@ -192,7 +195,13 @@ func (d *scheduler) openLoop(ctx context.Context, pacer Pacer, picker IdentityPi
 			owned += mine
 			return end(scheduleEnd{elapsed: duration, unsent: 1 + mine}, n+1+uint64(all))
 		}
-		if !jobs.send(ctx, job{identity: identity, due: start.Add(due), instance: d.fleet.instanceOf(identity, n)}) {
+		// Every worker busy: the request waits for one, and goes out late
+		// if the wait is long.
+		sent, waited := jobs.send(ctx, job{identity: identity, due: start.Add(due), instance: d.fleet.instanceOf(identity, n)})
+		if waited {
+			busy++
+		}
+		if !sent {
 			return end(scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}, n+1)
 		}
 	}

@@ -34,7 +34,7 @@ func (a *Auditor) watchEdges(fromMs, toMs int64) {
 	}
 	n := toMs - fromMs + 1
 	a.edges = &edges{
-		at: make([]int64, len(a.decisions)), fromMs: fromMs, toMs: toMs,
+		at: make([]int64, a.n), fromMs: fromMs, toMs: toMs,
 		windowMicros: a.limiter.Policy().WindowMicros(),
 		sumInWindow:  make([]int64, n), maxInWindow: make([]int64, n),
 	}

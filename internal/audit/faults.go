@@ -366,10 +366,13 @@ func (a *Auditor) placeAfterDecisions() {
 		return
 	}
 	var all []int64
-	for _, decs := range a.decisions {
-		for _, r := range decs {
-			if !r.timed() {
-				all = append(all, r.at())
+	for i := range a.logs {
+		l := &a.logs[i]
+		for _, c := range l.chunks {
+			for _, s := range c {
+				if r := s.decode(l.extras); !r.timed() {
+					all = append(all, r.at())
+				}
 			}
 		}
 	}

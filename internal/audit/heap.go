@@ -8,7 +8,6 @@ import (
 // Sizes the audit's heap is counted in.
 const (
 	auditRecordBytes = uint64(unsafe.Sizeof(auditRecord{}))
-	sliceHeaderBytes = uint64(unsafe.Sizeof([]auditRecord(nil)))
 	// sampleSlotBytes is one slot of the sample's map (an 8-byte identity
 	// and its 4-byte index, padded to 16, and a byte of control): Go's
 	// maps hold 7 entries in 8 slots and size their tables in powers of
@@ -17,14 +16,15 @@ const (
 )
 
 // heapBytes is what the audit holds on the heap once the run's decisions
-// are in, its most: every audited decision (counted by the capacity its
-// slice grew to), a slice header per audited identity, and a sample's map.
+// are in, its most: every audited decision in its shard's log (counted by
+// the chunks it fills, and the extras by the capacity their slice grew
+// to), and a sample's map.
 func (a *Auditor) heapBytes() uint64 {
-	total := uint64(len(a.decisions)) * sliceHeaderBytes
-	for i := range a.decisions {
-		mu := &a.locks[i%auditShards]
+	var total uint64
+	for i := range a.logs {
+		mu := &a.locks[i]
 		mu.Lock()
-		total += uint64(cap(a.decisions[i])) * auditRecordBytes
+		total += a.logs[i].heapBytes()
 		mu.Unlock()
 	}
 	if n := uint64(len(a.slots)); n > 0 {

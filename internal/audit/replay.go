@@ -2,7 +2,7 @@ package audit
 
 import (
 	"cmp"
-	"fmt"
+	"encoding/binary"
 	"math"
 	"slices"
 	"time"
@@ -292,11 +292,16 @@ func (b *branch) lastFed(otherwise int64) int64 {
 
 // dedup keeps one branch of each state, where the models can state theirs
 // (algorithms.Stater): branches in one state, with the same calls pending
-// and the same resets placed, decide alike from here on.
+// and the same resets placed, decide alike from here on. Every decision
+// replayed passes here, most with one branch, which returns at once.
 func dedup(bs []*branch) []*branch {
+	if len(bs) < 2 {
+		return bs
+	}
 	seen := map[string]bool{}
 	out := bs[:0]
 	var key []int64
+	var buf []byte
 	for _, b := range bs {
 		st, ok := b.model.(algorithms.Stater)
 		if !ok {
@@ -307,7 +312,12 @@ func dedup(bs []*branch) []*branch {
 		for _, p := range b.pending {
 			key = append(key, p.sentUs, p.doneUs)
 		}
-		k := fmt.Sprint(key)
+		// Eight bytes a number: keys of different states differ.
+		buf = buf[:0]
+		for _, v := range key {
+			buf = binary.LittleEndian.AppendUint64(buf, uint64(v))
+		}
+		k := string(buf)
 		if seen[k] {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/result"
 )
@@ -131,6 +132,40 @@ func TestPowerAfterTheReplayGaveUp(t *testing.T) {
 		}
 		if want := int64(n) > res.BoundWindow; res.Power.Excess != want {
 			t.Errorf("%d offered against a bound of %d: power to show an excess %v, want %v", n, res.BoundWindow, res.Power.Excess, want)
+		}
+	}
+}
+
+// TestDedupKeepsOneBranchOfEachState: branches whose models are in one
+// state, with the same calls pending and the same resets placed, are one;
+// a branch that differs in any of the three is kept. Each row says why.
+func TestDedupKeepsOneBranchOfEachState(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC).UnixMicro()
+	policy := algorithms.Policy{Limit: 10, Window: time.Minute}
+	model := func(admitted int) algorithms.Model {
+		m := algorithms.NewFixedWindow(nil, policy).Model()
+		for i := range admitted {
+			m.Allow(now + int64(i))
+		}
+		return m
+	}
+	pending := []pendingCall{{unseenCall: unseenCall{sentUs: now, doneUs: now + 500}}}
+	for _, tc := range []struct {
+		why      string
+		branches []*branch
+		want     int
+	}{
+		{"one branch is kept as it is", []*branch{{model: model(3)}}, 1},
+		{"two branches in one state are one", []*branch{{model: model(3)}, {model: model(3)}}, 1},
+		{"a count of one more is another state", []*branch{{model: model(3)}, {model: model(4)}}, 2},
+		{"a call still pending on one is another state", []*branch{{model: model(3)}, {model: model(3), pending: pending}}, 2},
+		{"a reset placed on one is another state", []*branch{{model: model(3)}, {model: model(3), resets: 1}}, 2},
+		{"three branches, two alike", []*branch{{model: model(2)}, {model: model(5)}, {model: model(2)}}, 2},
+	} {
+		first := tc.branches[0]
+		got := dedup(tc.branches)
+		if len(got) != tc.want || got[0] != first {
+			t.Errorf("%s: %d branches kept (the first first: %v), want %d", tc.why, len(got), got[0] == first, tc.want)
 		}
 	}
 }

@@ -97,7 +97,12 @@ type scenarioSection struct {
 	Rows      []tableRow
 	// Cluster is the runs' figures per master of a Redis Cluster.
 	Cluster *clusterTable
-	Figures []figureView
+	// Capacity is what the scenario's capacity searches found: the SLO
+	// they held, and a row of report.CapacityColumns per run.
+	CapacityHeadline string
+	CapacityColumns  []string
+	Capacity         [][]string
+	Figures          []figureView
 }
 
 // tableRow is one run: the terminal summary's columns, then audit and
@@ -264,6 +269,13 @@ func scenarioView(v *view, s string, figs []figureView) scenarioSection {
 		sec.Rows = append(sec.Rows, newTableRow(v, run))
 	}
 	sec.Cluster = newClusterTable(v, s)
+	for _, run := range runs {
+		if run.Capacity != nil {
+			sec.CapacityColumns = report.CapacityColumns
+			sec.Capacity = append(sec.Capacity, report.CapacityCells(run))
+			sec.CapacityHeadline = report.DescribeSLO(run.Capacity.SLO)
+		}
+	}
 	return sec
 }
 

@@ -57,6 +57,7 @@ type scenarioPlot struct {
 
 // scenarioPlots are drawn once per scenario, in this order.
 var scenarioPlots = []scenarioPlot{
+	{"capacity", "Latency against offered rate, the SLO and each limiter's capacity", (*view).hasCapacity, latencyAgainstRate},
 	{"edge", "Admissions around the window boundary", (*view).hasEdge, admissionsAtTheEdge},
 	{"latency", "Latency by percentile", nil, latencySpectrum},
 	{"admissions", "Admissions over time", nil, admissionsOverTime},

@@ -11,7 +11,14 @@
 // says how busy the machine was (its load average), since the target
 // (>= 0.9) is for a quiet one.
 //
-//	go run ./tools/benchcmp [-rounds 3] [-seconds 3] [-clients 50] [-pipeline 1,16] [-targets private,daemon]
+// Beside the rates it prints what each tool's own process spent for them:
+// CPU seconds per million decisions, rlbench's from the scheduler's figures
+// for its threads over the traffic (the runner, the recorder, the audit of
+// every identity as a run keeps it, go-redis), redis-benchmark's from its
+// rusage, and their median ratio (target: at most 1.5). On one machine the
+// generator's CPU is CPU the Redis it measures does not get.
+//
+//	go run ./tools/benchcmp [-rounds 3] [-seconds 3] [-clients 50] [-pipeline 1,16] [-targets private,daemon] [-audit 10000]
 package main
 
 import (
@@ -40,10 +47,11 @@ func main() {
 	seconds := flag.Float64("seconds", 3, "length of each measurement")
 	clients := flag.Int("clients", 50, "goroutines (rlbench) and connections (redis-benchmark)")
 	identities := flag.Int("identities", 1000, "distinct keys both tools spread requests over")
-	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the rlbench rounds to `FILE`")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the first rlbench round to `FILE`")
 	targets := flag.String("targets", "private,daemon", "servers to measure against: private (a child, as rlbench starts it), daemon (daemonized, in its own session)")
 	depths := flag.String("pipeline", "1,16", "pipeline depths to compare: rlbench's pipeline: N against redis-benchmark -P N (1: one request at a time)")
 	showSched = flag.Bool("schedstat", false, "print the scheduler's figures for the server and rlbench in each round")
+	auditIdentities = flag.Int("audit", profile.DefaultAuditIdentities, "identities whose every decision rlbench audits, as a profile's audit: identities (0: no audit)")
 	flag.Parse()
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -64,22 +72,40 @@ func main() {
 		pipelines = append(pipelines, n)
 	}
 	loadBefore := loadAverage()
-	var medians []string
+	var rates, cpus []string
 	for _, target := range strings.Split(*targets, ",") {
 		for _, depth := range pipelines {
-			ratio, err := run(target, *rounds, time.Duration(*seconds*float64(time.Second)), *clients, *identities, depth)
+			m, err := run(target, *rounds, time.Duration(*seconds*float64(time.Second)), *clients, *identities, depth)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "benchcmp:", err)
 				os.Exit(1)
 			}
-			medians = append(medians, fmt.Sprintf("%s -P %d %.3f", target, depth, ratio))
+			rates = append(rates, fmt.Sprintf("%s -P %d %.3f", target, depth, m.rateRatio))
+			cpus = append(cpus, fmt.Sprintf("%s -P %d %.2f s vs %.2f s (%.2f)", target, depth, m.ourCPU, m.theirCPU, m.cpuRatio))
 		}
 	}
-	fmt.Printf("median ratio rlbench / redis-benchmark: %s (target >= 0.9 each)\n", strings.Join(medians, ", "))
+	fmt.Printf("median ratio rlbench / redis-benchmark: %s (target >= 0.9 each)\n", strings.Join(rates, ", "))
+	fmt.Printf("CPU seconds per million decisions, rlbench vs redis-benchmark (median ratio): %s (target <= %.1f each)\n", strings.Join(cpus, ", "), cpuRatioTarget)
 	fmt.Println(quietness(loadBefore, loadAverage(), runtime.NumCPU()))
 }
 
-// profileFile, when set, receives a CPU profile of the rlbench rounds only.
+// cpuRatioTarget is the most CPU rlbench may spend per decision for each
+// second redis-benchmark spends on the same script.
+const cpuRatioTarget = 1.5
+
+// medians is what one kind of measurement found over its rounds: the
+// median ratio of the rates (rlbench / redis-benchmark), each tool's median
+// CPU seconds per million decisions, and the median of the rounds' ratios
+// of those.
+type medians struct {
+	rateRatio                  float64
+	ourCPU, theirCPU, cpuRatio float64
+}
+
+// auditIdentities is how many identities rlbench's runs audit.
+var auditIdentities *int
+
+// profileFile, when set, receives a CPU profile of the first rlbench round.
 var profileFile *os.File
 
 // showSched prints, per round, how busy the server and rlbench were and
@@ -87,40 +113,40 @@ var profileFile *os.File
 var showSched *bool
 
 // run measures against one kind of server, started for the purpose, with
-// requests pipelined depth deep (1: one at a time), and returns the median
-// ratio.
-func run(target string, rounds int, span time.Duration, clients, identities, depth int) (float64, error) {
+// requests pipelined depth deep (1: one at a time), and returns the
+// medians.
+func run(target string, rounds int, span time.Duration, clients, identities, depth int) (medians, error) {
 	ctx := context.Background()
 	serverPath, err := exec.LookPath("redis-server")
 	if err != nil {
-		return 0, fmt.Errorf("redis-server not on PATH: %w", err)
+		return medians{}, fmt.Errorf("redis-server not on PATH: %w", err)
 	}
 	benchPath, err := exec.LookPath("redis-benchmark")
 	if err != nil {
-		return 0, fmt.Errorf("redis-benchmark not on PATH (Debian package redis-tools): %w", err)
+		return medians{}, fmt.Errorf("redis-benchmark not on PATH (Debian package redis-tools): %w", err)
 	}
 	var addr string
 	switch target {
 	case "private":
 		srv, err := redisenv.StartServer(ctx, serverPath)
 		if err != nil {
-			return 0, err
+			return medians{}, err
 		}
 		defer srv.Stop()
 		addr = srv.Addr
 	case "daemon":
 		d, err := startDaemon(ctx, serverPath)
 		if err != nil {
-			return 0, err
+			return medians{}, err
 		}
 		defer d.stop()
 		addr = d.addr
 	default:
-		return 0, fmt.Errorf("unknown target %q (private or daemon)", target)
+		return medians{}, fmt.Errorf("unknown target %q (private or daemon)", target)
 	}
 	env, err := redisenv.Open(ctx, redisenv.Options{Addr: addr, PoolSize: clients + 4})
 	if err != nil {
-		return 0, err
+		return medians{}, err
 	}
 	defer env.Close()
 
@@ -128,7 +154,7 @@ func run(target string, rounds int, span time.Duration, clients, identities, dep
 	policy := algorithms.Policy{Limit: 1_000_000, Window: time.Minute}
 	lim := algorithms.NewFixedWindow(env.Client, policy)
 	if err := lim.Load(ctx); err != nil {
-		return 0, err
+		return medians{}, err
 	}
 	fmt.Printf("%s -P %d: redis %s on %s; fixed_window via EVALSHA, %d connections, pipeline %d, %d keys, %s per measurement, %d CPUs\n",
 		target, depth, env.Version, addr, clients, depth, identities, span, runtime.NumCPU())
@@ -137,7 +163,7 @@ func run(target string, rounds int, span time.Duration, clients, identities, dep
 	if info, err := env.Client.Info(ctx, "server").Result(); err == nil {
 		serverPID, _ = strconv.Atoi(redisenv.ParseInfo(info)["process_id"])
 	}
-	var ours, theirs, ratios []float64
+	var ours, theirs, ratios, ourCPU, theirCPU, cpuRatios []float64
 	// redis-benchmark runs a number of requests, sized to last about span
 	// at the rate of its last round (a first guess before that).
 	guess := 40000.0 * float64(depth)
@@ -145,31 +171,44 @@ func run(target string, rounds int, span time.Duration, clients, identities, dep
 		before, start := readCPUTimes(serverPID), time.Now()
 		b, err := redisBenchmark(benchPath, addr, lim.Script().SHA1(), policy, clients, identities, depth, int(guess*span.Seconds()))
 		if err != nil {
-			return 0, err
+			return medians{}, err
 		}
-		guess = b
+		guess = b.rate
 		benchServer, benchWall := readCPUTimes(serverPID).Sub(before), time.Since(start)
 		watch := &trafficWatch{pids: []int{serverPID, os.Getpid()}, span: span}
 		r, procs, err := rlbenchClosedLoop(ctx, env, policy, clients, identities, depth, span, watch)
 		if err != nil {
-			return 0, err
+			return medians{}, err
 		}
 		deltas, ourWall := watch.result()
 		ourServer, ourSelf := deltas[0], deltas[1]
-		ours, theirs, ratios = append(ours, r), append(theirs, b), append(ratios, r/b)
-		fmt.Printf("%s -P %d round %d: rlbench %8.0f/s (GOMAXPROCS %d)  redis-benchmark %8.0f/s  ratio %.3f\n", target, depth, i+1, r, procs, b, r/b)
+		// rlbench's CPU over the traffic, per decision it made meanwhile.
+		ours1 := perMillion(ourSelf.Run.Seconds(), r*ourWall.Seconds())
+		ours, theirs, ratios = append(ours, r), append(theirs, b.rate), append(ratios, r/b.rate)
+		ourCPU, theirCPU, cpuRatios = append(ourCPU, ours1), append(theirCPU, b.cpuPerMillion), append(cpuRatios, ours1/b.cpuPerMillion)
+		fmt.Printf("%s -P %d round %d: rlbench %8.0f/s (GOMAXPROCS %d)  redis-benchmark %8.0f/s  ratio %.3f;  CPU per million decisions: rlbench %.2f s  redis-benchmark %.2f s  ratio %.2f\n",
+			target, depth, i+1, r, procs, b.rate, r/b.rate, ours1, b.cpuPerMillion, ours1/b.cpuPerMillion)
 		if *showSched && serverPID > 0 {
 			fmt.Printf("    redis-server under redis-benchmark: %s\n", describe(benchServer, benchWall))
 			fmt.Printf("    redis-server under rlbench:         %s\n", describe(ourServer, ourWall))
 			fmt.Printf("    rlbench itself:                     %s\n", describe(ourSelf, ourWall))
 		}
 		if err := env.Client.FlushDB(ctx).Err(); err != nil { // a server started for this measurement
-			return 0, err
+			return medians{}, err
 		}
 	}
-	fmt.Printf("%s -P %d median: rlbench %.0f/s  redis-benchmark %.0f/s  ratio %.3f (target >= 0.9)\n",
-		target, depth, median(ours), median(theirs), median(ratios))
-	return median(ratios), nil
+	m := medians{rateRatio: median(ratios), ourCPU: median(ourCPU), theirCPU: median(theirCPU), cpuRatio: median(cpuRatios)}
+	fmt.Printf("%s -P %d median: rlbench %.0f/s  redis-benchmark %.0f/s  ratio %.3f (target >= 0.9);  CPU per million decisions: rlbench %.2f s  redis-benchmark %.2f s  ratio %.2f (target <= %.1f)\n",
+		target, depth, median(ours), median(theirs), m.rateRatio, m.ourCPU, m.theirCPU, m.cpuRatio, cpuRatioTarget)
+	return m, nil
+}
+
+// perMillion is cpu seconds spent on decisions, per million of them.
+func perMillion(cpu, decisions float64) float64 {
+	if decisions <= 0 {
+		return 0
+	}
+	return cpu / decisions * 1e6
 }
 
 // rlbenchClosedLoop measures rlbench's own request path: the runner, the
@@ -182,6 +221,7 @@ func rlbenchClosedLoop(ctx context.Context, env *redisenv.Env, p algorithms.Poli
 		Algorithms:  []string{algorithms.FixedWindowName},
 		Concurrency: clients,
 		Pipeline:    plan.Pipeline{Depth: depth},
+		Audit:       profile.AuditSpec{Identities: *auditIdentities},
 		Seed:        1,
 		Timeout:     2 * time.Second,
 		Scenarios: []profile.Scenario{{
@@ -190,9 +230,11 @@ func rlbenchClosedLoop(ctx context.Context, env *redisenv.Env, p algorithms.Poli
 		}},
 	}
 	if profileFile != nil {
+		// One profile per file: the first rlbench round's.
 		if err := pprof.StartCPUProfile(profileFile); err == nil {
 			defer pprof.StopCPUProfile()
 		}
+		profileFile = nil
 	}
 	res, err := (&workload.Runner{Plan: prof.Plan(1), Env: env, KeepKeys: true, ShareCPUs: true, Observer: obs}).Run(ctx)
 	if err != nil {
@@ -205,9 +247,16 @@ func rlbenchClosedLoop(ctx context.Context, env *redisenv.Env, p algorithms.Poli
 	return run.Rate.AchievedPerS, res.Host.GOMAXPROCS, nil
 }
 
+// benchmarkRun is what one run of redis-benchmark measured: its requests
+// per second, and the CPU seconds its process spent per million of them.
+type benchmarkRun struct {
+	rate, cpuPerMillion float64
+}
+
 // redisBenchmark runs n requests of redis-benchmark, pipelined depth deep,
-// and returns its requests per second (which does not depend on n).
-func redisBenchmark(path, addr, sha string, p algorithms.Policy, clients, identities, depth, n int) (float64, error) {
+// and returns its rate (which does not depend on n) and its CPU per
+// million requests, from its rusage.
+func redisBenchmark(path, addr, sha string, p algorithms.Policy, clients, identities, depth, n int) (benchmarkRun, error) {
 	host, port, _ := strings.Cut(addr, ":")
 	cmd := exec.Command(path, "-h", host, "-p", port, "-c", strconv.Itoa(clients), "-n", strconv.Itoa(max(n, 1000)),
 		"-P", strconv.Itoa(depth), "-r", strconv.Itoa(identities), "--csv",
@@ -215,13 +264,19 @@ func redisBenchmark(path, addr, sha string, p algorithms.Policy, clients, identi
 		strconv.FormatInt(p.Limit, 10), strconv.FormatInt(p.WindowMillis(), 10))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return 0, fmt.Errorf("redis-benchmark: %v: %s", err, out)
+		return benchmarkRun{}, fmt.Errorf("redis-benchmark: %v: %s", err, out)
 	}
 	rows, err := csv.NewReader(strings.NewReader(string(out))).ReadAll()
 	if err != nil || len(rows) < 2 || len(rows[1]) < 2 {
-		return 0, fmt.Errorf("redis-benchmark printed no CSV result: %s", out)
+		return benchmarkRun{}, fmt.Errorf("redis-benchmark printed no CSV result: %s", out)
 	}
-	return strconv.ParseFloat(rows[1][1], 64)
+	rate, err := strconv.ParseFloat(rows[1][1], 64)
+	if err != nil {
+		return benchmarkRun{}, fmt.Errorf("redis-benchmark's rate %q: %w", rows[1][1], err)
+	}
+	st := cmd.ProcessState
+	cpu := (st.UserTime() + st.SystemTime()).Seconds()
+	return benchmarkRun{rate: rate, cpuPerMillion: perMillion(cpu, float64(max(n, 1000)))}, nil
 }
 
 func median(xs []float64) float64 {
