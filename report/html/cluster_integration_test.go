@@ -1,3 +1,5 @@
+//go:build integration
+
 package html
 
 import (
@@ -7,11 +9,11 @@ import (
 	"github.com/rlbench/rlbench/internal/resulttest"
 )
 
-// TestClusterPage: a result from a Redis Cluster gets, on its page, the
+// TestIntegrationClusterPage: a result from a Redis Cluster gets, on its page, the
 // cluster in the environment, the hot-node warning among the notes right
 // after the decision, before the runs' tables, and per scenario a table of each
 // master's figures and a plot of decisions per master.
-func TestClusterPage(t *testing.T) {
+func TestIntegrationClusterPage(t *testing.T) {
 	r := resulttest.Clustered(t)
 	page, figs := renderPage(t, r)
 	text := pageText(page)

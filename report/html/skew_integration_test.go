@@ -1,3 +1,5 @@
+//go:build integration
+
 package html
 
 import (
@@ -7,13 +9,13 @@ import (
 	"github.com/rlbench/rlbench/internal/resulttest"
 )
 
-// TestSkewSweepPage: a result of a sweep of clock skews gets a section
+// TestIntegrationSkewSweepPage: a result of a sweep of clock skews gets a section
 // stating, per limiter, the most admitted in one window at each skew (red
 // where the step went past the bound) and the largest skew it tolerates,
 // with how the instances took part in the excess, and a plot of admitted
 // against skew, one line per limiter; a result without a fleet gets
 // neither.
-func TestSkewSweepPage(t *testing.T) {
+func TestIntegrationSkewSweepPage(t *testing.T) {
 	page, figs := renderPage(t, resulttest.Swept())
 	text := pageText(page)
 	for _, want := range []string{

@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 import (
@@ -10,10 +12,10 @@ import (
 	"github.com/rlbench/rlbench/report/html"
 )
 
-// TestReportSaysWhatItLeftOut: past --max-scenarios the report leaves the
+// TestIntegrationReportSaysWhatItLeftOut: past --max-scenarios the report leaves the
 // plots of each scenario and the .hgrm files out and says so on its way
 // out; --max-scenarios 0 draws everything.
-func TestReportSaysWhatItLeftOut(t *testing.T) {
+func TestIntegrationReportSaysWhatItLeftOut(t *testing.T) {
 	fixture := resulttest.Fixture(t)
 	scenarios := map[string]bool{}
 	for _, run := range fixture.Runs {
