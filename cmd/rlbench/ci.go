@@ -53,21 +53,18 @@ func writeCIOutputs(res *result.Result, junitPath string, stdout io.Writer) erro
 
 // writeFile writes path anew with what write writes.
 func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		_ = f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return f.Close()
+	return writeTo(path, os.O_TRUNC|os.O_CREATE|os.O_WRONLY, write)
 }
 
 // appendFile adds what write writes at the end of path (the step summary
 // holds every step's).
 func appendFile(path string, write func(io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	return writeTo(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, write)
+}
+
+// writeTo opens path with flag and writes to it what write writes.
+func writeTo(path string, flag int, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, flag, 0o644)
 	if err != nil {
 		return err
 	}
