@@ -25,12 +25,12 @@ test: deps deps-browser fmt-check vet
 ## tests named TestIntegration...): several rlbench processes, faults,
 ## clusters; then the gate on a busy machine, and with a limiter script made
 ## three times slower (gate-under-load); then five single runs back to back,
-## quiet and busy, compared pairwise (back-to-back); then the ten-minute soak
+## quiet and busy, compared pairwise (back-to-back). The ten-minute soak is
+## a run of its own: make soak
 test-integration: deps
 	$(GO) test -race -tags integration -run 'TestIntegration' -timeout 20m ./...
 	scripts/gate-under-load.sh
 	scripts/back-to-back.sh
-	$(MAKE) soak
 
 ## soak: profiles/soak.yaml, ten minutes of steady traffic; its threshold
 ## holds rlbench's resident set, after the first minute, to within 10% of
