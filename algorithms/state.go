@@ -75,3 +75,19 @@ func (m *slidingBucketsModel) AppendState(dst []int64) []int64 {
 	}
 	return dst
 }
+
+// LogModel is a Model whose Remaining counts only what it admitted within
+// the window before the last request, each admission at its own instant:
+// where the instants of some admissions are known only within a span, the
+// count is still exact at any time that span lies wholly inside or wholly
+// outside the window before.
+type LogModel interface {
+	ReplyModel
+	// WindowMicros is the window's length.
+	WindowMicros() int64
+}
+
+var _ LogModel = (*slidingLogModel)(nil)
+
+// WindowMicros implements LogModel.
+func (m *slidingLogModel) WindowMicros() int64 { return m.windowUs }

@@ -79,7 +79,12 @@ func TestMaxInWindowAt(t *testing.T) {
 // identities, watching the given faults from a run that starts at epoch.
 func faultAuditor(t *testing.T, faults []plan.Fault) (*Auditor, time.Time) {
 	t.Helper()
-	lim := algorithms.NewFixedWindow(nil, algorithms.Policy{Limit: 10, Window: time.Second})
+	return faultAuditorOf(t, algorithms.NewFixedWindow(nil, algorithms.Policy{Limit: 10, Window: time.Second}), faults)
+}
+
+// faultAuditorOf is faultAuditor for limiter lim.
+func faultAuditorOf(t *testing.T, lim algorithms.Limiter, faults []plan.Fault) (*Auditor, time.Time) {
+	t.Helper()
 	a := New(Config{Limiter: lim, Identities: 2, Sample: 10, Seed: 1})
 	start := time.UnixMicro(1_700_000_000_000_000)
 	a.watchFaults(Timeline{Faults: faults, Start: start})

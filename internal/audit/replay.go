@@ -22,10 +22,17 @@ import (
 // the branches that explain it (its answer, and the remaining and retry
 // hint its reply gave); it is a mismatch only when none does.
 const (
-	// maxBranches bounds the states one identity's replay keeps at once;
-	// past it the replay gives up on the identity, whose later decisions
-	// are held to the bound only (and counted unjudged).
+	// maxBranches bounds the states one identity's replay keeps from one
+	// decision to the next; past it the replay gives up on the identity,
+	// whose later decisions are held to the bound only (and counted
+	// unjudged) until its state is known again: a restart that kept
+	// nothing, or a reply that states the whole state.
 	maxBranches = 64
+	// maxForks bounds the states the forks of one decision may make
+	// before the decision prunes them: a decision's answer and reply
+	// settle most of what a backlog of calls left unknown, so the bound
+	// on what is kept applies after it.
+	maxForks = 16 * maxBranches
 	// unseenPlacements is how many of the identity's decisions, after a
 	// call whose outcome is unknown was sent, the call may have run before.
 	unseenPlacements = 3
@@ -49,6 +56,9 @@ type branch struct {
 	// states (algorithms.Anchorer) takes the first plausible one.
 	placed      bool
 	uncertainUs int64
+	// placedLo and placedHi bound, on the model's clock, the instants at
+	// which the calls placed in this state may truly have run.
+	placedLo, placedHi int64
 	// anchors are the states replies stated, at their place in hist.
 	anchors []anchor
 	// cuts are the instants of the decisions a reset came right before.
@@ -82,7 +92,7 @@ func (b *branch) feed(t, units int64) bool {
 // run (a call that ran at its instant) when it is not nil.
 func (b *branch) copyWith(fresh func() algorithms.Model, run *fed) *branch {
 	c := &branch{model: fresh(), hist: make([]fed, 0, len(b.hist)+1), pending: slices.Clone(b.pending), resets: b.resets,
-		placed: b.placed, uncertainUs: b.uncertainUs, anchors: slices.Clone(b.anchors), cuts: slices.Clone(b.cuts)}
+		placed: b.placed, uncertainUs: b.uncertainUs, placedLo: b.placedLo, placedHi: b.placedHi, anchors: slices.Clone(b.anchors), cuts: slices.Clone(b.cuts)}
 	k := 0
 	for i, f := range b.hist {
 		c.feed(f.at, f.units)
@@ -96,6 +106,17 @@ func (b *branch) copyWith(fresh func() algorithms.Model, run *fed) *branch {
 		c.placed = true
 	}
 	return c
+}
+
+// placedWithin notes that a call placed in b may truly have run at any
+// instant from lo to hi (the model's clock).
+func (b *branch) placedWithin(lo, hi int64) {
+	if !b.placed || b.placedLo == 0 && b.placedHi == 0 {
+		b.placedLo, b.placedHi = lo, hi
+	} else {
+		b.placedLo, b.placedHi = min(b.placedLo, lo), max(b.placedHi, hi)
+	}
+	b.placed = true
 }
 
 // restart makes b's state the one a new server had: fresh, with the
@@ -115,8 +136,15 @@ type identityReplay struct {
 	a        *Auditor
 	af       *auditFaults
 	branches []*branch
-	// gaveUp is set once the branches passed maxBranches.
+	// gaveUp is set while the replay holds the identity to the bound
+	// only: from when the branches passed maxBranches until its state is
+	// known again.
 	gaveUp bool
+	// everGaveUp is set once the replay gave up on the identity.
+	everGaveUp bool
+	// decs are the identity's decisions, and k the one being judged.
+	decs []auditRecord
+	k    int
 	// forked is set once the replay kept more than one state.
 	forked bool
 }
@@ -151,7 +179,9 @@ func (af *auditFaults) replay(a *Auditor, slot int, decs []auditRecord, res *res
 	if len(unseen) > 0 {
 		af.fig.identitiesWithUnseen++
 	}
-	for _, r := range decs {
+	rp.decs = decs
+	for k, r := range decs {
+		rp.k = k
 		// The replay runs in the server's order and places what happened
 		// on its clock; the model is fed the time the limiter saw, which
 		// is shift from it when the limiter decided by its caller's clock.
@@ -179,6 +209,10 @@ func (af *auditFaults) replay(a *Auditor, slot int, decs []auditRecord, res *res
 					return (e.CutUs == math.MinInt64 || u.sentUs >= e.CutUs) && u.doneUs < e.ResumeUs
 				})
 			}
+			if rp.gaveUp && e.CutUs == math.MinInt64 {
+				// The new server kept nothing: the state is known again.
+				rp.resume()
+			}
 			loss, first = af.fig.stateLost[e.Fault], true
 		}
 		for ui < len(unseen) && unseen[ui].sentUs <= at {
@@ -188,10 +222,8 @@ func (af *auditFaults) replay(a *Auditor, slot int, decs []auditRecord, res *res
 		if !rp.gaveUp {
 			rp.placeResets(at)
 			rp.placeUnseen(at, shift)
-			if len(rp.branches) > maxBranches {
-				rp.gaveUp = true
-				af.fig.gaveUp++
-				rp.branches = rp.branches[:1]
+			if len(rp.branches) > maxForks {
+				rp.giveUp()
 			}
 		}
 		if kept != nil {
@@ -202,6 +234,9 @@ func (af *auditFaults) replay(a *Auditor, slot int, decs []auditRecord, res *res
 			net += b2i(r.allowed()) - b2i(k)
 		}
 		rp.decide(r, res, checks)
+		if len(rp.branches) > maxBranches {
+			rp.giveUp()
+		}
 		if first && kept != nil {
 			first = false
 			km, ok1 := kept.(algorithms.ReplyModel)
@@ -215,7 +250,44 @@ func (af *auditFaults) replay(a *Auditor, slot int, decs []auditRecord, res *res
 	if rp.forked {
 		af.fig.identitiesBranched++
 	}
+	if rp.everGaveUp {
+		af.fig.gaveUp++
+	}
 	return rp.branches[0].cuts
+}
+
+// giveUp keeps one branch and holds the identity's decisions to the bound
+// only until its state is known again. The branch kept is taken as placed
+// with no bound on its uncertainty, so that the first reply that states
+// the whole state exactly (algorithms.Anchorer) anchors it.
+func (rp *identityReplay) giveUp() {
+	b := rp.branches[0]
+	b.placed, b.uncertainUs = true, unknownPast
+	rp.branches = rp.branches[:1]
+	rp.gaveUp, rp.everGaveUp = true, true
+}
+
+// unknownPast is the uncertainty of a branch the replay gave up on: any
+// reply that states the whole state exactly may anchor it.
+const unknownPast = math.MaxInt64 / 4
+
+// statesExactly says whether a reply's remaining states a bucket's state
+// exactly, not only its whole requests: it carries a fraction, or it is
+// what a full bucket has (a whole number there is exact).
+func (a *Auditor) statesExactly(remaining float64) bool {
+	if remaining != math.Trunc(remaining) {
+		return true
+	}
+	full, ok := a.model.Model().(algorithms.ReplyModel)
+	return ok && remaining == full.Remaining()
+}
+
+// resume judges the identity's decisions again from its one branch, whose
+// state is known.
+func (rp *identityReplay) resume() {
+	rp.branches = rp.branches[:1]
+	rp.branches[0].placed, rp.branches[0].uncertainUs = false, 0
+	rp.gaveUp = false
 }
 
 // add makes call u one every branch may have run.
@@ -248,7 +320,10 @@ func (rp *identityReplay) placeUnseen(at, shift int64) {
 			last -= shift
 		}
 		ranAlone := func(i int, t int64) *branch {
+			wasPlaced := b.placed
 			c := b.copyWith(fresh, &fed{t + shift, unitsOf(b.pending[i].units)})
+			c.placed = wasPlaced
+			c.placedWithin(max(b.pending[i].sentUs, last)+shift, at+shift)
 			c.uncertainUs = max(c.uncertainUs, at-max(b.pending[i].sentUs, last))
 			c.pending = slices.Delete(slices.Clone(b.pending), i, i+1)
 			return c
@@ -257,8 +332,9 @@ func (rp *identityReplay) placeUnseen(at, shift int64) {
 			atWake := b.copyWith(fresh, nil)
 			atSend := b.copyWith(fresh, nil)
 			differ := false
-			atWake.placed, atSend.placed = true, true
 			for _, p := range b.pending[:m] {
+				atWake.placedWithin(max(p.sentUs, last)+shift, at+shift)
+				atSend.placedWithin(max(p.sentUs, last)+shift, at+shift)
 				u := at - max(p.sentUs, last)
 				atWake.uncertainUs, atSend.uncertainUs = max(atWake.uncertainUs, u), max(atSend.uncertainUs, u)
 				atWake.feed(at+shift, unitsOf(p.units))
@@ -291,14 +367,18 @@ func (b *branch) lastFed(otherwise int64) int64 {
 }
 
 // dedup keeps one branch of each state, where the models can state theirs
-// (algorithms.Stater): branches in one state, with the same calls pending
-// and the same resets placed, decide alike from here on. Every decision
-// replayed passes here, most with one branch, which returns at once.
+// (algorithms.Stater): branches in one state, with the same resets placed,
+// decide alike from here on, but for the calls that may yet run on them.
+// The branch kept takes every call pending on the others too: it may then
+// run a call that the state already holds, which can only explain a
+// denial, never an admission (a limiter that admits too much is caught as
+// before). Every decision replayed passes here, most with one branch,
+// which returns at once.
 func dedup(bs []*branch) []*branch {
 	if len(bs) < 2 {
 		return bs
 	}
-	seen := map[string]bool{}
+	seen := map[string]*branch{}
 	out := bs[:0]
 	var key []int64
 	var buf []byte
@@ -308,23 +388,62 @@ func dedup(bs []*branch) []*branch {
 			return bs
 		}
 		key = st.AppendState(key[:0])
-		key = append(key, -1, int64(b.resets), -2)
-		for _, p := range b.pending {
-			key = append(key, p.sentUs, p.doneUs)
-		}
+		key = append(key, -1, int64(b.resets))
 		// Eight bytes a number: keys of different states differ.
 		buf = buf[:0]
 		for _, v := range key {
 			buf = binary.LittleEndian.AppendUint64(buf, uint64(v))
 		}
 		k := string(buf)
-		if seen[k] {
+		if kept := seen[k]; kept != nil {
+			kept.absorb(b)
 			continue
 		}
-		seen[k] = true
+		seen[k] = b
 		out = append(out, b)
 	}
 	return out
+}
+
+// absorb makes the calls pending on o, a branch in b's state, pending on b
+// too (in order of send, each once, passed over as few times as either
+// says), and keeps the larger uncertainty of the two.
+func (b *branch) absorb(o *branch) {
+	b.placed = b.placed || o.placed
+	b.uncertainUs = max(b.uncertainUs, o.uncertainUs)
+	if len(o.pending) == 0 {
+		return
+	}
+	merged := make([]pendingCall, 0, len(b.pending)+len(o.pending))
+	i, j := 0, 0
+	for i < len(b.pending) || j < len(o.pending) {
+		switch {
+		case j >= len(o.pending) || (i < len(b.pending) && b.pending[i].before(o.pending[j])):
+			merged = append(merged, b.pending[i])
+			i++
+		case i >= len(b.pending) || o.pending[j].before(b.pending[i]):
+			merged = append(merged, o.pending[j])
+			j++
+		default:
+			p := b.pending[i]
+			p.passed = min(p.passed, o.pending[j].passed)
+			merged = append(merged, p)
+			i++
+			j++
+		}
+	}
+	b.pending = merged
+}
+
+// before orders pending calls by send, then by when they were given up.
+func (p pendingCall) before(q pendingCall) bool {
+	if p.sentUs != q.sentUs {
+		return p.sentUs < q.sentUs
+	}
+	if p.doneUs != q.doneUs {
+		return p.doneUs < q.doneUs
+	}
+	return p.units < q.units
 }
 
 // placeResets forks, for each reset seen on the server whose span has
@@ -373,6 +492,7 @@ func (rp *identityReplay) placeResets(at int64) {
 // its decisions are counted unjudged (and held to the bound only).
 func (rp *identityReplay) decide(r auditRecord, res *result.Audit, checks *result.ReplyCheck) {
 	a := rp.a
+	held := rp.expiring(r.modelAt())
 	var agree []*branch
 	var firstCheck judgement
 	allAdmit, allDeny := true, true
@@ -393,31 +513,83 @@ func (rp *identityReplay) decide(r auditRecord, res *result.Audit, checks *resul
 	if firstCheck.expected {
 		res.ExpectedAllowed++
 	}
-	if rp.gaveUp {
+	switch {
+	case rp.gaveUp || held:
 		a.boundOnly++
 		rp.af.fig.unjudged++
 		if len(agree) == 0 {
 			rp.af.fig.unjudgedWrong++
 		}
-		return
-	}
-	firstCheck.count(checks)
-	if allDeny {
-		a.certainDenied++
-	}
-	if len(agree) == 0 {
-		res.ModelMismatches++
-		if allAdmit && !r.allowed() {
-			res.UnderAdmitted++
+		if rp.gaveUp && !rp.branches[0].placed {
+			// The reply stated the whole state: judged again from the
+			// next decision.
+			rp.resume()
 		}
-	} else {
-		rp.branches = dedup(agree)
+	default:
+		firstCheck.count(checks)
+		if allDeny {
+			a.certainDenied++
+		}
+		if len(agree) == 0 {
+			res.ModelMismatches++
+			if allAdmit && !r.allowed() {
+				res.UnderAdmitted++
+			}
+		} else {
+			rp.branches = dedup(agree)
+		}
 	}
 	for _, b := range rp.branches {
 		for i := range b.pending {
-			b.pending[i].passed++
+			// A call runs, if at all, before the server hears that its
+			// caller gave up: the decisions it may come after are those
+			// made once its caller gave up.
+			if r.at() > b.pending[i].doneUs {
+				b.pending[i].passed++
+			}
 		}
 		b.pending = slices.DeleteFunc(b.pending, func(p pendingCall) bool { return p.passed >= unseenPlacements })
+	}
+}
+
+// expiring says whether, at instant stamp (the model's clock), some
+// branch counts admissions within a window (algorithms.LogModel) and a
+// call placed in it, at an instant known only within a span, may or may
+// not have left the window by now: the decision then depends on when the
+// call truly ran, and is held to the bound only. Once every such call has
+// left the window in every placement, the branch's state is rebuilt from
+// what the limiter admitted within the window: what a log holds is its
+// admissions there, all of them seen.
+func (rp *identityReplay) expiring(stamp int64) bool {
+	held := false
+	for _, b := range rp.branches {
+		lm, ok := b.model.(algorithms.LogModel)
+		if !ok || !b.placed || b.uncertainUs >= unknownPast {
+			continue
+		}
+		from := stamp - lm.WindowMicros()
+		switch {
+		case b.placedLo > from:
+		case b.placedHi <= from:
+			rp.rebuild(b, from)
+		default:
+			held = true
+		}
+	}
+	if !held {
+		rp.branches = dedup(rp.branches)
+	}
+	return held
+}
+
+// rebuild makes b's state what the limiter admitted after instant from,
+// before the decision being judged.
+func (rp *identityReplay) rebuild(b *branch, from int64) {
+	b.model, b.hist, b.anchors, b.placed, b.uncertainUs = rp.a.model.Model(), nil, nil, false, 0
+	for _, d := range rp.decs[:rp.k] {
+		if d.allowed() && d.modelAt() > from {
+			b.feed(d.modelAt(), unitsOf(d.units))
+		}
 	}
 }
 
@@ -449,10 +621,19 @@ func (a *Auditor) check(b *branch, r auditRecord) judgement {
 		// state, within what the instants' uncertainty (and this request,
 		// decided either way) can move, tells what it left.
 		if an, ok := b.model.(algorithms.Anchorer); ok && rm != nil && !math.IsNaN(r.remaining) &&
-			math.Abs(r.remaining-rm.Remaining()) <= 1+an.Rate()*float64(b.uncertainUs)+1e-6 {
+			math.Abs(r.remaining-rm.Remaining()) <= 1+an.Rate()*float64(b.uncertainUs)+1e-6 &&
+			(b.uncertainUs < unknownPast || a.statesExactly(r.remaining)) {
 			an.Anchor(r.remaining, stamp)
 			b.anchors = append(b.anchors, anchor{at: len(b.hist), remaining: r.remaining, instant: stamp})
 			b.placed, b.uncertainUs, j.wrong = false, 0, false
+		}
+		if !j.wrong && !math.IsNaN(r.remaining) && a.countSure(b, stamp) {
+			// The count is exact, if not when what it holds expires:
+			// the remaining is checked, the retry hint is not.
+			j.remainingChecked = true
+			if !algorithms.RemainingAgrees(r.remaining, rm.Remaining()) {
+				j.remainingWrong, j.wrong = true, true
+			}
 		}
 		return j
 	}
@@ -472,6 +653,19 @@ func (a *Auditor) check(b *branch, r auditRecord) judgement {
 		}
 	}
 	return j
+}
+
+// countSure says whether a placed branch's remaining is exact at instant
+// stamp all the same: its model counts admissions within a window
+// (algorithms.LogModel), and the span in which the calls placed in it may
+// have run lies wholly inside or wholly outside the window before stamp.
+func (a *Auditor) countSure(b *branch, stamp int64) bool {
+	lm, ok := b.model.(algorithms.LogModel)
+	if !ok || b.uncertainUs >= unknownPast {
+		return false
+	}
+	from := stamp - lm.WindowMicros()
+	return b.placedLo > from || b.placedHi <= from
 }
 
 // durationMs is ms whole milliseconds.

@@ -1,11 +1,14 @@
 package audit
 
 import (
+	"math"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -95,17 +98,26 @@ func TestResetOfSomeKeys(t *testing.T) {
 	}
 }
 
+// manyStates is an auditor of a sliding log of a limit of 100 a second
+// and identity 0's 60 calls in doubt, sent a millisecond apart: each
+// number of them that ran, and each one alone, leaves another log, more
+// states than the replay keeps.
+func manyStates(t *testing.T) (*Auditor, time.Time) {
+	a, start := faultAuditorOf(t, algorithms.NewSlidingLog(nil, algorithms.Policy{Limit: 100, Window: time.Second}), nil)
+	for i := range 60 {
+		at := start.Add(time.Duration(100+i) * time.Millisecond).UnixMicro()
+		a.RecordUnseen(0, at, at+500, 1)
+	}
+	return a, start
+}
+
 // TestReplayGivesUpPastItsBranches: an identity with more calls in doubt
 // than the replay can keep states for is held to the bound from there,
 // and says so.
 func TestReplayGivesUpPastItsBranches(t *testing.T) {
-	a, start := faultAuditor(t, nil)
-	for i := range 20 {
-		at := start.Add(time.Duration(100+i) * time.Millisecond).UnixMicro()
-		a.RecordUnseen(0, at, at+500, 1)
-	}
+	a, start := manyStates(t)
 	for i := range 10 {
-		decide(a, start, 0, float64(130+i), i%2 == 0)
+		decide(a, start, 0, float64(170+i), true)
 	}
 	res, f := replayOf(a)
 	if f.Uncertain == nil || f.Uncertain.GaveUp != 1 || f.Unjudged == 0 || res.ModelMismatches != 0 {
@@ -113,18 +125,53 @@ func TestReplayGivesUpPastItsBranches(t *testing.T) {
 	}
 }
 
+// TestReplayResumesAfterARestartThatKeptNothing: once a restart took
+// every state, the identity given up on is judged again: a limiter that
+// admits past its limit on the new server is caught. (The first decision
+// after the calls in doubt is judged in every state they left; the replay
+// gives up after it.)
+func TestReplayResumesAfterARestartThatKeptNothing(t *testing.T) {
+	for _, broken := range []bool{false, true} {
+		lim := algorithms.NewSlidingLog(nil, algorithms.Policy{Limit: 100, Window: time.Second})
+		a, start := faultAuditorOf(t, lim, []plan.Fault{{Kind: plan.FaultRestart, At: 300 * time.Millisecond}})
+		for i := range 60 {
+			at := start.Add(time.Duration(100+i) * time.Millisecond).UnixMicro()
+			a.RecordUnseen(0, at, at+500, 1)
+		}
+		for i := range 10 {
+			decide(a, start, 0, float64(170+i), true)
+		}
+		resume := start.Add(400 * time.Millisecond).UnixMicro()
+		a.setStateLosses([]event.StateLoss{{Fault: 0, CutUs: math.MinInt64, ResumeUs: resume}}, nil)
+		admitted := 100
+		if broken {
+			admitted = 105
+		}
+		for i := range 110 {
+			decide(a, start, 0, 500+float64(i), i < admitted)
+		}
+		res, _ := a.result()
+		f := &result.Faults{}
+		a.faults.fig.Apply(f)
+		want := int64(0)
+		if broken {
+			want = 5
+		}
+		if f.Uncertain == nil || f.Uncertain.GaveUp != 1 || f.Unjudged != 9 || res.ModelMismatches != want {
+			t.Errorf("broken %v: uncertain %+v, unjudged %d, mismatches %d: want the 9 decisions before the restart that came after the first unjudged, %d mismatches after it",
+				broken, f.Uncertain, f.Unjudged, res.ModelMismatches, want)
+		}
+	}
+}
+
 // TestPowerAfterTheReplayGaveUp: decisions held to the bound after the
 // replay gave up on their identity could catch an excess exactly where
 // more than the bound was offered within one window.
 func TestPowerAfterTheReplayGaveUp(t *testing.T) {
-	for _, n := range []int{10, 25} {
-		a, start := faultAuditor(t, nil)
-		for i := range 20 {
-			at := start.Add(time.Duration(100+i) * time.Millisecond).UnixMicro()
-			a.RecordUnseen(0, at, at+500, 1)
-		}
+	for _, n := range []int{90, 130} {
+		a, start := manyStates(t)
 		for i := range n {
-			decide(a, start, 0, float64(130+10*i), i < 10)
+			decide(a, start, 0, float64(170+2*i), i < 40)
 		}
 		res, f := replayOf(a)
 		if f.Uncertain == nil || f.Uncertain.GaveUp != 1 || res.Power == nil {
@@ -158,14 +205,139 @@ func TestDedupKeepsOneBranchOfEachState(t *testing.T) {
 		{"one branch is kept as it is", []*branch{{model: model(3)}}, 1},
 		{"two branches in one state are one", []*branch{{model: model(3)}, {model: model(3)}}, 1},
 		{"a count of one more is another state", []*branch{{model: model(3)}, {model: model(4)}}, 2},
-		{"a call still pending on one is another state", []*branch{{model: model(3)}, {model: model(3), pending: pending}}, 2},
+		{"a call still pending on one is one state, the call pending on it", []*branch{{model: model(3)}, {model: model(3), pending: pending}}, 1},
 		{"a reset placed on one is another state", []*branch{{model: model(3)}, {model: model(3), resets: 1}}, 2},
 		{"three branches, two alike", []*branch{{model: model(2)}, {model: model(5)}, {model: model(2)}}, 2},
 	} {
 		first := tc.branches[0]
+		var calls int
+		for _, b := range tc.branches {
+			calls += len(b.pending)
+		}
 		got := dedup(tc.branches)
 		if len(got) != tc.want || got[0] != first {
 			t.Errorf("%s: %d branches kept (the first first: %v), want %d", tc.why, len(got), got[0] == first, tc.want)
+		}
+		kept := 0
+		for _, b := range got {
+			kept += len(b.pending)
+		}
+		if kept != calls {
+			t.Errorf("%s: %d calls pending on the branches kept, want the %d pending before", tc.why, kept, calls)
+		}
+	}
+}
+
+// TestReplayResumesAtAReplyThatStatesTheState: a bucket's reply states
+// its whole state when it carries the fraction: the identity given up on
+// is judged again from the decision after it, and a limiter that admits
+// what that state cannot is caught.
+func TestReplayResumesAtAReplyThatStatesTheState(t *testing.T) {
+	for _, broken := range []bool{false, true} {
+		// A token a second: the bucket barely refills within the test.
+		lim := algorithms.NewTokenBucket(nil, algorithms.Policy{Limit: 200, Window: 200 * time.Second})
+		a, start := faultAuditorOf(t, lim, nil)
+		for i := range 150 {
+			at := start.Add(time.Duration(100+i) * time.Millisecond).UnixMicro()
+			a.RecordUnseen(0, at, at+500, 1)
+		}
+		// No remaining in these replies: the calls in doubt leave more
+		// states than the replay keeps.
+		for i := range 10 {
+			decide(a, start, 0, float64(270+i), true)
+		}
+		// Half a token left: the state, said exactly.
+		at := start.Add(300 * time.Millisecond)
+		record(a, 0, &event.Outcome{Sent: at, Done: at, Decision: algorithms.Decision{Allowed: true, Remaining: "0.500000", ServerNowMicros: at.UnixMicro()}})
+		// A millisecond later the bucket holds 0.501 of a token: a denial,
+		// unless the limiter is broken.
+		decide(a, start, 0, 301, broken)
+		res, f := replayOf(a)
+		want := b2i(broken)
+		if f.Uncertain == nil || f.Uncertain.GaveUp != 1 || f.Unjudged != 10 || res.ModelMismatches != want {
+			t.Errorf("broken %v: uncertain %+v, unjudged %d, mismatches %d: want 9 decisions unjudged and the one that anchored, %d mismatches after it",
+				broken, f.Uncertain, f.Unjudged, res.ModelMismatches, want)
+		}
+	}
+}
+
+// TestLogCountsPruneStatesOfCallsInDoubt: a sliding log's remaining counts
+// its admissions within the window, exact while every call in doubt lies
+// inside it: replies that say how many ran keep the one state that
+// explains them, where answers alone would keep more states than the
+// replay can. A limiter whose count does not move is caught.
+func TestLogCountsPruneStatesOfCallsInDoubt(t *testing.T) {
+	for _, broken := range []bool{false, true} {
+		a, start := faultAuditorOf(t, algorithms.NewSlidingLog(nil, algorithms.Policy{Limit: 100, Window: time.Second}), nil)
+		for i := range 60 {
+			at := start.Add(time.Duration(100+i) * time.Millisecond).UnixMicro()
+			a.RecordUnseen(0, at, at+500, 1)
+		}
+		// Ten of the calls in doubt ran; then ten admissions.
+		for i := range 10 {
+			left := 100 - 10 - (i + 1)
+			if broken {
+				left = 89
+			}
+			at := start.Add(time.Duration(170+i) * time.Millisecond)
+			record(a, 0, &event.Outcome{Sent: at, Done: at, Decision: algorithms.Decision{Allowed: true, Remaining: strconv.Itoa(left), ServerNowMicros: at.UnixMicro()}})
+		}
+		res, f := replayOf(a)
+		switch {
+		case !broken && (f.Uncertain == nil || f.Uncertain.GaveUp != 0 || f.Unjudged != 0):
+			t.Errorf("uncertain %+v, unjudged %d: want every decision judged", f.Uncertain, f.Unjudged)
+		case !broken && res.ModelMismatches != 0:
+			t.Errorf("%d mismatches, want none", res.ModelMismatches)
+		case broken && res.ModelMismatches == 0:
+			t.Errorf("a count that does not move: no mismatch")
+		}
+	}
+}
+
+// TestLogHeldWhileCallsInDoubtExpire: a sliding log's calls in doubt were
+// placed somewhere between their send and the next decision: while the
+// window's trailing edge crosses that span, when they leave the log is
+// not known and decisions are held to the bound; once past it, the log is
+// what the limiter admitted within the window, and a limiter that admits
+// past it is caught.
+func TestLogHeldWhileCallsInDoubtExpire(t *testing.T) {
+	for _, broken := range []bool{false, true} {
+		a, start := faultAuditorOf(t, algorithms.NewSlidingLog(nil, algorithms.Policy{Limit: 10, Window: time.Second}), nil)
+		for i := range 50 {
+			at := start.Add(time.Duration(100+i) * time.Millisecond).UnixMicro()
+			a.RecordUnseen(0, at, at+500, 1)
+		}
+		decideLeft := func(ms int, allowed bool, left int) {
+			at := start.Add(time.Duration(ms) * time.Millisecond)
+			d := algorithms.Decision{Allowed: allowed, Remaining: strconv.Itoa(left), ServerNowMicros: at.UnixMicro()}
+			if !allowed {
+				d.RetryAfter = 2 * time.Second
+			}
+			record(a, 0, &event.Outcome{Sent: at, Done: at, Decision: d})
+		}
+		// Ten of the calls in doubt ran, from 100ms: the log is full.
+		decideLeft(400, false, 0)
+		// They leave the window from 1100ms; ten admissions follow.
+		admitted := 0
+		for ms := 1050; ms < 1450; ms += 10 {
+			ok := ms >= 1110 && admitted < 10
+			if ok {
+				admitted++
+			}
+			left := 10 - admitted
+			if admitted == 0 {
+				left = 0 // still full
+			}
+			decideLeft(ms, ok, left)
+		}
+		// Past the span: the log holds the ten admissions from 1110ms.
+		decideLeft(1500, false, 0)
+		decideLeft(1600, broken, 0)
+		res, f := replayOf(a)
+		want := b2i(broken)
+		if f.Uncertain == nil || f.Uncertain.GaveUp != 0 || f.Unjudged == 0 || res.ModelMismatches != want {
+			t.Errorf("broken %v: uncertain %+v, unjudged %d, mismatches %d: want some decisions held, none given up on, %d mismatches",
+				broken, f.Uncertain, f.Unjudged, res.ModelMismatches, want)
 		}
 	}
 }
