@@ -72,6 +72,32 @@ type anchor struct {
 	instant   int64
 }
 
+// backlogUs is how long a server that wakes from a stall may take to run
+// the backlog it received meanwhile, in whatever order its connections
+// come: the identity's own decisions in that burst do not tell whether a
+// call of the backlog ran yet.
+const backlogUs = 10_000
+
+// settledUs is the instant from which the identity's decisions count as
+// ones call u may have run before: once its caller gave up, and once the
+// server that received it (the first to decide anything after its send)
+// ran its backlog.
+func (u unseenCall) settledUs() int64 { return max(u.doneUs, u.nextUs) + backlogUs }
+
+// earliestUs is the earliest instant at which call u may have run, after
+// the identity's decision at last: not before its send, nor long before
+// the server's first decision after its send (nextUs). A server that held
+// calls back (paused, stalled) ran them, if at all, as it woke, which is
+// when it decided again; one that kept deciding ran this call among those
+// decisions, right after its send.
+func (u unseenCall) earliestUs(last int64) int64 {
+	t := max(u.sentUs, last)
+	if u.nextUs > 0 {
+		t = max(t, min(u.nextUs-backlogUs, u.doneUs))
+	}
+	return t
+}
+
 // pendingCall is a call whose outcome is unknown, and how many of the
 // identity's decisions it has been passed over for.
 type pendingCall struct {
@@ -88,9 +114,8 @@ func (b *branch) feed(t, units int64) bool {
 	return allowN(b.model, t, units)
 }
 
-// copyWith is a copy of b made from a fresh model fed b's history, then
-// run (a call that ran at its instant) when it is not nil.
-func (b *branch) copyWith(fresh func() algorithms.Model, run *fed) *branch {
+// copyOf is a copy of b made from a fresh model fed b's history.
+func (b *branch) copyOf(fresh func() algorithms.Model) *branch {
 	c := &branch{model: fresh(), hist: make([]fed, 0, len(b.hist)+1), pending: slices.Clone(b.pending), resets: b.resets,
 		placed: b.placed, uncertainUs: b.uncertainUs, placedLo: b.placedLo, placedHi: b.placedHi, anchors: slices.Clone(b.anchors), cuts: slices.Clone(b.cuts)}
 	k := 0
@@ -101,22 +126,24 @@ func (b *branch) copyWith(fresh func() algorithms.Model, run *fed) *branch {
 			k++
 		}
 	}
-	if run != nil {
-		c.feed(run.at, run.units)
-		c.placed = true
-	}
 	return c
 }
 
-// placedWithin notes that a call placed in b may truly have run at any
-// instant from lo to hi (the model's clock).
-func (b *branch) placedWithin(lo, hi int64) {
-	if !b.placed || b.placedLo == 0 && b.placedHi == 0 {
-		b.placedLo, b.placedHi = lo, hi
-	} else {
-		b.placedLo, b.placedHi = min(b.placedLo, lo), max(b.placedHi, hi)
+// placedWithin notes that a call was placed in b, one that may truly have
+// run at any instant from lo to hi (the model's clock): when the model
+// admitted it, what it holds is known only within that span.
+func (b *branch) placedWithin(lo, hi int64, admitted bool) {
+	if !b.placed {
+		b.placedLo, b.placedHi = 0, 0
 	}
 	b.placed = true
+	switch {
+	case !admitted:
+	case b.placedLo == 0 && b.placedHi == 0:
+		b.placedLo, b.placedHi = lo, hi
+	default:
+		b.placedLo, b.placedHi = min(b.placedLo, lo), max(b.placedHi, hi)
+	}
 }
 
 // restart makes b's state the one a new server had: fresh, with the
@@ -190,7 +217,7 @@ func (af *auditFaults) replay(a *Auditor, slot int, decs []auditRecord, res *res
 			e := af.events[ev]
 			ev++
 			closeLoss()
-			kept = rp.branches[0].copyWith(fresh, nil).model
+			kept = rp.branches[0].copyOf(fresh).model
 			for ui < len(unseen) && unseen[ui].sentUs < e.ResumeUs {
 				rp.add(unseen[ui])
 				ui++
@@ -220,6 +247,7 @@ func (af *auditFaults) replay(a *Auditor, slot int, decs []auditRecord, res *res
 			ui++
 		}
 		if !rp.gaveUp {
+			rp.settle(r.modelAt())
 			rp.placeResets(at)
 			rp.placeUnseen(at, shift)
 			if len(rp.branches) > maxForks {
@@ -320,27 +348,24 @@ func (rp *identityReplay) placeUnseen(at, shift int64) {
 			last -= shift
 		}
 		ranAlone := func(i int, t int64) *branch {
-			wasPlaced := b.placed
-			c := b.copyWith(fresh, &fed{t + shift, unitsOf(b.pending[i].units)})
-			c.placed = wasPlaced
-			c.placedWithin(max(b.pending[i].sentUs, last)+shift, at+shift)
-			c.uncertainUs = max(c.uncertainUs, at-max(b.pending[i].sentUs, last))
+			c := b.copyOf(fresh)
+			c.placedWithin(b.pending[i].earliestUs(last)+shift, at+shift, c.feed(t+shift, unitsOf(b.pending[i].units)))
+			c.uncertainUs = max(c.uncertainUs, at-b.pending[i].earliestUs(last))
 			c.pending = slices.Delete(slices.Clone(b.pending), i, i+1)
 			return c
 		}
 		for m := 1; m <= n; m++ {
-			atWake := b.copyWith(fresh, nil)
-			atSend := b.copyWith(fresh, nil)
+			atWake := b.copyOf(fresh)
+			atSend := b.copyOf(fresh)
 			differ := false
 			for _, p := range b.pending[:m] {
-				atWake.placedWithin(max(p.sentUs, last)+shift, at+shift)
-				atSend.placedWithin(max(p.sentUs, last)+shift, at+shift)
-				u := at - max(p.sentUs, last)
+				lo := p.earliestUs(last)
+				u := at - lo
 				atWake.uncertainUs, atSend.uncertainUs = max(atWake.uncertainUs, u), max(atSend.uncertainUs, u)
-				atWake.feed(at+shift, unitsOf(p.units))
+				atWake.placedWithin(lo+shift, at+shift, atWake.feed(at+shift, unitsOf(p.units)))
 				t := min(max(p.sentUs, p.nextUs, atSend.lastFed(last+shift)-shift), at)
 				differ = differ || t != at
-				atSend.feed(t+shift, unitsOf(p.units))
+				atSend.placedWithin(lo+shift, at+shift, atSend.feed(t+shift, unitsOf(p.units)))
 			}
 			atWake.pending, atSend.pending = slices.Clone(b.pending[m:]), slices.Clone(b.pending[m:])
 			added = append(added, atWake)
@@ -409,7 +434,9 @@ func dedup(bs []*branch) []*branch {
 // too (in order of send, each once, passed over as few times as either
 // says), and keeps the larger uncertainty of the two.
 func (b *branch) absorb(o *branch) {
-	b.placed = b.placed || o.placed
+	if o.placed {
+		b.placedWithin(o.placedLo, o.placedHi, o.placedLo != 0 || o.placedHi != 0)
+	}
 	b.uncertainUs = max(b.uncertainUs, o.uncertainUs)
 	if len(o.pending) == 0 {
 		return
@@ -542,9 +569,10 @@ func (rp *identityReplay) decide(r auditRecord, res *result.Audit, checks *resul
 	for _, b := range rp.branches {
 		for i := range b.pending {
 			// A call runs, if at all, before the server hears that its
-			// caller gave up: the decisions it may come after are those
-			// made once its caller gave up.
-			if r.at() > b.pending[i].doneUs {
+			// caller gave up, and a server that stalled runs its backlog
+			// as it wakes: the decisions it may come after are those made
+			// once both are past.
+			if r.at() > b.pending[i].settledUs() {
 				b.pending[i].passed++
 			}
 		}
@@ -556,30 +584,40 @@ func (rp *identityReplay) decide(r auditRecord, res *result.Audit, checks *resul
 // branch counts admissions within a window (algorithms.LogModel) and a
 // call placed in it, at an instant known only within a span, may or may
 // not have left the window by now: the decision then depends on when the
-// call truly ran, and is held to the bound only. Once every such call has
-// left the window in every placement, the branch's state is rebuilt from
-// what the limiter admitted within the window: what a log holds is its
-// admissions there, all of them seen.
+// call truly ran, and is held to the bound only.
 func (rp *identityReplay) expiring(stamp int64) bool {
-	held := false
 	for _, b := range rp.branches {
 		lm, ok := b.model.(algorithms.LogModel)
 		if !ok || !b.placed || b.uncertainUs >= unknownPast {
 			continue
 		}
-		from := stamp - lm.WindowMicros()
-		switch {
-		case b.placedLo > from:
-		case b.placedHi <= from:
-			rp.rebuild(b, from)
-		default:
-			held = true
+		if from := stamp - lm.WindowMicros(); b.placedLo <= from && b.placedHi > from {
+			return true
 		}
 	}
-	if !held {
+	return false
+}
+
+// settle rebuilds, before the decision at instant stamp (the model's
+// clock), each branch that counts admissions within a window
+// (algorithms.LogModel) whose placed calls have all left the window in
+// every placement: what its log holds is what the limiter admitted
+// within the window, all of it seen.
+func (rp *identityReplay) settle(stamp int64) {
+	rebuilt := false
+	for _, b := range rp.branches {
+		lm, ok := b.model.(algorithms.LogModel)
+		if !ok || !b.placed || b.uncertainUs >= unknownPast {
+			continue
+		}
+		if from := stamp - lm.WindowMicros(); b.placedHi <= from {
+			rp.rebuild(b, from)
+			rebuilt = true
+		}
+	}
+	if rebuilt {
 		rp.branches = dedup(rp.branches)
 	}
-	return held
 }
 
 // rebuild makes b's state what the limiter admitted after instant from,
