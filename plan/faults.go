@@ -111,6 +111,11 @@ func (k FaultKind) LosesState() bool {
 	return k == FaultKill || k == FaultRestart || k == FaultFailover
 }
 
+// HoldsRepliesOnly reports whether the fault holds only the replies back
+// (latency, a bandwidth cap): the server runs each call as it arrives,
+// whether or not its caller waits for the answer.
+func (k FaultKind) HoldsRepliesOnly() bool { return k == FaultLatency || k == FaultBandwidth }
+
 // FaultKindNames lists the kinds' names, in the order messages name them.
 func FaultKindNames() []string {
 	names := make([]string, len(faultKinds))

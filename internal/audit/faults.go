@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/event"
@@ -35,6 +36,10 @@ type auditFaults struct {
 	// spanUs are the faults' scheduled starts in server microseconds: a
 	// time belongs to the last fault that started by then.
 	spanUs []int64
+	// repliesHeld are the spans, in server microseconds, of the faults
+	// that held only the replies back (a margin either side): a call sent
+	// within one ran as it arrived.
+	repliesHeld [][2]int64
 	// events are the losses of state, in order, and resets the resets seen
 	// on the server; set once the run is over.
 	events []event.StateLoss
@@ -92,6 +97,10 @@ func (a *Auditor) watchFaults(tl Timeline) {
 		af.spanUs = append(af.spanUs, offset.ServerMicros(start.Add(f.At)))
 		if f.Kind.LosesState() {
 			af.fig.stateLost[i] = &result.StateLoss{}
+		}
+		if f.Kind.HoldsRepliesOnly() {
+			af.repliesHeld = append(af.repliesHeld, [2]int64{
+				offset.ServerMicros(start.Add(f.At - injectionMargin)), offset.ServerMicros(start.Add(f.End() + injectionMargin))})
 		}
 	}
 	a.faults = af
@@ -378,10 +387,31 @@ func (a *Auditor) placeAfterDecisions() {
 	}
 	slices.Sort(all)
 	for _, u := range calls {
+		if a.faults.ranOnArrival(u.sentUs) {
+			// The server kept running calls; only their answers were
+			// late, and went unrecorded.
+			u.nextUs = u.sentUs
+			continue
+		}
 		if i, _ := slices.BinarySearch(all, u.sentUs); i < len(all) {
 			u.nextUs = all[i]
 		}
 	}
+}
+
+// injectionMargin is how far from its schedule a fault may take effect
+// or end.
+const injectionMargin = 100 * time.Millisecond
+
+// ranOnArrival says whether a call sent at sentUs (server microseconds)
+// was sent while a fault held only the replies back.
+func (af *auditFaults) ranOnArrival(sentUs int64) bool {
+	for _, s := range af.repliesHeld {
+		if sentUs >= s[0] && sentUs <= s[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // resetCuts are where, judged by the bound alone, one identity's state

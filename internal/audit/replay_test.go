@@ -341,3 +341,33 @@ func TestLogHeldWhileCallsInDoubtExpire(t *testing.T) {
 		}
 	}
 }
+
+// TestCallsUnderReplyLatencyRanOnArrival: under a fault that holds only
+// the replies back, calls whose callers gave up ran as they arrived, long
+// before the server's next recorded decision: one of them opened the
+// identity's next window then, and the window ends a second after it.
+// Without the fault known, the calls are taken to have run when the
+// server decided again, and the window's end is misplaced.
+func TestCallsUnderReplyLatencyRanOnArrival(t *testing.T) {
+	latency := []plan.Fault{{Kind: plan.FaultLatency, At: 900 * time.Millisecond, For: 500 * time.Millisecond, Add: 150 * time.Millisecond}}
+	for _, faults := range [][]plan.Fault{latency, nil} {
+		a, start := faultAuditor(t, faults)
+		for i := range 10 {
+			decide(a, start, 0, float64(10+i), true) // the window from 10ms is full
+		}
+		// Ten calls in doubt from 1020ms: a new window, full again.
+		for i := range 10 {
+			at := start.Add(time.Duration(1020+10*i) * time.Millisecond).UnixMicro()
+			a.RecordUnseen(0, at, at+100_000, 1)
+		}
+		decide(a, start, 0, 2015, false) // the window from 1020ms holds ten
+		decide(a, start, 0, 2025, true)  // it ended at 2020ms
+		res, _ := replayOf(a)
+		switch {
+		case faults != nil && res.ModelMismatches != 0:
+			t.Errorf("with the latency known: %d mismatches, want none", res.ModelMismatches)
+		case faults == nil && res.ModelMismatches == 0:
+			t.Errorf("without it: no mismatch; the test shows nothing")
+		}
+	}
+}
