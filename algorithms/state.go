@@ -83,11 +83,32 @@ func (m *slidingBucketsModel) AppendState(dst []int64) []int64 {
 // outside the window before.
 type LogModel interface {
 	ReplyModel
-	// WindowMicros is the window's length.
-	WindowMicros() int64
+	// LogWindowMicros is the window's length.
+	LogWindowMicros() int64
 }
 
 var _ LogModel = (*slidingLogModel)(nil)
 
-// WindowMicros implements LogModel.
-func (m *slidingLogModel) WindowMicros() int64 { return m.windowUs }
+// LogWindowMicros implements LogModel.
+func (m *slidingLogModel) LogWindowMicros() int64 { return m.windowUs }
+
+// WindowOpener is a Model of a window that opens at the first request
+// after the last one ended and lasts WindowMicros: what a placed call in
+// it took is exact until that window may have ended, and a reply that an
+// admission of units left Limit-units is the first of a window, whose
+// whole state it states.
+type WindowOpener interface {
+	ReplyModel
+	// WindowMicros is the window's length.
+	WindowMicros() int64
+	// Limit is what one window admits.
+	Limit() int64
+}
+
+var _ WindowOpener = (*fixedWindowModel)(nil)
+
+// WindowMicros implements WindowOpener.
+func (m *fixedWindowModel) WindowMicros() int64 { return m.windowMs * 1000 }
+
+// Limit implements WindowOpener.
+func (m *fixedWindowModel) Limit() int64 { return m.limit }

@@ -116,6 +116,13 @@ func (k FaultKind) LosesState() bool {
 // whether or not its caller waits for the answer.
 func (k FaultKind) HoldsRepliesOnly() bool { return k == FaultLatency || k == FaultBandwidth }
 
+// HoldsCalls reports whether the fault holds the calls themselves back
+// until it ends (a pause, a stall, a black hole): a call sent during it
+// that ran at all ran as it ended.
+func (k FaultKind) HoldsCalls() bool {
+	return k == FaultPause || k == FaultStall || k == FaultTimeout
+}
+
 // FaultKindNames lists the kinds' names, in the order messages name them.
 func FaultKindNames() []string {
 	names := make([]string, len(faultKinds))

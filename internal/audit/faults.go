@@ -40,6 +40,10 @@ type auditFaults struct {
 	// that held only the replies back (a margin either side): a call sent
 	// within one ran as it arrived.
 	repliesHeld [][2]int64
+	// callsHeld are the spans, in server microseconds, of the faults that
+	// held the calls back until they ended (a margin either side), each
+	// with its scheduled end.
+	callsHeld [][3]int64
 	// events are the losses of state, in order, and resets the resets seen
 	// on the server; set once the run is over.
 	events []event.StateLoss
@@ -97,6 +101,11 @@ func (a *Auditor) watchFaults(tl Timeline) {
 		af.spanUs = append(af.spanUs, offset.ServerMicros(start.Add(f.At)))
 		if f.Kind.LosesState() {
 			af.fig.stateLost[i] = &result.StateLoss{}
+		}
+		if f.Kind.HoldsCalls() {
+			af.callsHeld = append(af.callsHeld, [3]int64{
+				offset.ServerMicros(start.Add(f.At - injectionMargin)), offset.ServerMicros(start.Add(f.End() + injectionMargin)),
+				offset.ServerMicros(start.Add(f.End()))})
 		}
 		if f.Kind.HoldsRepliesOnly() {
 			af.repliesHeld = append(af.repliesHeld, [2]int64{
@@ -350,9 +359,14 @@ type unseenCall struct {
 	// units is what the call asked for (zero is one).
 	units uint32
 	// nextUs is the first instant, after the call's send, at which the
-	// server decided any audited request: a call that ran ran no earlier
-	// (0 until known).
+	// server decided any audited request: a server that held calls back
+	// ran them as it woke (0 until known).
 	nextUs int64
+	// notBeforeUs is the earliest instant it may have run: its send, or
+	// the end of a fault that held the calls back (0 until known);
+	// notAfterUs the latest, when a fault held only the replies back: it
+	// ran as it arrived, before its caller gave up (0: not known).
+	notBeforeUs, notAfterUs int64
 }
 
 // placeAfterDecisions finds, for every call whose outcome is unknown, the
@@ -387,10 +401,11 @@ func (a *Auditor) placeAfterDecisions() {
 	}
 	slices.Sort(all)
 	for _, u := range calls {
+		u.notBeforeUs = a.faults.heldUntil(u.sentUs)
 		if a.faults.ranOnArrival(u.sentUs) {
 			// The server kept running calls; only their answers were
 			// late, and went unrecorded.
-			u.nextUs = u.sentUs
+			u.nextUs, u.notAfterUs = u.sentUs, u.doneUs
 			continue
 		}
 		if i, _ := slices.BinarySearch(all, u.sentUs); i < len(all) {
@@ -402,6 +417,19 @@ func (a *Auditor) placeAfterDecisions() {
 // injectionMargin is how far from its schedule a fault may take effect
 // or end.
 const injectionMargin = 100 * time.Millisecond
+
+// heldUntil is the earliest instant (server microseconds) at which a call
+// sent at sentUs may have run when a fault held it back until its end (its
+// scheduled end, less the margin), or sentUs.
+func (af *auditFaults) heldUntil(sentUs int64) int64 {
+	t := sentUs
+	for _, s := range af.callsHeld {
+		if sentUs >= s[0] && sentUs <= s[1] {
+			t = max(t, s[2]-injectionMargin.Microseconds())
+		}
+	}
+	return t
+}
 
 // ranOnArrival says whether a call sent at sentUs (server microseconds)
 // was sent while a fault held only the replies back.

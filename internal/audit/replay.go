@@ -85,17 +85,22 @@ const backlogUs = 10_000
 func (u unseenCall) settledUs() int64 { return max(u.doneUs, u.nextUs) + backlogUs }
 
 // earliestUs is the earliest instant at which call u may have run, after
-// the identity's decision at last: not before its send, nor long before
-// the server's first decision after its send (nextUs). A server that held
-// calls back (paused, stalled) ran them, if at all, as it woke, which is
-// when it decided again; one that kept deciding ran this call among those
-// decisions, right after its send.
+// the identity's decision at last: not before its send, nor before the end
+// of a fault that held the calls back. (A call the server ran at once may
+// have gone unanswered all the same, its reply lost or late: the server's
+// next decision does not bound it.)
 func (u unseenCall) earliestUs(last int64) int64 {
-	t := max(u.sentUs, last)
-	if u.nextUs > 0 {
-		t = max(t, min(u.nextUs-backlogUs, u.doneUs))
+	return max(u.sentUs, u.notBeforeUs, last)
+}
+
+// latestUs is the latest instant at which call u may have run, placed
+// before the decision at at: at, or, when it ran as it arrived, within
+// backlogUs of its send.
+func (u unseenCall) latestUs(at int64) int64 {
+	if u.notAfterUs > 0 {
+		return max(min(at, u.notAfterUs, u.sentUs+backlogUs), u.sentUs)
 	}
-	return t
+	return at
 }
 
 // pendingCall is a call whose outcome is unknown, and how many of the
@@ -127,6 +132,18 @@ func (b *branch) copyOf(fresh func() algorithms.Model) *branch {
 		}
 	}
 	return c
+}
+
+// placeRun feeds b a call placed at instant t, one that may truly have
+// run at any instant from lo to hi (the model's clock), and notes what
+// its instant leaves uncertain: what a log holds of it, or the end of the
+// window it opened.
+func (b *branch) placeRun(t, units, lo, hi int64) {
+	admitted := b.feed(t, units)
+	if wo, ok := b.model.(algorithms.WindowOpener); ok {
+		admitted = admitted && wo.Remaining() == float64(wo.Limit()-units)
+	}
+	b.placedWithin(lo, hi, admitted)
 }
 
 // placedWithin notes that a call was placed in b, one that may truly have
@@ -169,6 +186,11 @@ type identityReplay struct {
 	gaveUp bool
 	// everGaveUp is set once the replay gave up on the identity.
 	everGaveUp bool
+	// opening is set while the identity's decisions are held because a
+	// window that a placed call opened may have ended, at an instant known
+	// only within a span: until a reply shows the first admission of a
+	// window (algorithms.WindowOpener).
+	opening bool
 	// decs are the identity's decisions, and k the one being judged.
 	decs []auditRecord
 	k    int
@@ -347,9 +369,11 @@ func (rp *identityReplay) placeUnseen(at, shift int64) {
 		if last != math.MinInt64 {
 			last -= shift
 		}
-		ranAlone := func(i int, t int64) *branch {
+		ranAlone := func(i int) *branch {
 			c := b.copyOf(fresh)
-			c.placedWithin(b.pending[i].earliestUs(last)+shift, at+shift, c.feed(t+shift, unitsOf(b.pending[i].units)))
+			hi := b.pending[i].latestUs(at)
+			t := max(hi, c.lastFed(last+shift)-shift)
+			c.placeRun(t+shift, unitsOf(b.pending[i].units), b.pending[i].earliestUs(last)+shift, hi+shift)
 			c.uncertainUs = max(c.uncertainUs, at-b.pending[i].earliestUs(last))
 			c.pending = slices.Delete(slices.Clone(b.pending), i, i+1)
 			return c
@@ -362,10 +386,11 @@ func (rp *identityReplay) placeUnseen(at, shift int64) {
 				lo := p.earliestUs(last)
 				u := at - lo
 				atWake.uncertainUs, atSend.uncertainUs = max(atWake.uncertainUs, u), max(atSend.uncertainUs, u)
-				atWake.placedWithin(lo+shift, at+shift, atWake.feed(at+shift, unitsOf(p.units)))
+				hi := p.latestUs(at)
+				atWake.placeRun(max(hi, atWake.lastFed(last+shift)-shift)+shift, unitsOf(p.units), lo+shift, hi+shift)
 				t := min(max(p.sentUs, p.nextUs, atSend.lastFed(last+shift)-shift), at)
-				differ = differ || t != at
-				atSend.placedWithin(lo+shift, at+shift, atSend.feed(t+shift, unitsOf(p.units)))
+				differ = differ || t != hi
+				atSend.placeRun(t+shift, unitsOf(p.units), lo+shift, max(t, hi)+shift)
 			}
 			atWake.pending, atSend.pending = slices.Clone(b.pending[m:]), slices.Clone(b.pending[m:])
 			added = append(added, atWake)
@@ -374,7 +399,7 @@ func (rp *identityReplay) placeUnseen(at, shift int64) {
 			}
 		}
 		for i := 1; i < n; i++ {
-			added = append(added, ranAlone(i, at))
+			added = append(added, ranAlone(i))
 		}
 	}
 	if len(added) > 0 {
@@ -519,7 +544,7 @@ func (rp *identityReplay) placeResets(at int64) {
 // its decisions are counted unjudged (and held to the bound only).
 func (rp *identityReplay) decide(r auditRecord, res *result.Audit, checks *result.ReplyCheck) {
 	a := rp.a
-	held := rp.expiring(r.modelAt())
+	held := rp.expiring(r.modelAt()) || rp.mayHaveEnded(r.modelAt())
 	var agree []*branch
 	var firstCheck judgement
 	allAdmit, allDeny := true, true
@@ -551,6 +576,9 @@ func (rp *identityReplay) decide(r auditRecord, res *result.Audit, checks *resul
 			// The reply stated the whole state: judged again from the
 			// next decision.
 			rp.resume()
+		}
+		if rp.opening {
+			rp.reopen(r)
 		}
 	default:
 		firstCheck.count(checks)
@@ -591,11 +619,58 @@ func (rp *identityReplay) expiring(stamp int64) bool {
 		if !ok || !b.placed || b.uncertainUs >= unknownPast {
 			continue
 		}
-		if from := stamp - lm.WindowMicros(); b.placedLo <= from && b.placedHi > from {
+		if from := stamp - lm.LogWindowMicros(); b.placedLo <= from && b.placedHi > from {
 			return true
 		}
 	}
 	return false
+}
+
+// mayHaveEnded says whether the identity's decisions are held because a
+// window a placed call opened (algorithms.WindowOpener) may have ended by
+// instant stamp (the model's clock), at an instant known only within the
+// span the call may have run in; once so, they are held until a reply
+// shows a window's first admission (reopen).
+func (rp *identityReplay) mayHaveEnded(stamp int64) bool {
+	if rp.opening || rp.gaveUp {
+		return rp.opening
+	}
+	for _, b := range rp.branches {
+		wo, ok := b.model.(algorithms.WindowOpener)
+		if !ok || !b.placed || b.uncertainUs >= unknownPast || b.placedLo == 0 && b.placedHi == 0 {
+			continue
+		}
+		w := wo.WindowMicros()
+		switch {
+		case stamp > b.placedHi+w+1000:
+			// Ended in every placement before a decision could tell
+			// when: the state no longer depends on it.
+			b.placedLo, b.placedHi = 0, 0
+		case stamp >= b.placedLo+w-1000:
+			rp.opening = true
+		}
+	}
+	return rp.opening
+}
+
+// reopen makes the identity's state known again when decision r, which
+// every branch has decided, admitted units and left the limit less them:
+// it was a window's first admission, and the window is what it opened.
+func (rp *identityReplay) reopen(r auditRecord) {
+	b := rp.branches[0]
+	wo, ok := b.model.(algorithms.WindowOpener)
+	units := unitsOf(r.units)
+	if !ok || !r.allowed() || math.IsNaN(r.remaining) || r.remaining != float64(wo.Limit()-units) {
+		return
+	}
+	for _, o := range rp.branches[1:] {
+		b.absorb(o)
+	}
+	b.model, b.hist, b.anchors = rp.a.model.Model(), nil, nil
+	b.feed(r.modelAt(), units)
+	b.placed, b.placedLo, b.placedHi, b.uncertainUs = false, 0, 0, 0
+	rp.branches = rp.branches[:1]
+	rp.opening = false
 }
 
 // settle rebuilds, before the decision at instant stamp (the model's
@@ -610,7 +685,7 @@ func (rp *identityReplay) settle(stamp int64) {
 		if !ok || !b.placed || b.uncertainUs >= unknownPast {
 			continue
 		}
-		if from := stamp - lm.WindowMicros(); b.placedHi <= from {
+		if from := stamp - lm.LogWindowMicros(); b.placedHi <= from {
 			rp.rebuild(b, from)
 			rebuilt = true
 		}
@@ -694,16 +769,25 @@ func (a *Auditor) check(b *branch, r auditRecord) judgement {
 }
 
 // countSure says whether a placed branch's remaining is exact at instant
-// stamp all the same: its model counts admissions within a window
-// (algorithms.LogModel), and the span in which the calls placed in it may
-// have run lies wholly inside or wholly outside the window before stamp.
+// stamp all the same: no placed call was admitted, or its model counts
+// admissions within a window (algorithms.LogModel) and the span in which
+// the admitted placed calls may have run lies wholly inside or wholly
+// outside the window before stamp, or it is a window that opens at its
+// first request (algorithms.WindowOpener) that none of them can have
+// opened and seen end yet.
 func (a *Auditor) countSure(b *branch, stamp int64) bool {
-	lm, ok := b.model.(algorithms.LogModel)
-	if !ok || b.uncertainUs >= unknownPast {
+	if b.uncertainUs >= unknownPast {
 		return false
 	}
-	from := stamp - lm.WindowMicros()
-	return b.placedLo > from || b.placedHi <= from
+	none := b.placedLo == 0 && b.placedHi == 0
+	switch m := b.model.(type) {
+	case algorithms.LogModel:
+		from := stamp - m.LogWindowMicros()
+		return none || b.placedLo > from || b.placedHi <= from
+	case algorithms.WindowOpener:
+		return none || stamp < b.placedLo+m.WindowMicros()-1000
+	}
+	return false
 }
 
 // durationMs is ms whole milliseconds.

@@ -345,9 +345,10 @@ func TestLogHeldWhileCallsInDoubtExpire(t *testing.T) {
 // TestCallsUnderReplyLatencyRanOnArrival: under a fault that holds only
 // the replies back, calls whose callers gave up ran as they arrived, long
 // before the server's next recorded decision: one of them opened the
-// identity's next window then, and the window ends a second after it.
-// Without the fault known, the calls are taken to have run when the
-// server decided again, and the window's end is misplaced.
+// identity's next window then, and the window ends a second after it, as
+// the replay knows. Without the fault known, when they ran is known only
+// within the span up to that decision, and a decision where the window
+// may have ended is held to the bound, never failed.
 func TestCallsUnderReplyLatencyRanOnArrival(t *testing.T) {
 	latency := []plan.Fault{{Kind: plan.FaultLatency, At: 900 * time.Millisecond, For: 500 * time.Millisecond, Add: 150 * time.Millisecond}}
 	for _, faults := range [][]plan.Fault{latency, nil} {
@@ -361,13 +362,55 @@ func TestCallsUnderReplyLatencyRanOnArrival(t *testing.T) {
 			a.RecordUnseen(0, at, at+100_000, 1)
 		}
 		decide(a, start, 0, 2015, false) // the window from 1020ms holds ten
-		decide(a, start, 0, 2025, true)  // it ended at 2020ms
-		res, _ := replayOf(a)
+		decide(a, start, 0, 2035, true)  // it ended at 2020ms
+		res, f := replayOf(a)
 		switch {
-		case faults != nil && res.ModelMismatches != 0:
-			t.Errorf("with the latency known: %d mismatches, want none", res.ModelMismatches)
-		case faults == nil && res.ModelMismatches == 0:
-			t.Errorf("without it: no mismatch; the test shows nothing")
+		case res.ModelMismatches != 0:
+			t.Errorf("latency known %v: %d mismatches, want none", faults != nil, res.ModelMismatches)
+		case faults != nil && f.Unjudged != 0:
+			t.Errorf("with the latency known: %d decisions unjudged, want every one judged", f.Unjudged)
+		case faults == nil && f.Unjudged != 1:
+			t.Errorf("without it: %d decisions unjudged, want the one where the window may have ended", f.Unjudged)
+		}
+	}
+}
+
+// decideLeft records Redis's decision for identity at start+ms, with the
+// remaining its reply said.
+func decideLeft(a *Auditor, start time.Time, identity uint64, ms float64, allowed bool, left int) {
+	at := start.Add(time.Duration(ms * float64(time.Millisecond)))
+	d := algorithms.Decision{Allowed: allowed, Remaining: strconv.Itoa(left), ServerNowMicros: at.UnixMicro()}
+	if !allowed {
+		d.RetryAfter = 2 * time.Second
+	}
+	record(a, identity, &event.Outcome{Sent: at, Done: at, Decision: d})
+}
+
+// TestWindowHeldUntilItReopens: a fixed window that a call in doubt
+// opened ends a window after an instant known only within a span: the
+// decisions where it may have ended are held to the bound, until a reply
+// shows a window's first admission (the limit less one left); from there
+// the window is known, and a limiter that admits past it is caught.
+func TestWindowHeldUntilItReopens(t *testing.T) {
+	for _, broken := range []bool{false, true} {
+		a, start := faultAuditor(t, nil)
+		for i := range 10 {
+			decideLeft(a, start, 0, float64(10+i), true, 9-i) // the window from 10ms is full
+		}
+		for i := range 10 {
+			at := start.Add(time.Duration(1020+10*i) * time.Millisecond).UnixMicro()
+			a.RecordUnseen(0, at, at+100_000, 1) // ran from 1020ms: a new window
+		}
+		decideLeft(a, start, 0, 1500, false, 0)
+		decideLeft(a, start, 0, 2030, true, 9) // the first of a window
+		for i := range 9 {
+			decideLeft(a, start, 0, float64(2040+10*i), true, 8-i)
+		}
+		decideLeft(a, start, 0, 2130, broken, 0)
+		res, f := replayOf(a)
+		want := b2i(broken)
+		if f.Unjudged != 1 || res.ModelMismatches != want {
+			t.Errorf("broken %v: %d unjudged, %d mismatches; want the window's first admission held, %d mismatches", broken, f.Unjudged, res.ModelMismatches, want)
 		}
 	}
 }
