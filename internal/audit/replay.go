@@ -59,6 +59,10 @@ type branch struct {
 	// placedLo and placedHi bound, on the model's clock, the instants at
 	// which the calls placed in this state may truly have run.
 	placedLo, placedHi int64
+	// stale is set once the branch went on from its own answer to a
+	// decision held to the bound: its state is the replay's guess until
+	// rebuilt from what the limiter admitted.
+	stale bool
 	// anchors are the states replies stated, at their place in hist.
 	anchors []anchor
 	// cuts are the instants of the decisions a reset came right before.
@@ -122,7 +126,7 @@ func (b *branch) feed(t, units int64) bool {
 // copyOf is a copy of b made from a fresh model fed b's history.
 func (b *branch) copyOf(fresh func() algorithms.Model) *branch {
 	c := &branch{model: fresh(), hist: make([]fed, 0, len(b.hist)+1), pending: slices.Clone(b.pending), resets: b.resets,
-		placed: b.placed, uncertainUs: b.uncertainUs, placedLo: b.placedLo, placedHi: b.placedHi, anchors: slices.Clone(b.anchors), cuts: slices.Clone(b.cuts)}
+		placed: b.placed, uncertainUs: b.uncertainUs, placedLo: b.placedLo, placedHi: b.placedHi, stale: b.stale, anchors: slices.Clone(b.anchors), cuts: slices.Clone(b.cuts)}
 	k := 0
 	for i, f := range b.hist {
 		c.feed(f.at, f.units)
@@ -168,6 +172,7 @@ func (b *branch) placedWithin(lo, hi int64, admitted bool) {
 func (b *branch) restart(fresh func() algorithms.Model, cutUs int64) {
 	kept := b.hist
 	b.model, b.hist, b.placed, b.anchors = fresh(), make([]fed, 0, len(kept)), false, nil
+	b.stale = b.stale && cutUs != math.MinInt64
 	for _, f := range kept {
 		if f.at < cutUs {
 			b.feed(f.at, f.units)
@@ -191,6 +196,9 @@ type identityReplay struct {
 	// only within a span: until a reply shows the first admission of a
 	// window (algorithms.WindowOpener).
 	opening bool
+	// doubtUntil is, on the model's clock, the latest instant at which a
+	// call in doubt that no branch holds pending any more may have run.
+	doubtUntil int64
 	// decs are the identity's decisions, and k the one being judged.
 	decs []auditRecord
 	k    int
@@ -525,7 +533,7 @@ func (rp *identityReplay) placeResets(at int64) {
 					b.resets |= bit
 				}
 			default:
-				b.model, b.hist, b.placed, b.anchors = fresh(), nil, false, nil
+				b.model, b.hist, b.placed, b.anchors, b.stale = fresh(), nil, false, nil, false
 				b.resets |= bit
 				b.cuts = append(b.cuts, at)
 			}
@@ -567,6 +575,11 @@ func (rp *identityReplay) decide(r auditRecord, res *result.Audit, checks *resul
 	}
 	switch {
 	case rp.gaveUp || held:
+		if held {
+			for _, b := range rp.branches {
+				b.stale = true
+			}
+		}
 		a.boundOnly++
 		rp.af.fig.unjudged++
 		if len(agree) == 0 {
@@ -604,7 +617,15 @@ func (rp *identityReplay) decide(r auditRecord, res *result.Audit, checks *resul
 				b.pending[i].passed++
 			}
 		}
-		b.pending = slices.DeleteFunc(b.pending, func(p pendingCall) bool { return p.passed >= unseenPlacements })
+		b.pending = slices.DeleteFunc(b.pending, func(p pendingCall) bool {
+			if p.passed < unseenPlacements {
+				return false
+			}
+			// Taken to have not run, in this branch; it may have run as
+			// late as this decision.
+			rp.doubtUntil = max(rp.doubtUntil, r.modelAt())
+			return true
+		})
 	}
 }
 
@@ -616,10 +637,13 @@ func (rp *identityReplay) decide(r auditRecord, res *result.Audit, checks *resul
 func (rp *identityReplay) expiring(stamp int64) bool {
 	for _, b := range rp.branches {
 		lm, ok := b.model.(algorithms.LogModel)
-		if !ok || !b.placed || b.uncertainUs >= unknownPast {
+		if !ok || b.uncertainUs >= unknownPast {
 			continue
 		}
-		if from := stamp - lm.LogWindowMicros(); b.placedLo <= from && b.placedHi > from {
+		if b.stale {
+			return true
+		}
+		if from := stamp - lm.LogWindowMicros(); b.placed && b.placedLo <= from && b.placedHi > from {
 			return true
 		}
 	}
@@ -668,7 +692,7 @@ func (rp *identityReplay) reopen(r auditRecord) {
 	}
 	b.model, b.hist, b.anchors = rp.a.model.Model(), nil, nil
 	b.feed(r.modelAt(), units)
-	b.placed, b.placedLo, b.placedHi, b.uncertainUs = false, 0, 0, 0
+	b.placed, b.placedLo, b.placedHi, b.uncertainUs, b.stale = false, 0, 0, 0, false
 	rp.branches = rp.branches[:1]
 	rp.opening = false
 }
@@ -676,16 +700,19 @@ func (rp *identityReplay) reopen(r auditRecord) {
 // settle rebuilds, before the decision at instant stamp (the model's
 // clock), each branch that counts admissions within a window
 // (algorithms.LogModel) whose placed calls have all left the window in
-// every placement: what its log holds is what the limiter admitted
-// within the window, all of it seen.
+// every placement, when no other call in doubt may have run within it:
+// what its log holds is what the limiter admitted within the window, all
+// of it seen.
 func (rp *identityReplay) settle(stamp int64) {
 	rebuilt := false
 	for _, b := range rp.branches {
 		lm, ok := b.model.(algorithms.LogModel)
-		if !ok || !b.placed || b.uncertainUs >= unknownPast {
+		if !ok || !b.placed && !b.stale || b.uncertainUs >= unknownPast {
 			continue
 		}
-		if from := stamp - lm.LogWindowMicros(); b.placedHi <= from {
+		// No call in doubt may have run within the window before stamp:
+		// every admission there is one the replay saw.
+		if from := stamp - lm.LogWindowMicros(); b.placedHi <= from && rp.doubtUntil <= from && len(b.pending) == 0 {
 			rp.rebuild(b, from)
 			rebuilt = true
 		}
@@ -698,7 +725,7 @@ func (rp *identityReplay) settle(stamp int64) {
 // rebuild makes b's state what the limiter admitted after instant from,
 // before the decision being judged.
 func (rp *identityReplay) rebuild(b *branch, from int64) {
-	b.model, b.hist, b.anchors, b.placed, b.uncertainUs = rp.a.model.Model(), nil, nil, false, 0
+	b.model, b.hist, b.anchors, b.placed, b.uncertainUs, b.stale = rp.a.model.Model(), nil, nil, false, 0, false
 	for _, d := range rp.decs[:rp.k] {
 		if d.allowed() && d.modelAt() > from {
 			b.feed(d.modelAt(), unitsOf(d.units))

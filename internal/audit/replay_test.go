@@ -307,16 +307,8 @@ func TestLogHeldWhileCallsInDoubtExpire(t *testing.T) {
 			at := start.Add(time.Duration(100+i) * time.Millisecond).UnixMicro()
 			a.RecordUnseen(0, at, at+500, 1)
 		}
-		decideLeft := func(ms int, allowed bool, left int) {
-			at := start.Add(time.Duration(ms) * time.Millisecond)
-			d := algorithms.Decision{Allowed: allowed, Remaining: strconv.Itoa(left), ServerNowMicros: at.UnixMicro()}
-			if !allowed {
-				d.RetryAfter = 2 * time.Second
-			}
-			record(a, 0, &event.Outcome{Sent: at, Done: at, Decision: d})
-		}
 		// Ten of the calls in doubt ran, from 100ms: the log is full.
-		decideLeft(400, false, 0)
+		decideLeft(a, start, 0, 400, false, 0)
 		// They leave the window from 1100ms; ten admissions follow.
 		admitted := 0
 		for ms := 1050; ms < 1450; ms += 10 {
@@ -328,11 +320,13 @@ func TestLogHeldWhileCallsInDoubtExpire(t *testing.T) {
 			if admitted == 0 {
 				left = 0 // still full
 			}
-			decideLeft(ms, ok, left)
+			decideLeft(a, start, 0, float64(ms), ok, left)
 		}
-		// Past the span: the log holds the ten admissions from 1110ms.
-		decideLeft(1500, false, 0)
-		decideLeft(1600, broken, 0)
+		// Past the span, and past the last decision the calls in doubt
+		// may have come before (the third after they were given up): the
+		// log holds the ten admissions from 1110ms.
+		decideLeft(a, start, 0, 2080, false, 0)
+		decideLeft(a, start, 0, 2090, broken, 0)
 		res, f := replayOf(a)
 		want := b2i(broken)
 		if f.Uncertain == nil || f.Uncertain.GaveUp != 0 || f.Unjudged == 0 || res.ModelMismatches != want {
@@ -344,9 +338,10 @@ func TestLogHeldWhileCallsInDoubtExpire(t *testing.T) {
 
 // TestCallsUnderReplyLatencyRanOnArrival: under a fault that holds only
 // the replies back, calls whose callers gave up ran as they arrived, long
-// before the server's next recorded decision: one of them opened the
-// identity's next window then, and the window ends a second after it, as
-// the replay knows. Without the fault known, when they ran is known only
+// before the server's next recorded decision (and before their callers
+// gave up): one of them opened the identity's next window then, and the
+// window ends a second after it, as the replay knows. Without the fault
+// known, when they ran is known only
 // within the span up to that decision, and a decision where the window
 // may have ended is held to the bound, never failed.
 func TestCallsUnderReplyLatencyRanOnArrival(t *testing.T) {
@@ -362,7 +357,7 @@ func TestCallsUnderReplyLatencyRanOnArrival(t *testing.T) {
 			a.RecordUnseen(0, at, at+100_000, 1)
 		}
 		decide(a, start, 0, 2015, false) // the window from 1020ms holds ten
-		decide(a, start, 0, 2035, true)  // it ended at 2020ms
+		decide(a, start, 0, 2200, true)  // it ended at 2020ms
 		res, f := replayOf(a)
 		switch {
 		case res.ModelMismatches != 0:
