@@ -111,11 +111,6 @@ func (k FaultKind) LosesState() bool {
 	return k == FaultKill || k == FaultRestart || k == FaultFailover
 }
 
-// HoldsRepliesOnly reports whether the fault holds only the replies back
-// (latency, a bandwidth cap): the server runs each call as it arrives,
-// whether or not its caller waits for the answer.
-func (k FaultKind) HoldsRepliesOnly() bool { return k == FaultLatency || k == FaultBandwidth }
-
 // HoldsCalls reports whether the fault holds the calls themselves back
 // until it ends (a pause, a stall, a black hole): a call sent during it
 // that ran at all ran as it ended.

@@ -36,10 +36,6 @@ type auditFaults struct {
 	// spanUs are the faults' scheduled starts in server microseconds: a
 	// time belongs to the last fault that started by then.
 	spanUs []int64
-	// repliesHeld are the spans, in server microseconds, of the faults
-	// that held only the replies back (a margin either side): a call sent
-	// within one ran as it arrived.
-	repliesHeld [][2]int64
 	// callsHeld are the spans, in server microseconds, of the faults that
 	// held the calls back until they ended (a margin either side), each
 	// with its scheduled end.
@@ -106,10 +102,6 @@ func (a *Auditor) watchFaults(tl Timeline) {
 			af.callsHeld = append(af.callsHeld, [3]int64{
 				offset.ServerMicros(start.Add(f.At - injectionMargin)), offset.ServerMicros(start.Add(f.End() + injectionMargin)),
 				offset.ServerMicros(start.Add(f.End()))})
-		}
-		if f.Kind.HoldsRepliesOnly() {
-			af.repliesHeld = append(af.repliesHeld, [2]int64{
-				offset.ServerMicros(start.Add(f.At - injectionMargin)), offset.ServerMicros(start.Add(f.End() + injectionMargin))})
 		}
 	}
 	a.faults = af
@@ -363,10 +355,8 @@ type unseenCall struct {
 	// ran them as it woke (0 until known).
 	nextUs int64
 	// notBeforeUs is the earliest instant it may have run: its send, or
-	// the end of a fault that held the calls back (0 until known);
-	// notAfterUs the latest, when a fault held only the replies back: it
-	// ran as it arrived, before its caller gave up (0: not known).
-	notBeforeUs, notAfterUs int64
+	// the end of a fault that held the calls back (0 until known).
+	notBeforeUs int64
 }
 
 // placeAfterDecisions finds, for every call whose outcome is unknown, the
@@ -402,12 +392,6 @@ func (a *Auditor) placeAfterDecisions() {
 	slices.Sort(all)
 	for _, u := range calls {
 		u.notBeforeUs = a.faults.heldUntil(u.sentUs)
-		if a.faults.ranOnArrival(u.sentUs) {
-			// The server kept running calls; only their answers were
-			// late, and went unrecorded.
-			u.nextUs, u.notAfterUs = u.sentUs, u.doneUs
-			continue
-		}
 		if i, _ := slices.BinarySearch(all, u.sentUs); i < len(all) {
 			u.nextUs = all[i]
 		}
@@ -429,17 +413,6 @@ func (af *auditFaults) heldUntil(sentUs int64) int64 {
 		}
 	}
 	return t
-}
-
-// ranOnArrival says whether a call sent at sentUs (server microseconds)
-// was sent while a fault held only the replies back.
-func (af *auditFaults) ranOnArrival(sentUs int64) bool {
-	for _, s := range af.repliesHeld {
-		if sentUs >= s[0] && sentUs <= s[1] {
-			return true
-		}
-	}
-	return false
 }
 
 // resetCuts are where, judged by the bound alone, one identity's state

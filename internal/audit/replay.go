@@ -98,14 +98,10 @@ func (u unseenCall) earliestUs(last int64) int64 {
 }
 
 // latestUs is the latest instant at which call u may have run, placed
-// before the decision at at: at, or, when it ran as it arrived, within
-// backlogUs of its send.
-func (u unseenCall) latestUs(at int64) int64 {
-	if u.notAfterUs > 0 {
-		return max(min(at, u.notAfterUs, u.sentUs+backlogUs), u.sentUs)
-	}
-	return at
-}
+// before the decision at at: at. (Not its caller's giving up, even where
+// the call ran as it arrived: a proxy or a busy machine between the two
+// may deliver it later.)
+func (u unseenCall) latestUs(at int64) int64 { return at }
 
 // pendingCall is a call whose outcome is unknown, and how many of the
 // identity's decisions it has been passed over for.

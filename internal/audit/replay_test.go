@@ -336,40 +336,6 @@ func TestLogHeldWhileCallsInDoubtExpire(t *testing.T) {
 	}
 }
 
-// TestCallsUnderReplyLatencyRanOnArrival: under a fault that holds only
-// the replies back, calls whose callers gave up ran as they arrived, long
-// before the server's next recorded decision (and before their callers
-// gave up): one of them opened the identity's next window then, and the
-// window ends a second after it, as the replay knows. Without the fault
-// known, when they ran is known only
-// within the span up to that decision, and a decision where the window
-// may have ended is held to the bound, never failed.
-func TestCallsUnderReplyLatencyRanOnArrival(t *testing.T) {
-	latency := []plan.Fault{{Kind: plan.FaultLatency, At: 900 * time.Millisecond, For: 500 * time.Millisecond, Add: 150 * time.Millisecond}}
-	for _, faults := range [][]plan.Fault{latency, nil} {
-		a, start := faultAuditor(t, faults)
-		for i := range 10 {
-			decide(a, start, 0, float64(10+i), true) // the window from 10ms is full
-		}
-		// Ten calls in doubt from 1020ms: a new window, full again.
-		for i := range 10 {
-			at := start.Add(time.Duration(1020+10*i) * time.Millisecond).UnixMicro()
-			a.RecordUnseen(0, at, at+100_000, 1)
-		}
-		decide(a, start, 0, 2015, false) // the window from 1020ms holds ten
-		decide(a, start, 0, 2200, true)  // it ended at 2020ms
-		res, f := replayOf(a)
-		switch {
-		case res.ModelMismatches != 0:
-			t.Errorf("latency known %v: %d mismatches, want none", faults != nil, res.ModelMismatches)
-		case faults != nil && f.Unjudged != 0:
-			t.Errorf("with the latency known: %d decisions unjudged, want every one judged", f.Unjudged)
-		case faults == nil && f.Unjudged != 1:
-			t.Errorf("without it: %d decisions unjudged, want the one where the window may have ended", f.Unjudged)
-		}
-	}
-}
-
 // decideLeft records Redis's decision for identity at start+ms, with the
 // remaining its reply said.
 func decideLeft(a *Auditor, start time.Time, identity uint64, ms float64, allowed bool, left int) {
@@ -406,6 +372,33 @@ func TestWindowHeldUntilItReopens(t *testing.T) {
 		want := b2i(broken)
 		if f.Unjudged != 1 || res.ModelMismatches != want {
 			t.Errorf("broken %v: %d unjudged, %d mismatches; want the window's first admission held, %d mismatches", broken, f.Unjudged, res.ModelMismatches, want)
+		}
+	}
+}
+
+// TestCallsHeldByAPauseRanAsItEnded: a call sent during a pause ran, if at
+// all, as the pause ended: a window one of them opened cannot end before a
+// window after that, and decisions until then are judged. Without the
+// pause known, the call may have run from its send, and a decision where
+// its window may have ended is held to the bound.
+func TestCallsHeldByAPauseRanAsItEnded(t *testing.T) {
+	pause := []plan.Fault{{Kind: plan.FaultPause, At: time.Second, For: 500 * time.Millisecond}}
+	for _, faults := range [][]plan.Fault{pause, nil} {
+		a, start := faultAuditor(t, faults)
+		for i := range 10 {
+			at := start.Add(time.Duration(1100+10*i) * time.Millisecond).UnixMicro()
+			a.RecordUnseen(0, at, at+100_000, 1)
+		}
+		decideLeft(a, start, 0, 1600, false, 0) // they ran as the pause ended
+		decideLeft(a, start, 0, 2200, false, 0) // their window is still full
+		res, f := replayOf(a)
+		switch {
+		case res.ModelMismatches != 0:
+			t.Errorf("pause known %v: %d mismatches, want none", faults != nil, res.ModelMismatches)
+		case faults != nil && f.Unjudged != 0:
+			t.Errorf("with the pause known: %d decisions unjudged, want both judged", f.Unjudged)
+		case faults == nil && f.Unjudged != 1:
+			t.Errorf("without it: %d decisions unjudged, want the one where the window may have ended", f.Unjudged)
 		}
 	}
 }
