@@ -92,16 +92,12 @@ func (u unseenCall) settledUs() int64 { return max(u.doneUs, u.nextUs) + backlog
 // the identity's decision at last: not before its send, nor before the end
 // of a fault that held the calls back. (A call the server ran at once may
 // have gone unanswered all the same, its reply lost or late: the server's
-// next decision does not bound it.)
+// next decision does not bound it.) The latest is the decision it is
+// placed before: not its caller's giving up, since a proxy or a busy
+// machine between the two may deliver it later.
 func (u unseenCall) earliestUs(last int64) int64 {
 	return max(u.sentUs, u.notBeforeUs, last)
 }
-
-// latestUs is the latest instant at which call u may have run, placed
-// before the decision at at: at. (Not its caller's giving up, even where
-// the call ran as it arrived: a proxy or a busy machine between the two
-// may deliver it later.)
-func (u unseenCall) latestUs(at int64) int64 { return at }
 
 // pendingCall is a call whose outcome is unknown, and how many of the
 // identity's decisions it has been passed over for.
@@ -375,9 +371,7 @@ func (rp *identityReplay) placeUnseen(at, shift int64) {
 		}
 		ranAlone := func(i int) *branch {
 			c := b.copyOf(fresh)
-			hi := b.pending[i].latestUs(at)
-			t := max(hi, c.lastFed(last+shift)-shift)
-			c.placeRun(t+shift, unitsOf(b.pending[i].units), b.pending[i].earliestUs(last)+shift, hi+shift)
+			c.placeRun(at+shift, unitsOf(b.pending[i].units), b.pending[i].earliestUs(last)+shift, at+shift)
 			c.uncertainUs = max(c.uncertainUs, at-b.pending[i].earliestUs(last))
 			c.pending = slices.Delete(slices.Clone(b.pending), i, i+1)
 			return c
@@ -390,11 +384,10 @@ func (rp *identityReplay) placeUnseen(at, shift int64) {
 				lo := p.earliestUs(last)
 				u := at - lo
 				atWake.uncertainUs, atSend.uncertainUs = max(atWake.uncertainUs, u), max(atSend.uncertainUs, u)
-				hi := p.latestUs(at)
-				atWake.placeRun(max(hi, atWake.lastFed(last+shift)-shift)+shift, unitsOf(p.units), lo+shift, hi+shift)
+				atWake.placeRun(at+shift, unitsOf(p.units), lo+shift, at+shift)
 				t := min(max(p.sentUs, p.nextUs, atSend.lastFed(last+shift)-shift), at)
-				differ = differ || t != hi
-				atSend.placeRun(t+shift, unitsOf(p.units), lo+shift, max(t, hi)+shift)
+				differ = differ || t != at
+				atSend.placeRun(t+shift, unitsOf(p.units), lo+shift, at+shift)
 			}
 			atWake.pending, atSend.pending = slices.Clone(b.pending[m:]), slices.Clone(b.pending[m:])
 			added = append(added, atWake)
