@@ -10,20 +10,26 @@ import (
 
 // TestCompareSingleRunsJudgeOnlyOrdersOfMagnitude: two back-to-back runs
 // of one profile have no spread; p99 1.73ms against 14.0ms is noise on a
-// small machine, not a regression, unless the caller gave a tolerance.
+// small machine, not a regression, unless the caller gave a tolerance. A
+// p99 of fewer than 10,000 requests needs a thirtyfold change; one of
+// more, an order of magnitude.
 func TestCompareSingleRunsJudgeOnlyOrdersOfMagnitude(t *testing.T) {
-	base := compareRun("fixed_window", 200, 1730, 5, 100, 0, 0, 0, 0)
 	for _, tc := range []struct {
-		why     string
-		p99     int64
-		tol     Tolerances
-		verdict string
+		why      string
+		requests int64
+		p99      int64
+		tol      Tolerances
+		verdict  string
 	}{
-		{"eight times the p99, defaults: noise", 14_000, DefaultTolerances, Same},
-		{"twenty times the p99, defaults: an order of magnitude", 35_000, DefaultTolerances, Regressed},
-		{"eight times, with --p99 given: judged by it", 14_000, explicit, Regressed},
+		{"eight times the p99, defaults: noise", 5000, 14_000, DefaultTolerances, Same},
+		{"twenty times the p99 of 5,000 requests, defaults: the machine", 5000, 35_000, DefaultTolerances, Same},
+		{"forty times the p99 of 5,000 requests, defaults: a change", 5000, 70_000, DefaultTolerances, Regressed},
+		{"twenty times the p99 of 20,000 requests, defaults: an order of magnitude", 20_000, 35_000, DefaultTolerances, Regressed},
+		{"eight times, with --p99 given: judged by it", 5000, 14_000, explicit, Regressed},
 	} {
+		base := compareRun("fixed_window", 200, 1730, 5, 100, 0, 0, 0, 0)
 		cur := compareRun("fixed_window", 200, tc.p99, 5, 100, 0, 0, 0, 0)
+		base.LatencyUs.Count, cur.LatencyUs.Count = tc.requests, tc.requests
 		c := Compare(resultOf(base), resultOf(cur), tc.tol)
 		if row := rowFor(t, c, "fixed_window/steady", "latency_us.p99"); row.Verdict != tc.verdict || c.Regressed != (tc.verdict == Regressed) {
 			t.Errorf("%s: %+v (regressed %v), want %s", tc.why, row, c.Regressed, tc.verdict)
@@ -33,6 +39,7 @@ func TestCompareSingleRunsJudgeOnlyOrdersOfMagnitude(t *testing.T) {
 		}
 	}
 	// Server cost and correctness are judged as usual.
+	base := compareRun("fixed_window", 200, 1730, 5, 100, 0, 0, 0, 0)
 	cur := compareRun("fixed_window", 200, 1730, 8, 100, 1, 0, 0, 0)
 	c := Compare(resultOf(base), resultOf(cur), DefaultTolerances)
 	if rowFor(t, c, "fixed_window/steady", "server.usec_per_call").Verdict != Regressed || rowFor(t, c, "fixed_window/steady", "audit.overshoot").Verdict != Regressed {
