@@ -1,3 +1,5 @@
+//go:build integration
+
 package workload_test
 
 import (
@@ -42,14 +44,14 @@ func (o squeezeObserver) RunStarted(*workload.Progress) {
 
 func (squeezeObserver) RunFinished(*workload.Progress, *result.Run) {}
 
-// TestEvictionsAreNotBlamedOnTheLimiter: an eviction policy switched on in
+// TestIntegrationEvictionsAreNotBlamedOnTheLimiter: an eviction policy switched on in
 // the middle of a run evicts limiter state; revisited identities are
 // admitted again. The server's watch sees the evictions as they happen
 // and the audit judges each decision in every state they may have left:
 // no mismatch and no overshoot is blamed on the limiter, and, since every
 // denial the model expected may have met an evicted state, the run could
 // not have shown an excess and is inconclusive, for the evictions.
-func TestEvictionsAreNotBlamedOnTheLimiter(t *testing.T) {
+func TestIntegrationEvictionsAreNotBlamedOnTheLimiter(t *testing.T) {
 	rdb := redistest.Client(t)
 	ctx := context.Background()
 	// One admission per identity per hour, 20,000 identities visited in
