@@ -16,37 +16,29 @@ import (
 // quiet for more than 200ms gets a fresh window. Under steady traffic it
 // is never quiet that long and decides as the built-in does; a pause of
 // the server makes every identity quiet, and the bug shows only after it.
+// It is inserted right after the script reads the server's time.
 const forgetsAfterAGap = `
-local key = KEYS[1]
-local limit = tonumber(ARGV[1])
-local window_ms = tonumber(ARGV[2])
-local t = redis.call('TIME')
-local now_us = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local now_ms = math.floor(now_us / 1000)
 local last = tonumber(redis.call('GET', key .. ':last'))
 redis.call('SET', key .. ':last', now_ms, 'PX', window_ms * 2)
 if last and now_ms - last > 200 then
   redis.call('DEL', key)
 end
-local count = redis.call('INCR', key)
-local expire_ms = -1
-if count > 1 then
-  expire_ms = redis.call('PEXPIRETIME', key)
-  if expire_ms < now_ms then
-    redis.call('SET', key, 1)
-    count = 1
-  end
-end
-if count == 1 then
-  expire_ms = now_ms + window_ms
-  redis.call('PEXPIREAT', key, string.format('%d', expire_ms))
-end
-if count <= limit then
-  return {1, tostring(limit - count), 0, now_us}
-end
-local wait_us = (expire_ms + 1) * 1000 - now_us
-return {0, '0', math.ceil(wait_us / 1000), now_us}
 `
+
+// mutantOfFixedWindow is the built-in fixed window's script with bug
+// inserted after the line that reads the server's time.
+func mutantOfFixedWindow(t *testing.T, bug string) string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("../../algorithms", "fixed_window.lua"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const after = "local now_ms = math.floor(now_us / 1000)\n"
+	if !strings.Contains(string(src), after) {
+		t.Fatalf("fixed_window.lua no longer reads the time as %q", after)
+	}
+	return strings.Replace(string(src), after, after+bug, 1)
+}
 
 // TestIntegrationMutantBrokenOnlyAfterAFault: a limiter that is right
 // except right after a fault (it forgets an identity's window after a
@@ -55,7 +47,7 @@ return {0, '0', math.ceil(wait_us / 1000), now_us}
 func TestIntegrationMutantBrokenOnlyAfterAFault(t *testing.T) {
 	redistest.ServerPath(t)
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "forgets.lua"), []byte(forgetsAfterAGap), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "forgets.lua"), []byte(mutantOfFixedWindow(t, forgetsAfterAGap)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	profilePath := filepath.Join(dir, "gap.yaml")
