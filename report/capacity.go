@@ -150,14 +150,18 @@ func capacityNotes(r *result.Result) []string {
 	return notes
 }
 
-// generatorCause says why rlbench could not keep the step that ended a
-// generator-bound search.
+// generatorCause says why rlbench could not keep the step at the rate a
+// generator-bound search ended below (the last step it could not keep
+// when none is at that rate).
 func generatorCause(c *result.Capacity) string {
-	for i := len(c.Steps) - 1; i >= 0; i-- {
-		s := c.Steps[i]
-		if s.Outcome != result.StepGeneratorBound {
-			continue
+	at := -1
+	for i, s := range c.Steps {
+		if s.Outcome == result.StepGeneratorBound && (at < 0 || c.Steps[at].TargetPerS != c.GeneratorBoundAtPerS) {
+			at = i
 		}
+	}
+	if at >= 0 {
+		s := c.Steps[at]
 		switch s.Cause {
 		case result.CauseGeneratorCPU:
 			if g := s.Generator; g != nil {

@@ -114,9 +114,9 @@ func TestCapacitySearchOnAModelServer(t *testing.T) {
 		{"one noisy step below the capacity is offered again, and holds: the capacity stands",
 			modelServer{serviceUs: 20, rttUs: 200, genUs: 5, genPipedUs: 1, spurious: map[float64]int{32000: 1}}, nil,
 			result.CapacityConverged, 45000, 0, false},
-		{"rlbench out of CPU before the server, no pipelining allowed: generator-bound where it gave out, never blamed on the limiter",
+		{"rlbench out of CPU before the server, no pipelining allowed: narrowed in on where it gave out (1e6/40us a second), generator-bound, never blamed on the limiter",
 			modelServer{serviceUs: 10, rttUs: 200, genUs: 40, genPipedUs: 4}, nil,
-			result.CapacityGeneratorBound, 16000, 32000, false},
+			result.CapacityGeneratorBound, 25000, 25000, false},
 		{"rlbench out of CPU, pipelining allowed: it pipelines and finds the server's capacity",
 			modelServer{serviceUs: 10, rttUs: 200, genUs: 40, genPipedUs: 4}, func(c *plan.Capacity) { c.MaxPipeline = 16 },
 			result.CapacityConverged, 90000, 0, true},
@@ -141,20 +141,22 @@ func TestCapacitySearchOnAModelServer(t *testing.T) {
 		switch {
 		case tc.capacity == 0 && held != 0:
 			t.Errorf("%s: capacity %v, want none", tc.why, held)
-		case (tc.end == result.CapacityTopOfRange || tc.end == result.CapacityGeneratorBound) && held != tc.capacity:
+		case tc.end == result.CapacityTopOfRange && held != tc.capacity:
 			t.Errorf("%s: capacity %v, want %v", tc.why, held, tc.capacity)
-		case tc.end == result.CapacityConverged && (held > tc.capacity || held < tc.capacity/(1+spec.Capacity.Precision)):
+		case (tc.end == result.CapacityConverged || tc.end == result.CapacityGeneratorBound) && (held > tc.capacity || held < tc.capacity/(1+spec.Capacity.Precision)):
 			t.Errorf("%s: capacity %v, want within 5%% below %v; steps %s", tc.why, held, tc.capacity, describeSteps(found.steps))
 		}
 		if tc.server.spurious != nil && countAt(found.steps, 32000) != 2 {
 			t.Errorf("%s: the noisy rate was offered %d times, want twice; steps %s", tc.why, countAt(found.steps, 32000), describeSteps(found.steps))
 		}
-		if tc.boundAt > 0 && boundAt != tc.boundAt {
-			t.Errorf("%s: generator-bound at %v, want near %v", tc.why, boundAt, tc.boundAt)
+		if tc.boundAt > 0 && (boundAt < tc.boundAt || boundAt > held*(1+spec.Capacity.Precision)) {
+			t.Errorf("%s: generator-bound at %v, want at or above %v and within 5%% of the capacity %v", tc.why, boundAt, tc.boundAt, held)
 		}
-		if tc.boundAt > 0 && countAt(found.steps, tc.boundAt) != 1 {
-			t.Errorf("%s: rlbench out of CPU with no pipelining allowed was offered %d more steps (more workers share the same CPU); steps %s",
-				tc.why, countAt(found.steps, tc.boundAt)-1, describeSteps(found.steps))
+		for _, st := range found.steps {
+			if n := countAt(found.steps, st.TargetPerS); tc.boundAt > 0 && st.Outcome == result.StepGeneratorBound && n != 1 {
+				t.Errorf("%s: rlbench out of CPU with no pipelining allowed was offered %v %d times (more workers share the same CPU); steps %s",
+					tc.why, st.TargetPerS, n, describeSteps(found.steps))
+			}
 		}
 		for _, s := range found.steps {
 			if _, noisy := tc.server.spurious[s.TargetPerS]; noisy {

@@ -22,7 +22,7 @@ const (
 	StepGeneratorShort
 	// StepGeneratorBound: rlbench could not keep the step's schedule with
 	// every worker and all the pipelining the search may add: the step says
-	// nothing of the limiter, and the search ends there.
+	// nothing of the limiter, and the search looks no higher.
 	StepGeneratorBound
 )
 
@@ -56,19 +56,23 @@ const autoFloorShare = 1.0 / 1024
 // midpoint until they are within Precision of each other. A rate that
 // breaks is offered again until it has broken Confirm times in a row, so
 // that one noisy moment is not taken for the limiter's capacity; a
-// rate that holds once holds.
+// rate that holds once holds. A rate rlbench could not keep with all it
+// may add is an upper edge too, of what this machine can measure: the
+// search narrows in below it as below a break, and when the two edges meet
+// there it ends generator-bound (the limiter held up to there, and may
+// hold more) rather than converged.
 type Search struct {
 	c plan.Capacity
 	// next is the rate of the next step, breaks how many times in a row it
 	// has broken so far.
 	next   float64
 	breaks int
-	// held is the highest rate that held, broke the lowest that broke
-	// (zero: none yet).
-	held, broke float64
-	steps       int
-	end         string
-	boundAt     float64
+	// held is the highest rate that held, broke the lowest that broke,
+	// bound the lowest rlbench could not keep (zero: none yet).
+	held, broke, bound float64
+	steps              int
+	end                string
+	boundAt            float64
 }
 
 // NewSearch starts the search c describes.
@@ -110,19 +114,46 @@ func (s *Search) Record(o StepOutcome) {
 	case StepGeneratorShort:
 		// The same rate again, with more of the generator.
 	case StepGeneratorBound:
-		s.end, s.boundAt = result.CapacityGeneratorBound, rate
-		return
+		s.breaks = 0
+		if s.bound == 0 || rate < s.bound {
+			s.bound = rate
+		}
+		s.next = s.choose()
 	}
+	upper := s.upper()
 	switch {
 	case s.held > 0 && s.held >= s.c.ToPerSecond:
 		s.end = result.CapacityTopOfRange
-	case s.held > 0 && s.broke > 0 && s.broke <= s.held*(1+s.c.Precision):
-		s.end = result.CapacityConverged
-	case s.held == 0 && s.broke > 0 && s.next <= 0:
-		s.end = result.CapacityBelowRange
+	case s.held > 0 && upper > 0 && upper <= s.held*(1+s.c.Precision):
+		s.end = s.endBelow(upper, result.CapacityConverged)
+	case s.held == 0 && upper > 0 && s.next <= 0:
+		s.end = s.endBelow(upper, result.CapacityBelowRange)
 	case s.steps >= s.c.MaxSteps:
 		s.end = result.CapacityMaxSteps
 	}
+}
+
+// upper is the lowest rate known to be too high: the lowest that broke, or
+// the lowest rlbench could not keep, whichever is lower (zero: neither).
+func (s *Search) upper() float64 {
+	switch {
+	case s.broke == 0:
+		return s.bound
+	case s.bound == 0:
+		return s.broke
+	}
+	return min(s.broke, s.bound)
+}
+
+// endBelow is how a search that narrowed in below upper ends: as the
+// limiter's (limiter) when upper is where it broke, generator-bound when
+// upper is a rate rlbench could not keep.
+func (s *Search) endBelow(upper float64, limiter string) string {
+	if s.broke > 0 && s.broke <= upper {
+		return limiter
+	}
+	s.boundAt = s.bound
+	return result.CapacityGeneratorBound
 }
 
 // choose is the rate after the outcomes so far: the midpoint of what held
@@ -130,19 +161,20 @@ func (s *Search) Record(o StepOutcome) {
 // nowhere left to go). A midpoint is a whole number of requests a second
 // where one lies strictly between the two.
 func (s *Search) choose() float64 {
+	upper := s.upper()
 	switch {
-	case s.held > 0 && s.broke > 0:
-		mid := math.Sqrt(s.held * s.broke)
-		if r := math.Round(mid); r > s.held && r < s.broke {
+	case s.held > 0 && upper > 0:
+		mid := math.Sqrt(s.held * upper)
+		if r := math.Round(mid); r > s.held && r < upper {
 			return r
 		}
 		return mid
-	case s.broke == 0 && s.c.Auto:
+	case upper == 0 && s.c.Auto:
 		return min(2*s.held, s.c.ToPerSecond)
-	case s.broke == 0:
+	case upper == 0:
 		return s.c.ToPerSecond
-	case s.c.Auto && s.broke/2 >= s.c.FromPerSecond*autoFloorShare:
-		return s.broke / 2
+	case s.c.Auto && upper/2 >= s.c.FromPerSecond*autoFloorShare:
+		return upper / 2
 	}
 	return 0
 }

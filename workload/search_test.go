@@ -47,10 +47,18 @@ func TestSearch(t *testing.T) {
 			auto, []StepOutcome{B, B, H},
 			[]float64{1000, 500, 250},
 			"", 250, 500},
-		{"a step rlbench could not keep with all it may add ends the search where it stood",
-			auto, []StepOutcome{H, S, G},
-			[]float64{1000, 2000, 2000},
-			result.CapacityGeneratorBound, 1000, 0},
+		{"a step rlbench could not keep with all it may add is an upper edge: the search narrows in below it and ends generator-bound",
+			auto, []StepOutcome{H, S, G, H, G, H, H},
+			[]float64{1000, 2000, 2000, 1414, 1682, 1542, 1610},
+			result.CapacityGeneratorBound, 1610, 0},
+		{"a break below a rate rlbench could not keep is the limiter's: the search converges",
+			auto, []StepOutcome{H, H, G, B, H, H, H},
+			[]float64{1000, 2000, 4000, 2828, 2378, 2593, 2708},
+			result.CapacityConverged, 2708, 2828},
+		{"a search that keeps no step it offers halves below the rate rlbench could not keep",
+			auto, []StepOutcome{G, H},
+			[]float64{1000, 500},
+			"", 500, 0},
 		{"max steps ends a search that has not converged",
 			withMaxSteps(auto, 3), []StepOutcome{H, H, H},
 			[]float64{1000, 2000, 4000},
@@ -84,14 +92,26 @@ func TestSearch(t *testing.T) {
 	}
 }
 
-// TestSearchGeneratorBoundAt: a generator-bound search says at which rate
-// rlbench could not keep up.
+// TestSearchGeneratorBoundAt: a search that narrowed in below a rate
+// rlbench could not keep says which rate that was, and every rate it
+// offered after it lay below it.
 func TestSearchGeneratorBoundAt(t *testing.T) {
 	s := NewSearch(plan.Capacity{FromPerSecond: 1000, ToPerSecond: 1e6, Auto: true, Precision: 0.05, MaxSteps: 30})
 	s.Record(StepHeld)
 	s.Record(StepGeneratorBound)
-	if _, _, end, at, _ := s.Found(); end != result.CapacityGeneratorBound || at != 2000 {
-		t.Errorf("ended %q at %v, want generator_bound at 2000", end, at)
+	for range 10 {
+		r, ok := s.Next()
+		if !ok {
+			break
+		}
+		if r <= 1000 || r >= 2000 {
+			t.Fatalf("offered %v after holding 1000 and falling behind at 2000", r)
+		}
+		s.Record(StepHeld)
+	}
+	held, _, end, at, _ := s.Found()
+	if end != result.CapacityGeneratorBound || at != 2000 || held*1.05 < 2000 {
+		t.Errorf("ended %q at %v having held %v, want generator_bound at 2000 within 5%% of what held", end, at, held)
 	}
 }
 
