@@ -61,7 +61,11 @@ func (d *scheduler) boundary(ctx context.Context, srv event.ServerClock, s plan.
 func (d *scheduler) boundaryBursts(ctx context.Context, b plan.Boundary, identities int, loc *locator, until time.Duration) (scheduleEnd, error) {
 	jobs, wait := d.startWorkers()
 	defer wait()
-	defer jobs.close()
+	defer func() {
+		// What was held for a batch goes out before the workers stop.
+		_, _ = jobs.flush(ctx)
+		jobs.close()
+	}()
 	defer event.TuneForPacing(d.clock)()
 
 	start := d.rec.start
@@ -126,6 +130,13 @@ func (d *scheduler) boundaryBursts(ctx context.Context, b plan.Boundary, identit
 			}
 			return scheduleEnd{elapsed: d.clock.Now().Sub(start), unsent: n}, nil
 		}
+		// Nothing held waits through a sleep, nor through a prime's or a
+		// probe's own call.
+		if wait := j.due.Sub(d.clock.Now()); wait > 0 || prime || j.probe {
+			if sent, _ := jobs.flush(ctx); !sent {
+				return scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}, nil
+			}
+		}
 		// Sleep also reports a stop when nothing is left to wait, so a
 		// schedule that is behind still ends when asked to.
 		if d.clock.Sleep(ctx, j.due.Sub(d.clock.Now())) != nil {
@@ -164,7 +175,7 @@ func (d *scheduler) boundaryBursts(ctx context.Context, b plan.Boundary, identit
 			}
 			continue
 		}
-		if sent, _ := jobs.send(ctx, j); !sent {
+		if sent, _ := jobs.add(ctx, j); !sent {
 			return scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}, nil
 		}
 		d.issued.Add(1)

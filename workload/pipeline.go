@@ -143,44 +143,26 @@ func (d *scheduler) workerDone(w *pipeWorker) {
 }
 
 // startPipelines is startWorkers for a pipelined run: one goroutine per
-// connection, each of which waits for a request, takes every other request
-// already queued (up to maxBatch) and sends them as one batch. The channel
-// holds what the connections could take in one round; past that the
-// schedule waits, and its requests go out late, as without pipelining.
-func (d *scheduler) startPipelines() (jobs queues, wait func()) {
+// connection, each of which sends every batch it is handed as one
+// pipeline. The queues hold what the connections could take in one round;
+// past that the schedule waits, and its requests go out late, as without
+// pipelining.
+func (d *scheduler) startPipelines() (jobs *batchQueues, wait func()) {
 	n := d.fleet.queues(d.concurrency)
-	jobs = newQueues(n, d.concurrency*d.maxBatch/n)
+	jobs = newBatchQueues(n, max(d.concurrency/n, 1), d.maxBatch)
 	var wg sync.WaitGroup
 	for i := 0; i < d.concurrency; i++ {
 		wg.Add(1)
-		go func(w *pipeWorker, mine chan job) {
+		go func(w *pipeWorker, mine chan []job) {
 			defer wg.Done()
 			defer d.workerDone(w)
-			for j := range mine {
-				batch := append(w.jobs[:0], j)
-				batch = takeQueued(mine, batch, d.maxBatch)
-				d.sendBatch(w, batch)
+			for b := range mine {
+				d.sendBatch(w, b)
+				jobs.done(b)
 			}
 		}(d.newPipeWorker(i), jobs.of(i))
 	}
 	return jobs, wg.Wait
-}
-
-// takeQueued appends to batch the jobs already waiting in jobs, without
-// waiting for more, until batch holds limit.
-func takeQueued(jobs <-chan job, batch []job, limit int) []job {
-	for len(batch) < limit {
-		select {
-		case j, ok := <-jobs:
-			if !ok {
-				return batch
-			}
-			batch = append(batch, j)
-		default:
-			return batch
-		}
-	}
-	return batch
 }
 
 // sendBatch sends jobs in one pipeline and records each request with its
