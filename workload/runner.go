@@ -413,6 +413,9 @@ func (r *Runner) measure(ctx context.Context, mc measureConfig) (measured, error
 	if !r.KeepKeys {
 		_ = r.Env.RemoveKeys(prefix)
 	}
+	if reference != nil {
+		_ = r.Env.RemoveKeys(probe.CostPrefix(prefix))
+	}
 	m.run = assemble(p)
 	if prog := mc.progress; prog != nil && r.Observer != nil {
 		r.Observer.RunFinished(prog, m.run)

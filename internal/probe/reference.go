@@ -166,8 +166,11 @@ func (s *Reference) Halt(ctx context.Context) {
 // reference, and the ratio of the limiter's server cost to the trivial
 // script's (zero when it was not measured), for result.NewRelative. It
 // runs after the probes, so that its own calls are in none of the run's
-// figures, and uses keys of its own beside the run's (prefix~cost:N),
-// which it removes. A nil Reference reports nothing.
+// figures, with the run's keys still there, so that it measures the
+// keyspace the run had. Its own keys lie beside the run's, under
+// CostPrefix(prefix): the caller removes them after the run's, so that
+// the SCAN that finds them walks a keyspace without the run's (a million
+// keys took it a second). A nil Reference reports nothing.
 func (s *Reference) Finish(ctx context.Context, lim algorithms.Limiter, prefix string, runErr error) (*result.Reference, result.CostRatio) {
 	if s == nil {
 		return nil, result.CostRatio{}
@@ -184,15 +187,17 @@ func (s *Reference) Finish(ctx context.Context, lim algorithms.Limiter, prefix s
 	}
 	var cost result.CostRatio
 	if runErr == nil {
-		costPrefix := strings.TrimSuffix(prefix, ":") + "~cost:"
 		var m costMeasurement
-		m, cost = s.t.serverCost(ctx, lim, costPrefix)
+		m, cost = s.t.serverCost(ctx, lim, CostPrefix(prefix))
 		ref.LimiterUsecPerCall, ref.UsecPerCall, ref.CostRounds = m.limiterUsec, m.scriptUsec, m.rounds
-		_ = s.t.Env.RemoveKeys(costPrefix)
 		s.t.sweepAfterCost(ctx, lim)
 	}
 	return ref, cost
 }
+
+// CostPrefix is where Finish measures the server cost of a run whose keys
+// lie under prefix: beside them, not under them.
+func CostPrefix(prefix string) string { return strings.TrimSuffix(prefix, ":") + "~cost:" }
 
 // sweepAfterCost removes, on a server rlbench started, the keys a declared
 // limiter's script wrote outside its prefix while its server cost was
