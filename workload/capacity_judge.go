@@ -73,14 +73,15 @@ func (f stepFigures) cpuBound(procs int) bool {
 
 // judgeStep says whether a step held the SLO and, when it did not, whose
 // doing that was, and why (a result.Cause...). Calls without a decision
-// past the SLO are the limiter's (the server's). A p99 from the due time
-// past the SLO is the limiter's when its p99 from the send is past it too
-// and either the server used nearly all its CPU (it was the limit, however
-// rlbench fared) or rlbench had CPU to spare; when rlbench was out of CPU
-// while the server was not, or the server answered within the SLO once
-// asked, the lateness is rlbench's, and so is a send lag past the SLO or a
-// request never sent: the step is short of generator, and says nothing of
-// the limiter.
+// past the SLO are the limiter's (the server's), and so is any break while
+// the server used nearly all its CPU: it was the limit, however rlbench
+// fared, and requests that queued for it, in rlbench's connections as in
+// its own, waited for the limiter. Otherwise a p99 from the due time past
+// the SLO is the limiter's when its p99 from the send is past it too and
+// rlbench had CPU to spare; when rlbench was out of CPU, or the server
+// answered within the SLO once asked, the lateness is rlbench's, and so
+// is a send lag past the SLO or a request never sent: the step is short of
+// generator, and says nothing of the limiter.
 func judgeStep(slo plan.SLO, f stepFigures, procs int) (StepOutcome, string) {
 	late := f.lagP99 > slo.Lag || f.unsent > 0
 	switch {
@@ -88,7 +89,9 @@ func judgeStep(slo plan.SLO, f stepFigures, procs int) (StepOutcome, string) {
 		return StepHeld, ""
 	case f.errorShare > slo.ErrorShare:
 		return StepBroke, result.CauseErrors
-	case f.p99FromSend > slo.P99 && (f.serverSaturated() || !f.cpuBound(procs)):
+	case f.serverSaturated():
+		return StepBroke, result.CauseLatency
+	case f.p99FromSend > slo.P99 && !f.cpuBound(procs):
 		return StepBroke, result.CauseLatency
 	case f.cpuBound(procs):
 		return StepGeneratorShort, result.CauseGeneratorCPU
