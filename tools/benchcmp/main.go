@@ -18,7 +18,14 @@
 // rusage, and their median ratio (target: at most 1.5). On one machine the
 // generator's CPU is CPU the Redis it measures does not get.
 //
-//	go run ./tools/benchcmp [-rounds 3] [-seconds 3] [-clients 50] [-pipeline 1,16] [-targets private,daemon] [-audit 10000]
+// Then, on a private server, it runs rlbench's capacity search on the
+// fixed window with a loose SLO (p99 20 ms, lag 10 ms) and pipelining
+// allowed, beside redis-benchmark -P 16 running the same script, and prints
+// the capacity as a share of redis-benchmark's rate (target: at least
+// 0.8): what an open loop that keeps each request's due time gives up
+// against a closed loop that keeps none.
+//
+//	go run ./tools/benchcmp [-rounds 3] [-seconds 3] [-clients 50] [-pipeline 1,16] [-targets private,daemon] [-audit 10000] [-capacity 3]
 package main
 
 import (
@@ -50,6 +57,7 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the first rlbench round to `FILE`")
 	targets := flag.String("targets", "private,daemon", "servers to measure against: private (a child, as rlbench starts it), daemon (daemonized, in its own session)")
 	depths := flag.String("pipeline", "1,16", "pipeline depths to compare: rlbench's pipeline: N against redis-benchmark -P N (1: one request at a time)")
+	capacityRounds := flag.Int("capacity", 3, "rounds of the capacity comparison: rlbench's capacity search on the fixed window (loose SLO, pipelining allowed) beside redis-benchmark -P 16 (0: none)")
 	showSched = flag.Bool("schedstat", false, "print the scheduler's figures for the server and rlbench in each round")
 	auditIdentities = flag.Int("audit", profile.DefaultAuditIdentities, "identities whose every decision rlbench audits, as a profile's audit: identities (0: no audit)")
 	flag.Parse()
@@ -86,6 +94,14 @@ func main() {
 	}
 	fmt.Printf("median ratio rlbench / redis-benchmark: %s (target >= 0.9 each)\n", strings.Join(rates, ", "))
 	fmt.Printf("CPU seconds per million decisions, rlbench vs redis-benchmark (median ratio): %s (target <= %.1f each)\n", strings.Join(cpus, ", "), cpuRatioTarget)
+	if *capacityRounds > 0 {
+		share, err := compareCapacity(*capacityRounds, time.Duration(*seconds*float64(time.Second)), *clients, *identities)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchcmp:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("median capacity of the fixed window (loose SLO, pipelining allowed) / redis-benchmark -P 16: %.2f (target >= %.1f)\n", share, capacityShareTarget)
+	}
 	fmt.Println(quietness(loadBefore, loadAverage(), runtime.NumCPU()))
 }
 
