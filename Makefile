@@ -90,10 +90,12 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-## bench: rlbench vs redis-benchmark throughput, one request at a time and
-## pipelined (-P 16), the two ways of pipelining compared (go-redis batches,
-## rueidis auto-pipelining: tools/clientcmp, a module of its own), allocations
-## per request, plot rendering
+## bench: rlbench vs redis-benchmark throughput and CPU per million decisions,
+## one request at a time and pipelined (-P 16), the fixed window's capacity
+## (loose SLO, pipelining allowed) as a share of redis-benchmark -P 16, the
+## two ways of pipelining compared (go-redis batches, rueidis
+## auto-pipelining: tools/clientcmp, a module of its own), allocations per
+## request, plot rendering
 bench: deps
 	$(GO) run ./tools/benchcmp
 	cd tools/clientcmp && $(GO) run .
