@@ -118,7 +118,6 @@ func (c *batchCall) SetErr(err error) {
 type pipeWorker struct {
 	*worker
 	pipe  redis.Pipeliner
-	jobs  []job
 	calls []batchCall
 	lost  []int
 	cmds  []redis.Cmder
@@ -129,7 +128,6 @@ func (d *scheduler) newPipeWorker(id int) *pipeWorker {
 	return &pipeWorker{
 		worker: d.newWorker(id),
 		pipe:   d.client.Pipeline(),
-		jobs:   make([]job, 0, d.maxBatch),
 		calls:  make([]batchCall, d.maxBatch),
 		cmds:   make([]redis.Cmder, 0, d.maxBatch),
 	}
