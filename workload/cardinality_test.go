@@ -68,4 +68,9 @@ scenarios:
 	if u := got["uniform-closed"]; u.Requests.Sent != 500 || u.Memory.Identities < 495 {
 		t.Errorf("uniform: sent %d over %d identities; want 500 over about 500", u.Requests.Sent, u.Memory.Identities)
 	}
+	// Every run's keys are gone: the sequential passes' by name (a key for
+	// every identity), the draws' by SCAN (a few keys of many identities).
+	if n := countKeys(t, rdb, "rlbench:*"); n != 0 {
+		t.Errorf("%d keys left after the runs", n)
+	}
 }

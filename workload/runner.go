@@ -411,7 +411,7 @@ func (r *Runner) measure(ctx context.Context, mc measureConfig) (measured, error
 	p.probe = prb.Finish(ctx, prefix, runErr, session.Switches())
 	p.reference, p.cost = reference.Finish(ctx, lim, prefix, runErr)
 	if !r.KeepKeys {
-		_ = r.Env.RemoveKeys(prefix)
+		r.removeRunKeys(prefix, keys, declared, spec.Identities, p.probe.Memory)
 	}
 	if reference != nil {
 		_ = r.Env.RemoveKeys(probe.CostPrefix(prefix))
@@ -421,6 +421,27 @@ func (r *Runner) measure(ctx context.Context, mc measureConfig) (measured, error
 		r.Observer.RunFinished(prog, m.run)
 	}
 	return m, runErr
+}
+
+// removeRunKeys removes the keys of a run under prefix. When the census
+// counted them, and there were no more than the identities (at most one
+// key each, the key scheme's), it removes the identities' keys by name,
+// and when that removed as many as the census counted, none is left: a
+// SCAN of a million keys costs Redis more than naming them (1.4 s of its
+// CPU against 0.9 s, measured on 7.0.15). Otherwise, or when the count
+// differs (another key per identity, keys that expired meanwhile), a SCAN
+// removes what is left. A declared limiter's keys, a cluster's and a
+// segment's are removed by SCAN alone.
+func (r *Runner) removeRunKeys(prefix string, keys event.KeyScheme, declared bool, identities int, m *result.Memory) {
+	byName := m != nil && !m.CensusFailed && m.Keys > 0 && !declared && r.Env.Cluster == nil && r.Segments.Segment.Whole() &&
+		m.Keys <= int64(identities) && int64(identities) <= 2*m.Keys
+	if byName {
+		removed, err := r.Env.RemoveNamed(prefix, identities, func(i int) string { return keys.Key(uint64(i)) })
+		if err == nil && removed == m.Keys {
+			return
+		}
+	}
+	_ = r.Env.RemoveKeys(prefix)
 }
 
 // serverOffset estimates how far the server's clock is from this one, for
