@@ -36,10 +36,8 @@ type auditFaults struct {
 	// spanUs are the faults' scheduled starts in server microseconds: a
 	// time belongs to the last fault that started by then.
 	spanUs []int64
-	// callsHeld are the spans, in server microseconds, of the faults that
-	// held the calls back until they ended (a margin either side), each
-	// with its scheduled end.
-	callsHeld [][3]int64
+	// callsHeld are the faults that held the calls back until they ended.
+	callsHeld []heldSpan
 	// events are the losses of state, in order, and resets the resets seen
 	// on the server; set once the run is over.
 	events []event.StateLoss
@@ -99,9 +97,7 @@ func (a *Auditor) watchFaults(tl Timeline) {
 			af.fig.stateLost[i] = &result.StateLoss{}
 		}
 		if f.Kind.HoldsCalls() {
-			af.callsHeld = append(af.callsHeld, [3]int64{
-				offset.ServerMicros(start.Add(f.At - injectionMargin)), offset.ServerMicros(start.Add(f.End() + injectionMargin)),
-				offset.ServerMicros(start.Add(f.End()))})
+			af.callsHeld = append(af.callsHeld, heldSpan{startUs: offset.ServerMicros(start.Add(f.At)), endUs: offset.ServerMicros(start.Add(f.End()))})
 		}
 	}
 	a.faults = af
@@ -402,14 +398,20 @@ func (a *Auditor) placeAfterDecisions() {
 // or end.
 const injectionMargin = 100 * time.Millisecond
 
+// heldSpan is a fault that held the calls back, from its scheduled start
+// to its scheduled end, in server microseconds.
+type heldSpan struct{ startUs, endUs int64 }
+
 // heldUntil is the earliest instant (server microseconds) at which a call
-// sent at sentUs may have run when a fault held it back until its end (its
-// scheduled end, less the margin), or sentUs.
+// sent at sentUs may have run when a fault held it back until its end: a
+// call sent within the fault's schedule (give or take the margin) ran no
+// earlier than its scheduled end, less the margin; any other, at its send.
 func (af *auditFaults) heldUntil(sentUs int64) int64 {
 	t := sentUs
+	margin := injectionMargin.Microseconds()
 	for _, s := range af.callsHeld {
-		if sentUs >= s[0] && sentUs <= s[1] {
-			t = max(t, s[2]-injectionMargin.Microseconds())
+		if sentUs >= s.startUs-margin && sentUs <= s.endUs+margin {
+			t = max(t, s.endUs-margin)
 		}
 	}
 	return t

@@ -639,6 +639,11 @@ func (rp *identityReplay) expiring(stamp int64) bool {
 	return false
 }
 
+// windowTickUs is how far a window that opens at its first request
+// (algorithms.WindowOpener) may end from where the model's clock puts it:
+// the fixed window reads the time in whole milliseconds.
+const windowTickUs = 1000
+
 // mayHaveEnded says whether the identity's decisions are held because a
 // window a placed call opened (algorithms.WindowOpener) may have ended by
 // instant stamp (the model's clock), at an instant known only within the
@@ -655,11 +660,11 @@ func (rp *identityReplay) mayHaveEnded(stamp int64) bool {
 		}
 		w := wo.WindowMicros()
 		switch {
-		case stamp > b.placedHi+w+1000:
+		case stamp > b.placedHi+w+windowTickUs:
 			// Ended in every placement before a decision could tell
 			// when: the state no longer depends on it.
 			b.placedLo, b.placedHi = 0, 0
-		case stamp >= b.placedLo+w-1000:
+		case stamp >= b.placedLo+w-windowTickUs:
 			rp.opening = true
 		}
 	}
@@ -801,7 +806,7 @@ func (a *Auditor) countSure(b *branch, stamp int64) bool {
 		from := stamp - m.LogWindowMicros()
 		return none || b.placedLo > from || b.placedHi <= from
 	case algorithms.WindowOpener:
-		return none || stamp < b.placedLo+m.WindowMicros()-1000
+		return none || stamp < b.placedLo+m.WindowMicros()-windowTickUs
 	}
 	return false
 }
