@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"slices"
 	"time"
 
@@ -49,13 +48,9 @@ scenarios:
 // redis-benchmark's rate, and their median (target: at least 0.8).
 func compareCapacity(rounds int, span time.Duration, clients, identities int) (float64, error) {
 	ctx := context.Background()
-	serverPath, err := exec.LookPath("redis-server")
+	serverPath, benchPath, err := lookTools()
 	if err != nil {
-		return 0, fmt.Errorf("redis-server not on PATH: %w", err)
-	}
-	benchPath, err := exec.LookPath("redis-benchmark")
-	if err != nil {
-		return 0, fmt.Errorf("redis-benchmark not on PATH (Debian package redis-tools): %w", err)
+		return 0, err
 	}
 	srv, err := redisenv.StartServer(ctx, serverPath)
 	if err != nil {

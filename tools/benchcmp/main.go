@@ -128,18 +128,25 @@ var profileFile *os.File
 // how long they waited for a CPU.
 var showSched *bool
 
+// lookTools finds redis-server and redis-benchmark on PATH.
+func lookTools() (serverPath, benchPath string, err error) {
+	if serverPath, err = exec.LookPath("redis-server"); err != nil {
+		return "", "", fmt.Errorf("redis-server not on PATH: %w", err)
+	}
+	if benchPath, err = exec.LookPath("redis-benchmark"); err != nil {
+		return "", "", fmt.Errorf("redis-benchmark not on PATH (Debian package redis-tools): %w", err)
+	}
+	return serverPath, benchPath, nil
+}
+
 // run measures against one kind of server, started for the purpose, with
 // requests pipelined depth deep (1: one at a time), and returns the
 // medians.
 func run(target string, rounds int, span time.Duration, clients, identities, depth int) (medians, error) {
 	ctx := context.Background()
-	serverPath, err := exec.LookPath("redis-server")
+	serverPath, benchPath, err := lookTools()
 	if err != nil {
-		return medians{}, fmt.Errorf("redis-server not on PATH: %w", err)
-	}
-	benchPath, err := exec.LookPath("redis-benchmark")
-	if err != nil {
-		return medians{}, fmt.Errorf("redis-benchmark not on PATH (Debian package redis-tools): %w", err)
+		return medians{}, err
 	}
 	var addr string
 	switch target {
