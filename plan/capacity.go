@@ -23,10 +23,10 @@ type Capacity struct {
 	Precision float64
 	// MaxSteps bounds the steps of the search, retries included.
 	MaxSteps int
-	// Confirm is how many times in a row a rate must break the SLO before
-	// the search believes it (a second step at the same rate tells one
-	// noisy moment from the limiter's capacity); a rate that holds once
-	// holds.
+	// Confirm is how many times in a row a rate must break the SLO, or be
+	// more than rlbench can keep, before the search believes it (a second
+	// step at the same rate tells one noisy moment from the limiter's
+	// capacity, or the machine's); a rate that holds once holds.
 	Confirm int
 	// MaxConcurrency and MaxPipeline are the most workers and the deepest
 	// pipeline the search may add when rlbench cannot keep a step's

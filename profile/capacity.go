@@ -33,7 +33,7 @@ const (
 	DefaultCapacityPrecision = 0.05
 	// DefaultCapacityMaxSteps bounds a search's steps.
 	DefaultCapacityMaxSteps = 30
-	// DefaultCapacityConfirm is how many times in a row a rate must break
+	// DefaultCapacityConfirm is how many times in a row a rate must miss
 	// the SLO before the search believes it.
 	DefaultCapacityConfirm = 2
 	// DefaultSLOErrors and DefaultSLOLag are an SLO's bounds on calls

@@ -153,9 +153,16 @@ func TestCapacitySearchOnAModelServer(t *testing.T) {
 			t.Errorf("%s: generator-bound at %v, want at or above %v and within 5%% of the capacity %v", tc.why, boundAt, tc.boundAt, held)
 		}
 		for _, st := range found.steps {
-			if n := countAt(found.steps, st.TargetPerS); tc.boundAt > 0 && st.Outcome == result.StepGeneratorBound && n != 1 {
-				t.Errorf("%s: rlbench out of CPU with no pipelining allowed was offered %v %d times (more workers share the same CPU); steps %s",
-					tc.why, st.TargetPerS, n, describeSteps(found.steps))
+			if st.Outcome != result.StepGeneratorBound || tc.boundAt == 0 {
+				continue
+			}
+			if n := countAt(found.steps, st.TargetPerS); n != spec.Capacity.Confirm {
+				t.Errorf("%s: a rate rlbench could not keep was offered %v %d times, want confirm (%d) times; steps %s",
+					tc.why, st.TargetPerS, n, spec.Capacity.Confirm, describeSteps(found.steps))
+			}
+			if st.Concurrency != spec.Concurrency {
+				t.Errorf("%s: rlbench out of CPU with no pipelining allowed went to %d workers (more workers share the same CPU); steps %s",
+					tc.why, st.Concurrency, describeSteps(found.steps))
 			}
 		}
 		for _, s := range found.steps {

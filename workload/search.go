@@ -53,20 +53,24 @@ const autoFloorShare = 1.0 / 1024
 // an automatic search doubles the rate, one with a range goes to its top.
 // While nothing has held it shrinks (an automatic search halves the rate).
 // Once one rate has held and a higher one broken, it offers their geometric
-// midpoint until they are within Precision of each other. A rate that
-// breaks is offered again until it has broken Confirm times in a row, so
-// that one noisy moment is not taken for the limiter's capacity; a
-// rate that holds once holds. A rate rlbench could not keep with all it
-// may add is an upper edge too, of what this machine can measure: the
-// search narrows in below it as below a break, and when the two edges meet
-// there it ends generator-bound (the limiter held up to there, and may
-// hold more) rather than converged.
+// midpoint until they are within Precision of each other. A rate rlbench
+// could not keep with all it may add is an upper edge too, of what this
+// machine can measure: the search narrows in below it as below a break,
+// and when the two edges meet there it ends generator-bound (the limiter
+// held up to there, and may hold more) rather than converged. A rate that
+// breaks, or that rlbench could not keep, is offered again until it has
+// missed Confirm times in a row, so that one noisy moment is taken neither
+// for the limiter's capacity nor for the machine's; it is a break only
+// when every one of those steps broke, and the machine's edge otherwise. A
+// rate that holds once holds.
 type Search struct {
 	c plan.Capacity
-	// next is the rate of the next step, breaks how many times in a row it
-	// has broken so far.
-	next   float64
-	breaks int
+	// next is the rate of the next step, misses how many times in a row
+	// it has missed the SLO so far, and bounded whether rlbench could not
+	// keep one of those steps.
+	next    float64
+	misses  int
+	bounded bool
 	// held is the highest rate that held, broke the lowest that broke,
 	// bound the lowest rlbench could not keep (zero: none yet).
 	held, broke, bound float64
@@ -99,26 +103,25 @@ func (s *Search) Record(o StepOutcome) {
 	rate := s.next
 	switch o {
 	case StepHeld:
-		s.breaks = 0
+		s.misses, s.bounded = 0, false
 		s.held = max(s.held, rate)
 		s.next = s.choose()
-	case StepBroke:
-		s.breaks++
-		if s.breaks >= s.c.Confirm {
-			s.breaks = 0
-			if s.broke == 0 || rate < s.broke {
-				s.broke = rate
+	case StepBroke, StepGeneratorBound:
+		s.misses++
+		s.bounded = s.bounded || o == StepGeneratorBound
+		if s.misses >= s.c.Confirm {
+			edge := &s.broke
+			if s.bounded {
+				edge = &s.bound
 			}
+			if *edge == 0 || rate < *edge {
+				*edge = rate
+			}
+			s.misses, s.bounded = 0, false
 			s.next = s.choose()
 		}
 	case StepGeneratorShort:
 		// The same rate again, with more of the generator.
-	case StepGeneratorBound:
-		s.breaks = 0
-		if s.bound == 0 || rate < s.bound {
-			s.bound = rate
-		}
-		s.next = s.choose()
 	}
 	upper := s.upper()
 	switch {
