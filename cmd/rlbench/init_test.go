@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -85,8 +86,11 @@ func TestInitStopsOnTheFirstCtrlC(t *testing.T) {
 	defer w.Close()
 	out := filepath.Join(dir, "limiter.yaml")
 	cmd, _, stderr := rlbenchProcessOut(t, t.TempDir(), t.TempDir(), "init", "-o", out, lua)
-	// Long enough to be reading the pipe.
-	time.Sleep(300 * time.Millisecond)
+	// Once it holds the pipe open, it has its Ctrl-C handler (main sets it
+	// before any command runs) and is reading, however slow the machine.
+	if !waitFor(10*time.Second, func() bool { return holdsOpen(cmd.Process.Pid, lua) }) {
+		t.Fatalf("rlbench init did not open %s within 10s; stderr:\n%s", lua, stderr.String())
+	}
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
@@ -99,4 +103,19 @@ func TestInitStopsOnTheFirstCtrlC(t *testing.T) {
 	if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a profile was written: %v", err)
 	}
+}
+
+// holdsOpen reports whether process pid has path open, from /proc.
+func holdsOpen(pid int, path string) bool {
+	fds := fmt.Sprintf("/proc/%d/fd", pid)
+	entries, err := os.ReadDir(fds)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if target, err := os.Readlink(filepath.Join(fds, e.Name())); err == nil && target == path {
+			return true
+		}
+	}
+	return false
 }
