@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"time"
@@ -45,6 +46,11 @@ type runOptions struct {
 	metricsListen string
 	// junit is the JUnit XML file to write (--junit); empty: none.
 	junit string
+	// redisUsername and redisPasswordEnv are the ACL user and the
+	// environment variable holding its password (--redis-username,
+	// --redis-password-env), for whichever Redis the run uses.
+	redisUsername    string
+	redisPasswordEnv string
 }
 
 // startAtEnv names the environment variable that may carry the common
@@ -72,6 +78,8 @@ func runCommand() command {
 func (o *runOptions) declare(fs *flag.FlagSet) {
 	fs.StringVar(&o.redisAddr, "redis", "", "use the Redis at `ADDR` (host:port or redis:// URL) instead of the profile's or a private one")
 	fs.StringVar(&o.redisCluster, "redis-cluster", "", "use the Redis Cluster whose nodes `ADDRS` name (host:port,host:port,...; one is enough) instead of the profile's or a private one")
+	fs.StringVar(&o.redisUsername, "redis-username", "", "connect as the ACL user `NAME` (in place of the profile's redis.username)")
+	fs.StringVar(&o.redisPasswordEnv, "redis-password-env", "", "read the password from the environment variable `NAME` (as redis-cli reads REDISCLI_AUTH); it is never printed or written")
 	fs.StringVar(&o.outDir, "out", "results", "write results under `DIR` (checked writable before the run starts)")
 	fs.BoolVar(&o.keepKeys, "keep-keys", false, "leave the run's keys in Redis for inspection")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar: one line per run")
@@ -307,14 +315,19 @@ func closeEnv(env *redisenv.Env, stderr io.Writer) {
 var newLimiter func(name string, rdb algorithms.Redis, p algorithms.Policy) (algorithms.Limiter, error)
 
 // redisOptions resolves which Redis to use: --redis, else the profile's
-// redis section, else a private server. The password comes only from the
-// environment variable the profile names.
+// redis section, else a private server. The password comes only from an
+// environment variable: the one --redis-password-env names, else the one
+// the profile names. The profile's user and password go only to the
+// addresses its own redis section names: --redis or --redis-cluster naming
+// another server gets none of them.
 func redisOptions(p *profile.Profile, o runOptions) (redisenv.Options, error) {
 	ropts := redisenv.Options{
 		PoolSize:   p.MaxConcurrency() + 4,
 		Timeout:    p.Timeout,
 		NoEmbedded: o.noEmbedded,
 	}
+	var profileAddrs []string
+	passwordEnv, passwordFrom := "", ""
 	if r := p.Redis; r != nil {
 		ropts.Addr = r.Addr
 		ropts.Username = r.Username
@@ -322,19 +335,18 @@ func redisOptions(p *profile.Profile, o runOptions) (redisenv.Options, error) {
 		ropts.TLS = r.TLS
 		ropts.TLSCAFile = r.TLSCAFile
 		ropts.TLSInsecure = r.TLSInsecure
-		if r.PasswordEnv != "" {
-			pw, ok := os.LookupEnv(r.PasswordEnv)
-			if !ok {
-				return ropts, usageErrorf("%s: redis.password_env names %s, which is not set in the environment", p.Path, r.PasswordEnv)
-			}
-			ropts.Password = pw
-		}
+		passwordEnv, passwordFrom = r.PasswordEnv, p.Path+": redis.password_env"
 		if c := r.Cluster; c != nil && c.Private() {
 			ropts.Cluster = &redisenv.ClusterSpec{Masters: c.Masters, Replicas: c.Replicas}
 		} else if c != nil {
 			ropts.ClusterAddrs = c.Addrs
+			profileAddrs = c.Addrs
+		}
+		if r.Addr != "" {
+			profileAddrs = []string{r.Addr}
 		}
 	}
+	var named []string
 	switch {
 	case o.redisAddr != "" && o.redisCluster != "":
 		return ropts, usageErrorf("give either --redis (one server) or --redis-cluster, not both")
@@ -343,6 +355,7 @@ func redisOptions(p *profile.Profile, o runOptions) (redisenv.Options, error) {
 			return ropts, usageErrorf("--redis: %v", err)
 		}
 		ropts.Addr, ropts.ClusterAddrs, ropts.Cluster = o.redisAddr, nil, nil
+		named = []string{o.redisAddr}
 	case o.redisCluster != "":
 		addrs, err := redisconf.SplitClusterAddrs(o.redisCluster)
 		if err != nil {
@@ -352,6 +365,41 @@ func redisOptions(p *profile.Profile, o runOptions) (redisenv.Options, error) {
 			return ropts, usageErrorf("--redis-cluster: %s: redis.db is %d, and a Redis Cluster has database 0 only", p.Path, ropts.DB)
 		}
 		ropts.Addr, ropts.ClusterAddrs, ropts.Cluster = "", addrs, nil
+		named = addrs
+	}
+	if named != nil && !redisconf.Among(named, profileAddrs) {
+		// The profile's credentials were written for its own servers.
+		ropts.Username, passwordEnv = "", ""
+	}
+	if o.redisUsername != "" {
+		ropts.Username = o.redisUsername
+	}
+	if o.redisPasswordEnv != "" {
+		passwordEnv, passwordFrom = o.redisPasswordEnv, "--redis-password-env"
+		if !envVarName.MatchString(passwordEnv) {
+			// It may be the password itself, given by mistake: it is not
+			// repeated.
+			return ropts, usageErrorf("--redis-password-env takes the name of an environment variable that holds the password (letters, digits and _), and what it was given is not one (not printed: it may be the password)")
+		}
+	}
+	if passwordEnv != "" {
+		pw, ok := os.LookupEnv(passwordEnv)
+		if !ok {
+			name := passwordEnv
+			if passwordEnv == o.redisPasswordEnv && !conventionalEnvVar.MatchString(name) {
+				name = "a variable (its name not printed: it may be the password)"
+			}
+			return ropts, usageErrorf("%s names %s, which is not set in the environment", passwordFrom, name)
+		}
+		ropts.Password = pw
 	}
 	return ropts, nil
 }
+
+// envVarName is what an environment variable's name may be;
+// conventionalEnvVar is how one is usually written (REDISCLI_AUTH), which
+// a message may repeat without repeating a password given by mistake.
+var (
+	envVarName         = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	conventionalEnvVar = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+)

@@ -217,3 +217,45 @@ func CheckClusterShape(masters, replicas int) error {
 	}
 	return nil
 }
+
+// Endpoint is the host:port an address (host:port, or a redis:// or
+// rediss:// URL, 6379 when it names no port) dials, its host in lower
+// case; "" when the address is not one CheckAddr accepts. It tells
+// whether two addresses name one server, whoever wrote them and however.
+func Endpoint(addr string) string {
+	if CheckAddr(addr) != nil {
+		return ""
+	}
+	host, port := "", "6379"
+	if strings.Contains(addr, "://") {
+		u, _ := url.Parse(addr)
+		host = u.Hostname()
+		if p := u.Port(); p != "" {
+			port = p
+		}
+	} else {
+		host, port, _ = net.SplitHostPort(addr)
+	}
+	return net.JoinHostPort(strings.ToLower(host), port)
+}
+
+// Among reports whether every one of named dials an endpoint of addrs:
+// the credentials written for addrs may go to named. An empty named, or
+// one of them that is not a valid address, is not among anything.
+func Among(named, addrs []string) bool {
+	if len(named) == 0 {
+		return false
+	}
+	known := map[string]bool{}
+	for _, a := range addrs {
+		if e := Endpoint(a); e != "" {
+			known[e] = true
+		}
+	}
+	for _, n := range named {
+		if e := Endpoint(n); e == "" || !known[e] {
+			return false
+		}
+	}
+	return true
+}

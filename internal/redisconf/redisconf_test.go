@@ -102,3 +102,34 @@ func TestCheckClusterShape(t *testing.T) {
 		}
 	}
 }
+
+func TestEndpointAndAmong(t *testing.T) {
+	for _, tc := range []struct{ addr, want string }{
+		{"127.0.0.1:6379", "127.0.0.1:6379"},
+		{"Cache.Internal:7000", "cache.internal:7000"},            // host names are not case-sensitive
+		{"redis://bench@cache.internal/2", "cache.internal:6379"}, // a URL without a port dials 6379
+		{"rediss://[::1]:7000", "[::1]:7000"},
+		{"not an address", ""},
+	} {
+		if got := Endpoint(tc.addr); got != tc.want {
+			t.Errorf("Endpoint(%q) = %q, want %q", tc.addr, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		named, addrs []string
+		want         bool
+	}{
+		{[]string{"redis://h:6379/1"}, []string{"h:6379"}, true},        // one server written two ways
+		{[]string{"h:6380"}, []string{"h:6379"}, false},                 // another port
+		{[]string{"other:6379"}, []string{"h:6379"}, false},             // another host
+		{[]string{"a:1", "b:2"}, []string{"b:2", "a:1", "c:3"}, true},   // every named node is the profile's
+		{[]string{"a:1", "evil:2"}, []string{"a:1", "b:2"}, false},      // one that is not takes no credentials
+		{nil, []string{"a:1"}, false},                                   // nothing named
+		{[]string{"a:1"}, nil, false},                                   // the profile names nothing
+		{[]string{"localhost:6379"}, []string{"127.0.0.1:6379"}, false}, // names are compared as written
+	} {
+		if got := Among(tc.named, tc.addrs); got != tc.want {
+			t.Errorf("Among(%q, %q) = %v, want %v", tc.named, tc.addrs, got, tc.want)
+		}
+	}
+}
