@@ -6,17 +6,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
-	"github.com/rlbench/rlbench/internal/audit"
 	"github.com/rlbench/rlbench/internal/event"
-	"github.com/rlbench/rlbench/internal/faults"
 	"github.com/rlbench/rlbench/internal/probe"
 	"github.com/rlbench/rlbench/internal/redisenv"
-	"github.com/rlbench/rlbench/internal/schedstat"
 	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
 )
@@ -128,6 +124,11 @@ type Runner struct {
 	// warm-up's), beside the audit and the faults' recorder: the live
 	// metrics. Their Record must be cheap: it runs on the request path.
 	Sinks []event.Sink
+	// Hurry, once closed, cuts short what an interrupt (ctx of Run
+	// ending) lets finish: the readings after the traffic, which a census
+	// of a million keys makes last seconds. The run's keys are removed all
+	// the same. nil: nothing hurries.
+	Hurry <-chan struct{}
 	// NewLimiter builds each run's limiter by name; nil means
 	// algorithms.New. It lets a caller run, and audit, a limiter of its
 	// own under a registered name.
@@ -218,6 +219,11 @@ func (r *Runner) runPlan(ctx context.Context) ([]result.Run, error) {
 			return runs, err
 		}
 	}
+	if ctx.Err() != nil {
+		// The interrupt came as the last run ended: the invocation was
+		// not let finish.
+		return runs, ErrInterrupted
+	}
 	return runs, nil
 }
 
@@ -255,172 +261,6 @@ type measured struct {
 	// (INFO cpu), and cpuKnown whether it could be read.
 	serverCPU float64
 	cpuKnown  bool
-}
-
-// measure makes one measured schedule: it opens what the run needs (the
-// faults and the caller, the limiter, the probes, the reference and the
-// audit), drives the traffic, lets each part finish on its own state, and
-// assembles the run's result from what they reported.
-func (r *Runner) measure(ctx context.Context, mc measureConfig) (measured, error) {
-	pl, spec, prefix := r.Plan, mc.spec, mc.prefix
-	session, err := faults.Open(ctx, faults.Config{Run: spec, Env: r.Env, Timeout: pl.Timeout, Clock: r.Clock})
-	if err != nil {
-		return measured{}, err
-	}
-	defer session.Close()
-	rdb := session.Redis()
-	if rdb == nil {
-		rdb = r.Env.Client
-	}
-	lim, err := bindLimiter(spec, pl.Seed, rdb, r.NewLimiter)
-	if err != nil {
-		return measured{}, err
-	}
-	defer unload(lim, pl.Timeout)
-	setup, cancel := context.WithTimeout(ctx, pl.Timeout+5*time.Second)
-	defer cancel()
-	if err := lim.Load(setup); err != nil {
-		return measured{}, err
-	}
-	redisenv.WarmPool(setup, r.Env.Client, spec.Concurrency)
-	session.Warm(setup, spec.Concurrency)
-
-	_, declared := lim.(interface{ Keys(string) []string })
-	newKeys := func(prefix string) event.KeyScheme {
-		return event.NewKeyScheme(prefix, spec.HashTag, declared, r.Env.Cluster != nil)
-	}
-	keys := newKeys(prefix)
-	if pl.Warmup > 0 && mc.warmup {
-		warm := spec
-		warm.Duration, warm.Requests = pl.Warmup, 0
-		warmPrefix := strings.TrimSuffix(prefix, ":") + "~warmup:"
-		_, _ = r.runSchedule(ctx, traffic{run: warm, limiter: lim, windows: lim, keys: newKeys(warmPrefix), rec: newRecorder(r.Clock.Now())})
-		_ = r.Env.RemoveKeys(warmPrefix)
-		if ctx.Err() != nil {
-			return measured{}, ErrInterrupted
-		}
-	}
-
-	target := probe.Target{Env: r.Env, Timeout: pl.Timeout, RunPrefix: r.RunPrefix()}
-	prb := probe.Start(ctx, target, probe.Config{Limiter: lim, Keys: keys, Identities: spec.Identities, Seed: pl.Seed})
-	if mc.progress != nil {
-		if err := r.Segments.meet(ctx, r.Env.Client, r.Clock, r.Plan, mc.progress.Index); err != nil {
-			prb.Stop()
-			return measured{}, err
-		}
-	}
-	evictions := probe.WatchEvictions(ctx, target)
-	var reference *probe.Reference
-	if !spec.Faults.Any() && mc.reference {
-		// Trivial calls would go through the faults too: no reference.
-		reference = probe.StartReference(ctx, target, spec.ClosedLoop, spec.Concurrency)
-	}
-	reloadsBefore, malformedBefore := lim.NoScriptReloads(), malformedReplies(lim)
-	// The server's clock, for placing failed calls and what the watch sees.
-	offset := session.Offset()
-	if session == nil {
-		offset = r.serverOffset(ctx)
-	}
-	watch := probe.StartWatch(target, r.Clock, offset, algorithms.DeletesKeys(lim))
-	rec := newRecorder(r.Clock.Now())
-	auditing := audit.Config{Limiter: lim, Identities: spec.Identities, Sample: pl.AuditIdentities, Seed: pl.Seed,
-		Fleet: spec.Fleet, FleetStart: rec.start}
-	if b := spec.Boundary; spec.Shape == plan.ShapeBoundary {
-		// Around the boundary: the first burst, the second, and as much
-		// again on either side.
-		reach := 2 * (b.Offset + b.Spread).Milliseconds()
-		auditing.EdgeFromMs, auditing.EdgeToMs = -reach-1, reach+1
-	}
-	if session != nil {
-		auditing.Timeline = audit.Timeline{Faults: spec.Faults, Start: rec.start, Offset: session.Offset()}
-	} else {
-		// Without a caller of its own, a failed request is one call: the
-		// audit takes those that may have run as calls whose outcome is
-		// unknown, placed on the server's clock.
-		auditing.UnseenFromOutcomes = true
-		auditing.Timeline.Offset = offset
-	}
-	aud := audit.New(auditing)
-	planned := spec.Planned
-	if spec.Shape == plan.ShapeBoundary {
-		planned = spec.Boundary.Requests(spec.Identities)
-	}
-	planned = plannedShare(planned, r.Segments.Segment, spec.Identities)
-	// A capacity step's progress is no observer's: it is still what the
-	// live figures and the memory over time read.
-	prog := mc.progress
-	if prog == nil {
-		prog = &Progress{Run: spec}
-	}
-	prog.Started, prog.Duration, prog.Planned, prog.rec = rec.start, spec.Duration, planned, rec
-	prog.identities = identityShare(r.Segments.Segment, spec.Identities)
-	if b, ok := lim.(algorithms.Bounded); ok {
-		prog.bound = b.Bound
-	}
-	prog.trend = probe.StartTrend(ctx, target, rec.start)
-	if mc.progress != nil && r.Observer != nil {
-		r.Observer.RunStarted(prog)
-	}
-
-	t := traffic{run: spec, limiter: session.Begin(ctx, rec.start, lim, keys, spec.Duration+faultsGrace, aud), windows: lim,
-		keys: keys, rec: rec, quiet: session.QuietSince}
-	if aud != nil {
-		t.sinks = append(t.sinks, aud)
-		t.boundaries = append(t.boundaries, aud)
-	}
-	if s := session.Sink(); s != nil {
-		t.sinks = append(t.sinks, s)
-	}
-	t.sinks = append(t.sinks, r.Sinks...)
-	cpuBefore, cpuKnown := schedstat.Read(schedstat.Self)
-	serverBefore, serverKnown := probe.ServerCPUSeconds(ctx, target)
-	out, runErr := r.runSchedule(ctx, t)
-	if cpuAfter, ok := schedstat.Read(schedstat.Self); cpuKnown && ok {
-		out.generator = generatorFigures(cpuAfter.Sub(cpuBefore), out.elapsed)
-	}
-	memoryOverTime := prog.trend.Stop(ctx)
-	m := measured{lagP99: rec.lagQuantile(99), busy: out.busy}
-	if serverAfter, ok := probe.ServerCPUSeconds(ctx, target); serverKnown && ok && out.elapsed > 0 {
-		m.serverCPU, m.cpuKnown = max(serverAfter-serverBefore, 0)/out.elapsed.Seconds(), true
-	}
-	out.reloads = lim.NoScriptReloads() - reloadsBefore
-	seen := unscheduled(watch.Stop(), spec.Faults, rec.start, offset)
-	out.malformed = malformedSince(malformedBefore, malformedReplies(lim))
-
-	// Each part finishes on its own state, in the order the server is
-	// read: the faults undone, the reference stopped, the server asked
-	// whether it is still there, then the audit's replay, then the
-	// probes' readings with the run's keys still there, then the server
-	// cost, then the keys removed.
-	session.End(ctx, runErr != nil)
-	reference.Halt(ctx)
-	if runErr == nil {
-		sent, errs := rec.counts()
-		runErr = probe.CheckServer(ctx, target, spec.Key(), errs, sent)
-	}
-	p := parts{run: spec, prefix: prefix, planned: planned, keys: keys, rec: rec, schedule: out, err: runErr,
-		happenings: seen.Happenings, timeout: pl.Timeout, takesTime: algorithms.TakesCallerTime(lim), memoryOverTime: memoryOverTime}
-	p.eviction = evictions.Finish(ctx, session.Switches())
-	if p.eviction != nil && watch != nil {
-		// The watch placed every eviction and restart of the traffic on
-		// its timeline, and the audit judged from the state they left.
-		p.eviction.Audited = true
-	}
-	p.audit = aud.Finish(session.StateLosses(), seen.Resets)
-	p.faults = session.Finish(out.elapsed)
-	p.probe = prb.Finish(ctx, prefix, runErr, session.Switches())
-	p.reference, p.cost = reference.Finish(ctx, lim, prefix, runErr)
-	if !r.KeepKeys {
-		r.removeRunKeys(prefix, keys, declared, spec.Identities, p.probe.Memory)
-	}
-	if reference != nil {
-		_ = r.Env.RemoveKeys(probe.CostPrefix(prefix))
-	}
-	m.run = assemble(p)
-	if prog := mc.progress; prog != nil && r.Observer != nil {
-		r.Observer.RunFinished(prog, m.run)
-	}
-	return m, runErr
 }
 
 // removeRunKeys removes the keys of a run under prefix. When the census
