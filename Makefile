@@ -104,7 +104,7 @@ bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./algorithms ./workload ./report/...
 
 ## fuzz: fuzz the profile decoder, the result decoder, the merge of
-## segments and a declared limiter's reply parsing for FUZZTIME each (make
+## segments, a declared limiter's reply parsing and the trace reader for FUZZTIME each (make
 ## test already runs their committed seed corpus); a crasher lands in the
 ## package's testdata/fuzz
 FUZZTIME ?= 60s
@@ -113,6 +113,7 @@ fuzz:
 	$(GO) test ./result -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./result -run '^$$' -fuzz '^FuzzMergeSegments$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./algorithms -run '^$$' -fuzz '^FuzzDeclaredReply$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./trace -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME)
 
 ## deps: install redis-server (and redis-benchmark) when missing and possible
 deps:
