@@ -204,11 +204,11 @@ func (s *Session) checkRights(ctx context.Context) error {
 // cloneClient is a client like the run's, to addr, with pool connections
 // and calls bounded by timeout.
 func (s *Session) cloneClient(addr string, pool int, timeout time.Duration) *redis.Client {
-	o := *s.single.Options()
-	o.Addr = addr
-	o.PoolSize, o.MinIdleConns, o.MaxIdleConns = pool, 0, pool
-	o.ReadTimeout, o.WriteTimeout = timeout, timeout
-	return redis.NewClient(&o)
+	return redisenv.CloneClient(s.single, func(o *redis.Options) {
+		o.Addr = addr
+		o.PoolSize, o.MinIdleConns, o.MaxIdleConns = pool, 0, pool
+		o.ReadTimeout, o.WriteTimeout = timeout, timeout
+	})
 }
 
 // startStandby starts a private replica of primary and waits until it has

@@ -79,10 +79,11 @@ func StartWatch(t Target, clock event.Clock, offset event.Offset, limiterDeletes
 	if !ok || t.Env.Mode == redisenv.Embedded {
 		return nil
 	}
-	o := *single.Options()
-	o.PoolSize, o.MinIdleConns, o.MaxIdleConns = 1, 0, 1
-	o.ReadTimeout, o.WriteTimeout = watchTimeout, watchTimeout
-	w := &Watch{rdb: redis.NewClient(&o), clock: clock, offset: offset, deletes: limiterDeletes,
+	rdb := redisenv.CloneClient(single, func(o *redis.Options) {
+		o.PoolSize, o.MinIdleConns, o.MaxIdleConns = 1, 0, 1
+		o.ReadTimeout, o.WriteTimeout = watchTimeout, watchTimeout
+	})
+	w := &Watch{rdb: rdb, clock: clock, offset: offset, deletes: limiterDeletes,
 		stop: make(chan struct{}), done: make(chan struct{})}
 	w.take()
 	go w.run()

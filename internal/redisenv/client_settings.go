@@ -82,6 +82,36 @@ func (s clientSettings) setOnCluster(co *redis.ClusterOptions) {
 	co.Dialer = s.dialer
 }
 
+// CloneClient is a new client like c, to the same server with the same
+// settings, changed by edit (a pool's size, a timeout; nil changes
+// nothing). go-redis hands a client's options back as its defaults filled
+// them in, and filling them in again reads some as unset: never retrying
+// (-1, kept as 0) would become three retries, each sending again a call
+// that timed out while the server may still run it, unseen by the caller
+// and uncounted. CloneClient states those again as they were meant.
+func CloneClient(c *redis.Client, edit func(o *redis.Options)) *redis.Client {
+	o := *c.Options()
+	restateDisabled(&o)
+	if edit != nil {
+		edit(&o)
+	}
+	return redis.NewClient(&o)
+}
+
+// restateDisabled turns back the options go-redis filled in from -1
+// (none) to 0, which it would read as unset: no retries, no backoff
+// between them, no read or write deadline.
+func restateDisabled(o *redis.Options) {
+	if o.MaxRetries == 0 {
+		o.MaxRetries = -1
+	}
+	for _, d := range []*time.Duration{&o.MinRetryBackoff, &o.MaxRetryBackoff, &o.ReadTimeout, &o.WriteTimeout} {
+		if *d == 0 {
+			*d = -1
+		}
+	}
+}
+
 // trust sets on cfg which server certificates o trusts: with a CA file,
 // only those its certificates signed; with TLSInsecure (test servers
 // only), any.

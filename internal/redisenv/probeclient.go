@@ -48,9 +48,7 @@ func (p *ProbeClient) Do(ctx context.Context, step func(redis.Cmdable) error) er
 func freshClient(rdb redis.UniversalClient) redis.UniversalClient {
 	switch c := rdb.(type) {
 	case *redis.Client:
-		o := *c.Options()
-		o.PoolSize, o.MinIdleConns, o.MaxIdleConns = 1, 0, 1
-		return redis.NewClient(&o)
+		return CloneClient(c, func(o *redis.Options) { o.PoolSize, o.MinIdleConns, o.MaxIdleConns = 1, 0, 1 })
 	case *redis.ClusterClient:
 		o := *c.Options()
 		o.PoolSize, o.MinIdleConns, o.MaxIdleConns = 1, 0, 1
