@@ -83,7 +83,7 @@ func (d *Declaration) TimeWhy() string {
 	for i, a := range d.Args {
 		for _, v := range NowVariables {
 			if a.Uses(v) && carried == "" {
-				carried = fmt.Sprintf("args[%d] carries ${%s}", i, v)
+				carried = fmt.Sprintf("ARGV[%d] carries ${%s}", i+1, v)
 			}
 		}
 	}
@@ -150,13 +150,13 @@ func (d *Declaration) Validate(p Policy) error {
 	}
 	for i, k := range d.Keys {
 		if !k.Uses(VarIdentity) {
-			return fmt.Errorf("keys[%d]: %q does not use ${identity}: every key must belong to one identity, or the audit cannot tell whose decision it was", i, k)
+			return fmt.Errorf("KEYS[%d]: %q does not use ${identity}: every key must belong to one identity, or the audit cannot tell whose decision it was", i+1, k)
 		}
 	}
 	if p.Window%time.Second != 0 {
 		for i, a := range d.Args {
 			if a.Uses(VarWindowS) {
-				return fmt.Errorf("args[%d]: ${window_s} needs a window of whole seconds, and the policy's is %s", i, p.Window)
+				return fmt.Errorf("ARGV[%d]: ${window_s} needs a window of whole seconds, and the policy's is %s", i+1, p.Window)
 			}
 		}
 	}
@@ -287,13 +287,14 @@ func (d *Declaration) BindWith(rdb Redis, p Policy, b Binding) (Limiter, error) 
 		return nil, fmt.Errorf("%s: cost: requests ask for %s units, but no argument passes ${cost} to the script", d.Name, b.Cost)
 	}
 	fixed := map[string]string{
-		VarScenario: b.Scenario,
-		VarLimit:    strconv.FormatInt(p.Limit, 10),
-		VarWindowMs: strconv.FormatInt(p.WindowMillis(), 10),
-		VarWindowS:  strconv.FormatInt(int64(p.Window/time.Second), 10),
-		VarWindowUs: strconv.FormatInt(p.WindowMicros(), 10),
-		VarBurst:    strconv.FormatInt(p.Capacity(), 10),
-		VarRatePerS: strconv.FormatFloat(p.RatePerSecond(), 'f', -1, 64),
+		VarScenario:  b.Scenario,
+		VarLimit:     strconv.FormatInt(p.Limit, 10),
+		VarWindowMs:  strconv.FormatInt(p.WindowMillis(), 10),
+		VarWindowS:   strconv.FormatInt(int64(p.Window/time.Second), 10),
+		VarWindowUs:  strconv.FormatInt(p.WindowMicros(), 10),
+		VarBurst:     strconv.FormatInt(p.Capacity(), 10),
+		VarRatePerS:  strconv.FormatFloat(p.RatePerSecond(), 'f', -1, 64),
+		VarRatePerMs: strconv.FormatFloat(float64(p.Limit)/(float64(p.WindowMicros())/1000), 'f', -1, 64),
 	}
 	l := &Declared{decl: d, policy: p, rdb: rdb, cost: b.Cost, seed: uint64(b.Seed), now: b.Now, reader: d.Reply.reader()}
 	if l.now == nil {

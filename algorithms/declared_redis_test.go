@@ -148,13 +148,19 @@ func TestDeclaredRepliesOnRedis(t *testing.T) {
 			"if n <= tonumber(ARGV[1]) then return {1, -1} end return {0, tostring(redis.call('PTTL', KEYS[1]) / 1000)}",
 			algorithms.ReplyLayout{Allowed: 1, Values: map[algorithms.ReplyPart]algorithms.ReplyValue{
 				algorithms.PartRetryAfter: {Position: 2, Unit: algorithms.Seconds, None: []string{"-1"}}}}, "1100", 0},
+		{"whether it limited: 0 when admitted, 1 when not", counter + "if n <= tonumber(ARGV[1]) then return 0 end return 1",
+			algorithms.ReplyLayout{Allowed: 1, When: algorithms.AllowedZero}, "1100", 0},
+		{"what is left or -1, read as remaining too", counter + "if n <= tonumber(ARGV[1]) then return {tonumber(ARGV[1]) - n} end return {-1}",
+			algorithms.ReplyLayout{Allowed: 1, When: algorithms.AllowedNonNegative, Remaining: 1}, "1100", 0},
+		{"an argument sent empty reaches the script empty", counter + "if ARGV[4] ~= '' then return 0 end return n <= tonumber(ARGV[1])",
+			algorithms.ReplyLayout{Allowed: 1}, "1100", 0},
 		{"a reply the declaration does not match", counter + "return {n <= tonumber(ARGV[1]) and 1 or 0, 'plenty'}",
 			algorithms.ReplyLayout{Allowed: 1, Remaining: 2}, "1100", 4},
 	} {
 		d := &algorithms.Declaration{
 			Name: "my_limiter", Script: tc.script, Reply: tc.reply, Semantics: algorithms.SemanticsFixedWindow,
 			Keys: templates(t, algorithms.KeyVariables, "counter:{${identity}}"),
-			Args: templates(t, algorithms.ArgVariables, "${limit}", "${window_ms}", "${cost}"),
+			Args: templates(t, algorithms.ArgVariables, "${limit}", "${window_ms}", "${cost}", ""),
 		}
 		l := bind(t, d, rdb, p)
 		key := "rlbench:test:replies:" + strconv.Itoa(i) + ":42"

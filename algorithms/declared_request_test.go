@@ -208,3 +208,19 @@ func TestDeclaredOnClock(t *testing.T) {
 		t.Error("a limiter given no time has views of its own, or is said to take the caller's time")
 	}
 }
+
+// TestDeclaredPolicyArguments: the policy's values reach the script as the
+// templates name them: the rate per second and per millisecond, the
+// window in each unit, and an argument sent empty.
+func TestDeclaredPolicyArguments(t *testing.T) {
+	l := declaredFor(t, SemanticsTokenBucket, []string{"${limit}", "${rate_per_s}", "${rate_per_ms}", "${window_s}", "${window_ms}", "${window_us}", ""},
+		ReplyLayout{Allowed: 1}, Binding{})
+	cmd, _ := l.AppendCommand(nil, "ns:7")
+	var got []string
+	for _, a := range cmd[4:] {
+		got = append(got, a.(string))
+	}
+	if want := "10|10|0.01|1|1000|1000000|"; strings.Join(got, "|") != want {
+		t.Errorf("arguments %q, want %q", strings.Join(got, "|"), want)
+	}
+}

@@ -16,7 +16,7 @@ func TestParseTemplate(t *testing.T) {
 		{"the issue's key", "checkout:{${identity}}", KeyVariables, ""},
 		{"plain text, a lone dollar is text", "cost$5:${identity}", KeyVariables, ""},
 		{"several variables in one argument", "${limit}/${window_ms}", ArgVariables, ""},
-		{"empty", "", KeyVariables, "empty template"},
+		{"empty: an argument sent as the empty string", "", ArgVariables, ""},
 		{"never closed", "k:${identity", KeyVariables, "never closed"},
 		{"unknown variable", "${user}", KeyVariables, "unknown variable ${user}"},
 		{"a key may not depend on the request", "k:${request_id}", KeyVariables, "unknown variable ${request_id}"},
@@ -31,7 +31,7 @@ func TestParseTemplate(t *testing.T) {
 // TestTemplateExpansion binds the run's fixed values and fills in the
 // request's, and reads identities back out of keys.
 func TestTemplateExpansion(t *testing.T) {
-	fixed := map[string]string{VarScenario: "steady", VarLimit: "100", VarRatePerS: "0.5"}
+	fixed := map[string]string{VarScenario: "steady", VarLimit: "100", VarRatePerS: "0.5", VarRatePerMs: "0.0005"}
 	for _, tc := range []struct {
 		why, template, want string
 	}{
@@ -43,6 +43,7 @@ func TestTemplateExpansion(t *testing.T) {
 		{"microseconds below 100000 keep their leading zeros", "${now_s_float}", "1764000000.123046"},
 		{"the request's cost", "cost=${cost}", "cost=3"},
 		{"the policy's rate per second", "${rate_per_s}/s", "0.5/s"},
+		{"and per millisecond", "${rate_per_ms}/ms", "0.0005/ms"},
 	} {
 		b := MustParseTemplate(tc.template, ArgVariables).bind(fixed)
 		got := string(b.appendTo(nil, &requestVars{identity: "42", requestID: 7, nowMicros: 1764000000123046, cost: 3}))
@@ -52,6 +53,9 @@ func TestTemplateExpansion(t *testing.T) {
 	}
 	if b := MustParseTemplate("${limit}", ArgVariables).bind(fixed); !b.isStatic || b.static != "100" {
 		t.Errorf("a template of fixed values is not precomputed: %+v", b)
+	}
+	if b := MustParseTemplate("", ArgVariables).bind(fixed); !b.isStatic || b.static != "" {
+		t.Errorf("the empty template is not the empty argument: %+v", b)
 	}
 	// A whole second, and a microsecond before one: six decimals each.
 	for us, want := range map[int64]string{1764000000_000000: "1764000000.000000", 1764000000_999999: "1764000000.999999", 5: "0.000005"} {
@@ -145,6 +149,14 @@ func TestReplyLayoutParse(t *testing.T) {
 		{"allowed as a positive number, 0 denies", ReplyLayout{Allowed: 1, When: AllowedPositive}, Request{}, []any{int64(0)}, Decision{}, "", ""},
 		{"allowed as what is left, -1 denies", ReplyLayout{Allowed: 1, When: AllowedNonNegative}, Request{}, []any{int64(-1)}, Decision{}, "", ""},
 		{"allowed as what is left, 0 admits", ReplyLayout{Allowed: 1, When: AllowedNonNegative}, Request{}, []any{"0"}, Decision{Allowed: true}, "", ""},
+		{"allowed as whether it limited: 0 admits", ReplyLayout{Allowed: 1, When: AllowedZero}, Request{}, []any{int64(0), "9"}, Decision{Allowed: true}, "", ""},
+		{"allowed as whether it limited: 1 denies", ReplyLayout{Allowed: 1, When: AllowedZero}, Request{}, int64(1), Decision{}, "", ""},
+		{"allowed as whether it limited: Lua false admits", ReplyLayout{Allowed: 1, When: AllowedZero}, Request{}, nil, Decision{Allowed: true}, "", ""},
+		{"allowed as a wait: nil admits, a wait denies", ReplyLayout{Allowed: 1, When: AllowedZero}, Request{}, []any{int64(250)}, Decision{}, "", ""},
+		{"what is left at the answer's position, admitted", ReplyLayout{Allowed: 1, When: AllowedNonNegative, Remaining: 1}, Request{}, []any{int64(7), int64(1764000000123)},
+			Decision{Allowed: true, Remaining: "7"}, "", ""},
+		{"what is left at the answer's position, denied: no remaining", ReplyLayout{Allowed: 1, When: AllowedNonNegative, Remaining: 1}, Request{}, []any{int64(-1), int64(1764000000123)},
+			Decision{Unread: ReplyParts(0).With(PartRemaining)}, "", ""},
 		{"allowed as the cost", ReplyLayout{Allowed: 1, When: AllowedCost}, Request{Cost: 4}, []any{int64(4)}, Decision{Allowed: true, Cost: 4}, "", ""},
 		{"denied as 0 units", ReplyLayout{Allowed: 1, When: AllowedCost}, Request{Cost: 4}, []any{int64(0)}, Decision{Cost: 4}, "", ""},
 		{"admitting texts alone: anything else denies", ReplyLayout{Allowed: 1, Admit: []string{"OK"}}, Request{}, []any{"SLOW DOWN"}, Decision{}, "", ""},
@@ -222,7 +234,7 @@ func TestDeclarationValidate(t *testing.T) {
 		{"no keys", func(d *Declaration) { d.Keys = nil }, second, "keys: missing"},
 		{"a key shared by every identity", func(d *Declaration) {
 			d.Keys = append(d.Keys, MustParseTemplate("global", KeyVariables))
-		}, second, `keys[1]: "global" does not use ${identity}`},
+		}, second, `KEYS[2]: "global" does not use ${identity}`},
 		{"seconds of a window that has none", func(d *Declaration) {
 			d.Args = []Template{MustParseTemplate("${window_s}", ArgVariables)}
 		}, Policy{Limit: 10, Window: 1500 * time.Millisecond}, "${window_s} needs a window of whole seconds"},

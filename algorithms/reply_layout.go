@@ -113,16 +113,22 @@ const (
 	// AllowedPositive admits on a number above 0.
 	AllowedPositive AllowedWhen = "positive"
 	// AllowedNonNegative admits on 0 or more (a script that answers what
-	// is left, or -1 when it denies).
+	// is left, or -1 when it denies). Remaining may share its position:
+	// what is left when admitted, nothing when denied.
 	AllowedNonNegative AllowedWhen = "nonnegative"
+	// AllowedZero admits on 0, or a Lua false or nil, and denies on
+	// anything else: a script that answers whether it limited the request
+	// (1 when it did), or how long to wait (nothing when admitted).
+	AllowedZero AllowedWhen = "zero"
 	// AllowedCost admits on the request's cost (a script that answers the
 	// units it granted) and denies on 0; anything else is an error.
 	AllowedCost AllowedWhen = "cost"
 )
 
-var allowedWhens = []AllowedWhen{AllowedOne, AllowedNonZero, AllowedPositive, AllowedNonNegative, AllowedCost}
+var allowedWhens = []AllowedWhen{AllowedOne, AllowedNonZero, AllowedPositive, AllowedNonNegative, AllowedCost, AllowedZero}
 
-// ParseAllowedWhen reads one, nonzero, positive, nonnegative or cost.
+// ParseAllowedWhen reads one, nonzero, positive, nonnegative, cost or
+// zero.
 func ParseAllowedWhen(s string) (AllowedWhen, error) {
 	if slices.Contains(allowedWhens, AllowedWhen(s)) {
 		return AllowedWhen(s), nil
@@ -245,8 +251,8 @@ func (r ReplyLayout) Validate() error {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 		}
-		if other, dup := seen[v.Position]; dup {
-			return fmt.Errorf("%s: position %d is already %s", name, v.Position, other)
+		if other, dup := seen[v.Position]; dup && !r.SharesAllowed(part) {
+			return fmt.Errorf("%s: position %d is already %s%s", name, v.Position, other, r.shareHint(part, v.Position))
 		}
 		seen[v.Position] = name
 	}
@@ -256,6 +262,23 @@ func (r ReplyLayout) Validate() error {
 		}
 	}
 	return nil
+}
+
+// SharesAllowed reports whether part is read at the answer's position: a
+// remaining there, when the answer reads as nonnegative (what is left
+// when admitted, a negative number when denied). It is read only from
+// replies that admit.
+func (r ReplyLayout) SharesAllowed(part ReplyPart) bool {
+	v, ok := r.Value(part)
+	return ok && part == PartRemaining && v.Position == r.Allowed && r.When == AllowedNonNegative
+}
+
+// shareHint says how a remaining may share the answer's position.
+func (r ReplyLayout) shareHint(part ReplyPart, pos int) string {
+	if part == PartRemaining && pos == r.Allowed {
+		return " (remaining may share it when allowed reads when: nonnegative: what is left, or a negative number when denied)"
+	}
+	return ""
 }
 
 // last is the highest position the layout reads.

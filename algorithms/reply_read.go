@@ -93,7 +93,7 @@ func (rr *replyReader) read(req Request, v any) (Decision, []*ReplyError, error)
 			continue
 		}
 		raw := arr[p.value.Position-1]
-		if raw == nil || p.isNone(raw) {
+		if raw == nil || p.isNone(raw) || !d.Allowed && rr.layout.SharesAllowed(p.part) {
 			d.Unread = d.Unread.With(p.part)
 			continue
 		}
@@ -214,12 +214,13 @@ func (r ReplyLayout) allowed(v any, req Request) (bool, error) {
 	if len(r.Admit)+len(r.Deny) > 0 {
 		return r.allowedText(v)
 	}
+	zero := r.When == AllowedZero
 	if v == nil {
 		// Lua false travels as a nil reply; Lua true as the integer 1.
-		return false, nil
+		return zero, nil
 	}
 	if b, ok := v.(bool); ok {
-		return b, nil
+		return b != zero, nil
 	}
 	when := r.When
 	if when == "" {
@@ -235,6 +236,8 @@ func (r ReplyLayout) allowed(v any, req Request) (bool, error) {
 		return false, &ReplyError{Position: r.Allowed, Part: "allowed", Got: describeValue(v), Want: want}
 	}
 	switch when {
+	case AllowedZero:
+		return f == 0, nil
 	case AllowedNonZero:
 		return f != 0, nil
 	case AllowedPositive:
@@ -255,7 +258,7 @@ func (r ReplyLayout) allowed(v any, req Request) (bool, error) {
 		return f == 1, nil
 	}
 	return false, &ReplyError{Position: r.Allowed, Part: "allowed", Got: describeValue(v),
-		Want: "1/0 or true/false (declare when: nonzero, positive, nonnegative or cost for other numbers)"}
+		Want: "1/0 or true/false (declare when: nonzero, positive, nonnegative, cost or zero for other numbers)"}
 }
 
 // allowedText reads an answer given as declared texts. With only one of

@@ -23,8 +23,10 @@ const (
 	VarWindowUs = "window_us"
 	VarBurst    = "burst"
 	// VarRatePerS is the policy's rate, limit / window, in requests per
-	// second: a decimal ("100", "0.5", "33.333333333333336").
-	VarRatePerS = "rate_per_s"
+	// second: a decimal ("100", "0.5", "33.333333333333336"); VarRatePerMs
+	// the same per millisecond ("0.1" for 100 per second).
+	VarRatePerS  = "rate_per_s"
+	VarRatePerMs = "rate_per_ms"
 	// VarRequestID is a number unique among one limiter's requests.
 	VarRequestID = "request_id"
 	// VarNowS, VarNowSFloat, VarNowMs and VarNowUs are the caller's clock
@@ -49,7 +51,7 @@ var NowVariables = []string{VarNowS, VarNowSFloat, VarNowMs, VarNowUs}
 var KeyVariables = []string{VarIdentity, VarScenario}
 
 // ArgVariables are the variables an argument template may use.
-var ArgVariables = []string{VarIdentity, VarScenario, VarLimit, VarWindowMs, VarWindowS, VarWindowUs, VarBurst, VarRatePerS, VarRequestID,
+var ArgVariables = []string{VarIdentity, VarScenario, VarLimit, VarWindowMs, VarWindowS, VarWindowUs, VarBurst, VarRatePerS, VarRatePerMs, VarRequestID,
 	VarNowS, VarNowSFloat, VarNowMs, VarNowUs, VarCost}
 
 // Template is a key or argument pattern: text with ${variable} placeholders,
@@ -66,11 +68,14 @@ type templatePart struct {
 }
 
 // ParseTemplate reads s, accepting only the variables in allowed. A "$"
-// not followed by "{" is plain text.
+// not followed by "{" is plain text; an empty s is the empty string (an
+// argument a caller sends empty, as some applications send one their
+// script no longer reads).
 func ParseTemplate(s string, allowed []string) (Template, error) {
 	t := Template{raw: s}
 	if s == "" {
-		return t, fmt.Errorf("empty template")
+		t.parts = []templatePart{{}}
+		return t, nil
 	}
 	rest := s
 	for rest != "" {

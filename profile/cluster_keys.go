@@ -30,8 +30,8 @@ func checkKeySlots(f *yamlMap, decl *algorithms.Declaration) {
 	if a, b := identityTagged(first), identityTagged(other); a != "" && b != "" {
 		fix = fmt.Sprintf("give every key the same hash tag, the identity in braces: e.g. %q and %q", a, b)
 	}
-	f.d.errorf(line, fmt.Sprintf("%s[%d]", f.join("keys"), split.Key),
-		"%q puts identity %s in hash slot %d, and keys[0] %q puts it in slot %d: on a Redis Cluster the keys of one call must share a slot; %s",
+	f.d.errorf(line, templateField(f, "keys", split.Key),
+		"%q puts identity %s in hash slot %d, and KEYS[1] %q puts it in slot %d: on a Redis Cluster the keys of one call must share a slot; %s",
 		other, split.Identity, split.Slot, first, split.FirstSlot, fix)
 }
 

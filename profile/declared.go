@@ -134,7 +134,7 @@ func parseTemplates(f *yamlMap, field string, allowed []string) []algorithms.Tem
 	var out []algorithms.Template
 	items := f.sequence(field)
 	for i, n := range items {
-		item := fmt.Sprintf("%s[%d]", f.join(field), i)
+		item := templateField(f, field, i)
 		if n.Kind != yaml.ScalarNode {
 			f.d.errorf(n.Line, item, "want a template like \"limiter:{${identity}}\", got %s", describe(n))
 			continue
@@ -154,6 +154,17 @@ func parseTemplates(f *yamlMap, field string, allowed []string) []algorithms.Tem
 		f.errorf(field, "the list is empty: give at least one key template")
 	}
 	return out
+}
+
+// templateField names the i-th (0-based) template of field as the script
+// numbers it, 1-based: algorithms[0].ARGV[3] for the third of args,
+// algorithms[0].KEYS[1] for the first key.
+func templateField(f *yamlMap, field string, i int) string {
+	name := "ARGV"
+	if field == "keys" {
+		name = "KEYS"
+	}
+	return fmt.Sprintf("%s[%d]", f.join(name), i+1)
 }
 
 // parseReply reads the reply section: 1-based positions, for allowed

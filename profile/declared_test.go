@@ -214,27 +214,33 @@ func TestParseDeclaredLimiterErrors(t *testing.T) {
 		{"a library without its #!lua line",
 			strings.Replace(ok, "script: limiters/checkout.lua", "library: limiters/checkout.lua\n    function: f", 1), `p.yaml:7: algorithms[0]: library: a Redis Functions library starts with a line like "#!lua name=mylib"`},
 		{"a key without the identity",
-			strings.Replace(ok, `"k:{${identity}}"`, `"k:{${identity}}", "global"`, 1), `p.yaml:9: algorithms[0].keys[1]: "global" does not use ${identity}`},
+			strings.Replace(ok, `"k:{${identity}}"`, `"k:{${identity}}", "global"`, 1), `p.yaml:9: algorithms[0].KEYS[2]: "global" does not use ${identity}`},
 		{"two keys without a shared hash tag: every call would fail CROSSSLOT on a cluster",
 			strings.Replace(ok, `"k:{${identity}}"`, `"count:${identity}", "seen:${identity}"`, 1),
-			`p.yaml:9: algorithms[0].keys[1]: "seen:${identity}" puts identity 0 in hash slot `},
+			`p.yaml:9: algorithms[0].KEYS[2]: "seen:${identity}" puts identity 0 in hash slot `},
 		{"the second key's tag forgotten, and how to fix it",
 			strings.Replace(ok, `"k:{${identity}}"`, `"count:{${identity}}", "seen:${identity}"`, 1),
 			`on a Redis Cluster the keys of one call must share a slot; give every key the same hash tag, the identity in braces: e.g. "count:{${identity}}" and "seen:{${identity}}"`},
 		{"an unknown variable",
-			strings.Replace(ok, `"k:{${identity}}"`, `"k:{${user}}"`, 1), `p.yaml:9: algorithms[0].keys[0]: "k:{${user}}": unknown variable ${user} (known here: ${identity}, ${scenario})`},
+			strings.Replace(ok, `"k:{${identity}}"`, `"k:{${user}}"`, 1), `p.yaml:9: algorithms[0].KEYS[1]: "k:{${user}}": unknown variable ${user} (known here: ${identity}, ${scenario})`},
 		{"seconds of a window that has none",
 			strings.Replace(ok, "    reply", "    args: [\"${window_s}\"]\n    reply", 1), ""},
 		{"no allowed position",
 			strings.Replace(ok, "{allowed: 1}", "{remaining: 2}", 1), `p.yaml:10: algorithms[0].reply.allowed: missing`},
 		{"two parts at one position",
-			strings.Replace(ok, "{allowed: 1}", "{allowed: 1, remaining: 1}", 1), `p.yaml:10: algorithms[0].reply.remaining: position 1 is already allowed`},
+			strings.Replace(ok, "{allowed: 1}", "{allowed: 1, remaining: 1}", 1), `p.yaml:10: algorithms[0].reply.remaining: position 1 is already allowed (remaining may share it when allowed reads when: nonnegative`},
+		{"what is left, or -1 when denied, at one position",
+			strings.Replace(ok, "{allowed: 1}", "{allowed: {position: 1, when: nonnegative}, remaining: 1}", 1), ""},
+		{"an argument sent empty, as some applications send one their script no longer reads",
+			strings.Replace(ok, "    reply", "    args: [\"${limit}\", \"\"]\n    reply", 1), ""},
+		{"ARGV counted from 1, as the script counts it",
+			strings.Replace(ok, "    reply", "    args: [\"${limit}\", \"\", \"${nope}\"]\n    reply", 1), `algorithms[0].ARGV[3]: "${nope}": unknown variable ${nope}`},
 		{"admitting values alone: anything else denies",
 			strings.Replace(ok, "{allowed: 1}", "{allowed: {position: 1, admit: OK}}", 1), ""},
 		{"a reading of numbers beside texts",
 			strings.Replace(ok, "{allowed: 1}", "{allowed: {position: 1, when: nonzero, admit: OK}}", 1), `p.yaml:10: algorithms[0].reply.allowed.when: give either when`},
 		{"an unknown reading",
-			strings.Replace(ok, "{allowed: 1}", "{allowed: {position: 1, when: truthy}}", 1), `algorithms[0].reply.allowed.when: unknown reading "truthy" (known: one, nonzero, positive, nonnegative, cost)`},
+			strings.Replace(ok, "{allowed: 1}", "{allowed: {position: 1, when: truthy}}", 1), `algorithms[0].reply.allowed.when: unknown reading "truthy" (known: one, nonzero, positive, nonnegative, cost, zero)`},
 		{"allowed as the cost, which the script is not told",
 			strings.Replace(ok, "{allowed: 1}", "{allowed: {position: 1, when: cost}}", 1), `algorithms[0]: reply.allowed: when: cost reads the answer as the request's cost, but no argument passes ${cost}`},
 		{"a retry-after without a unit",
@@ -276,7 +282,7 @@ func TestParseDeclaredLimiterErrors(t *testing.T) {
 	yaml := "policy: {limit: 100, window: 1500ms}\nscenarios:\n  - shape: steady\n    rate: 2x\n    duration: 1s\nalgorithms:\n" +
 		strings.Replace(ok, "    reply", "    args: [\"${window_s}\"]\n    reply", 1)
 	_, err := Parse(filepath.Join(dir, "p.yaml"), []byte(yaml))
-	if want := "p.yaml:7: algorithms[0]: args[0]: ${window_s} needs a window of whole seconds, and the policy's is 1.5s"; err == nil || !strings.Contains(err.Error(), want) {
+	if want := "p.yaml:7: algorithms[0]: ARGV[1]: ${window_s} needs a window of whole seconds, and the policy's is 1.5s"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("window_s:\n got: %v\nwant: %s", err, want)
 	}
 }

@@ -255,9 +255,9 @@ func TestSkeletonIsARunnableProfile(t *testing.T) {
 	}
 	_, err = Parse(filepath.Join(dir, "lock.yaml"), text)
 	var perrs Errors
-	if !errors.As(err, &perrs) || len(perrs) != 2 || perrs[0].Field != "algorithms[0].args[1]" || !strings.Contains(perrs[0].Msg, "unknown variable ${EDIT_ME}") ||
+	if !errors.As(err, &perrs) || len(perrs) != 2 || perrs[0].Field != "algorithms[0].ARGV[2]" || !strings.Contains(perrs[0].Msg, "unknown variable ${EDIT_ME}") ||
 		perrs[1].Field != "algorithms[0].semantics" || !strings.Contains(perrs[1].Msg, `"EDIT_ME"`) {
-		t.Errorf("a skeleton with an unknown argument and family: %v, want two errors, on args[1] and semantics", err)
+		t.Errorf("a skeleton with an unknown argument and family: %v, want two errors, on ARGV[2] and semantics", err)
 	}
 }
 
