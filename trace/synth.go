@@ -3,6 +3,7 @@ package trace
 import (
 	"bufio"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -187,8 +188,8 @@ type Written struct {
 }
 
 // Write writes the trace to w, line by line: it holds one state per
-// source, never the lines.
-func (s Synth) Write(w io.Writer) (Written, error) {
+// source, never the lines. It stops with ctx's error when ctx ends.
+func (s Synth) Write(ctx context.Context, w io.Writer) (Written, error) {
 	if err := s.Check(); err != nil {
 		return Written{}, err
 	}
@@ -218,7 +219,9 @@ func (s Synth) Write(w io.Writer) (Written, error) {
 		if err := out.line(t, id); err != nil {
 			return Written{Lines: n}, err
 		}
-		n++
+		if n++; n%4096 == 0 && ctx.Err() != nil {
+			return Written{Lines: n}, ctx.Err()
+		}
 	}
 	if err := out.flush(); err != nil {
 		return Written{Lines: n}, err
@@ -418,8 +421,10 @@ func (lw *lineWriter) line(t float64, id uint32) error {
 
 // WriteFile writes the trace to path, gzip when it ends in .gz; an access
 // log's parameters go to path + ".params.json" beside it (CSV and JSON
-// Lines carry them on their first line).
-func (s Synth) WriteFile(path string) (Written, error) {
+// Lines carry them on their first line). A trace that could not be
+// written whole (ctx ended, the disk filled) is removed: a part of one
+// would replay as if it were all.
+func (s Synth) WriteFile(ctx context.Context, path string) (Written, error) {
 	if err := s.Check(); err != nil {
 		return Written{}, err
 	}
@@ -433,7 +438,7 @@ func (s Synth) WriteFile(path string) (Written, error) {
 		gz = gzip.NewWriter(f)
 		w = gz
 	}
-	written, err := s.Write(w)
+	written, err := s.Write(ctx, w)
 	if gz != nil {
 		if cerr := gz.Close(); err == nil {
 			err = cerr
@@ -443,6 +448,7 @@ func (s Synth) WriteFile(path string) (Written, error) {
 		err = cerr
 	}
 	if err != nil {
+		_ = os.Remove(path)
 		return written, err
 	}
 	if s.Format == Combined {

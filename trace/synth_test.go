@@ -27,15 +27,15 @@ func TestSynthIsSeededAndSaysItsParameters(t *testing.T) {
 	s := synthFor(CSV)
 	s.Duration = time.Minute
 	var a, b, c bytes.Buffer
-	if _, err := s.Write(&a); err != nil {
+	if _, err := s.Write(context.Background(), &a); err != nil {
 		t.Fatal(err)
 	}
-	s.Write(&b)
+	s.Write(context.Background(), &b)
 	if !bytes.Equal(a.Bytes(), b.Bytes()) {
 		t.Error("the same seed wrote two traces")
 	}
 	s.Seed = 8
-	s.Write(&c)
+	s.Write(context.Background(), &c)
 	if bytes.Equal(a.Bytes(), c.Bytes()) {
 		t.Error("another seed wrote the same trace")
 	}
@@ -57,7 +57,7 @@ func TestSynthHasTheShapeAsked(t *testing.T) {
 	// uncertain to hold to their means here.
 	s.BurstOff = 0
 	path := filepath.Join(t.TempDir(), "s.csv")
-	w, err := s.WriteFile(path)
+	w, err := s.WriteFile(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestSynthFormatsReadBack(t *testing.T) {
 		s.Duration, s.Lines = 0, 5000
 		name := map[Format]string{CSV: "t.csv", JSONL: "t.jsonl", Combined: "t.log.gz"}[f]
 		path := filepath.Join(t.TempDir(), name)
-		w, err := s.WriteFile(path)
+		w, err := s.WriteFile(context.Background(), path)
 		if err != nil || w.Lines != 5000 {
 			t.Fatalf("%s: wrote %d lines, %v", f, w.Lines, err)
 		}
@@ -175,7 +175,7 @@ func TestReplayMemoryIsBounded(t *testing.T) {
 	s.Duration, s.Lines, s.PerSecond = 0, 200_000, 2000
 	// Plain: under the race detector, compressing is most of the time.
 	path := filepath.Join(t.TempDir(), "big.log")
-	if _, err := s.WriteFile(path); err != nil {
+	if _, err := s.WriteFile(context.Background(), path); err != nil {
 		t.Fatal(err)
 	}
 	sum, err := Scan(context.Background(), Spec{File: path}, Part{})
@@ -218,7 +218,7 @@ func TestReplayMemoryIsBounded(t *testing.T) {
 func TestSynthBursts(t *testing.T) {
 	dispersion := func(s Synth) float64 {
 		var b bytes.Buffer
-		if _, err := s.Write(&b); err != nil {
+		if _, err := s.Write(context.Background(), &b); err != nil {
 			t.Fatal(err)
 		}
 		path := filepath.Join(t.TempDir(), "b.csv")

@@ -93,6 +93,9 @@ Usage:
   rlbench validate PROFILE...      check profiles without running them
   rlbench init LIMITER.lua         write a commented profile for your own limiter (a Lua
                                    script or a Redis Functions library)
+  rlbench trace synth -o FILE      write a synthetic request trace (many light sources, a few
+                                   heavy, bursts, a daily swing, sources near the limit) for
+                                   a replay scenario
   rlbench algorithms               list the limiters and what they promise
   rlbench version                  print the version
 

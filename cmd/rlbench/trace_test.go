@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestTraceSynthCommand(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "t.jsonl.gz")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"trace", "synth", "-o", out, "--lines", "300", "--sources", "50", "--near", "2", "--seed", "3"}, &stdout, &stderr)
+	if code != exitOK || !strings.Contains(stdout.String(), "wrote 300 requests") {
+		t.Fatalf("exit %d, %q %q", code, stdout.String(), stderr.String())
+	}
+	if fi, err := os.Stat(out); err != nil || fi.Size() == 0 {
+		t.Fatalf("%s: %v", out, err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"trace"}, "trace needs what to do"},
+		{[]string{"trace", "merge"}, `trace needs what to do: rlbench trace synth -o FILE (got "merge")`},
+		{[]string{"trace", "synth"}, "trace synth needs -o FILE"},
+		{[]string{"trace", "synth", "-o", filepath.Join(dir, "t.txt")}, "cannot tell the format of"},
+		{[]string{"trace", "synth", "-o", out, "--diurnal", "1.5"}, "diurnal swing 1.5"},
+		{[]string{"trace", "synth", "-o", out, "--start", "yesterday"}, `--start "yesterday" is not an RFC 3339 time`},
+		{[]string{"trace", "synth", "-o", out, "extra"}, "no arguments besides its flags"},
+	} {
+		stdout.Reset()
+		stderr.Reset()
+		if code := run(context.Background(), tc.args, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%q: exit %d, %q; want 2 and %q", tc.args, code, stderr.String(), tc.want)
+		}
+	}
+	// An interrupted trace is not left behind as if it were whole.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	part := filepath.Join(dir, "part.csv")
+	if code := run(ctx, []string{"trace", "synth", "-o", part, "--lines", "100000"}, &stdout, &stderr); code == exitOK {
+		t.Error("an interrupted trace synth exited 0")
+	}
+	if _, err := os.Stat(part); !os.IsNotExist(err) {
+		t.Errorf("the interrupted trace is still there: %v", err)
+	}
+}
