@@ -485,15 +485,16 @@ func (l *Declared) Allow(ctx context.Context, key string) (Decision, error) {
 
 // allowOn decides the identity key for a caller whose clock is c.
 func (l *Declared) allowOn(ctx context.Context, key string, c CallerClock) (Decision, error) {
-	keys, args, req := l.call(key, c)
+	keys, args, req := l.call(key, c, UnitsFrom(ctx))
 	reply, err := l.callee.Run(ctx, l.rdb, keys, args...)
 	return l.Decide(req, reply, err)
 }
 
 // call is the keys and arguments of the call deciding the identity key
 // for a caller whose clock is c: the templates filled in for this
-// request, its cost drawn and the clock read once.
-func (l *Declared) call(key string, c CallerClock) (keys []string, args []any, req Request) {
+// request, its cost (units when its caller set them and the script is
+// told its cost, else drawn) and the clock read once.
+func (l *Declared) call(key string, c CallerClock, units int64) (keys []string, args []any, req Request) {
 	ns, id := splitIdentity(key)
 	v := requestVars{identity: id, cost: 1}
 	if l.usesRequestID {
@@ -505,7 +506,10 @@ func (l *Declared) call(key string, c CallerClock) (keys []string, args []any, r
 		now, skew = c.read(l.now)
 		v.nowMicros = now.Add(skew).UnixMicro()
 	}
-	if !l.cost.IsOne() {
+	switch {
+	case units > 0 && l.decl.UsesCost():
+		v.cost = units
+	case !l.cost.IsOne():
 		v.cost = l.cost.Draw(splitmix64(l.seed ^ l.draws.Add(1)*0x9e3779b97f4a7c15))
 	}
 	keys = l.expandKeys(ns, &v)
@@ -550,8 +554,8 @@ func (v *declaredOnClock) Allow(ctx context.Context, key string) (Decision, erro
 }
 
 // AppendCommand implements Pipelined on the instance's clock.
-func (v *declaredOnClock) AppendCommand(dst []any, key string) ([]any, Request) {
-	return v.appendCommandOn(dst, key, v.clock)
+func (v *declaredOnClock) AppendCommand(dst []any, key string, units int64) ([]any, Request) {
+	return v.appendCommandOn(dst, key, v.clock, units)
 }
 
 // WindowsEndAtInstants implements InstantWindowed: a fixed window's

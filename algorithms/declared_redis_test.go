@@ -252,6 +252,57 @@ func TestDeclaredRequestVariables(t *testing.T) {
 	}
 }
 
+// TestDeclaredUnitsFromTheCaller: a request whose caller sets its units
+// (a trace's weights) asks for those, not for a draw of the binding's
+// cost, whether it is called alone (the units in its context) or in a
+// pipeline (the units beside its key); its decision keeps them. A
+// declaration not told its cost ignores them, as a built-in does.
+func TestDeclaredUnitsFromTheCaller(t *testing.T) {
+	rdb := redistest.Client(t)
+	ctx := context.Background()
+	decl := func(args ...string) *algorithms.Declaration {
+		return &algorithms.Declaration{
+			Name: "units", Script: "return {1, ARGV[1]}",
+			Keys:      templates(t, algorithms.KeyVariables, "u:${identity}"),
+			Args:      templates(t, algorithms.ArgVariables, args...),
+			Reply:     algorithms.ReplyLayout{Allowed: 1, Remaining: 2},
+			Semantics: algorithms.SemanticsBound, Promise: algorithms.Promise{Admitted: 10, Per: time.Second},
+		}
+	}
+	bind := func(d *algorithms.Declaration, cost algorithms.Cost) algorithms.Pipelined {
+		lim, err := d.BindWith(rdb, algorithms.Policy{Limit: 1, Window: time.Second}, algorithms.Binding{Scenario: "s", Cost: cost, Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lim.(algorithms.Pipelined)
+	}
+	told, deaf := bind(decl("${cost}"), algorithms.FixedCost(2)), bind(decl("${limit}"), algorithms.Cost{})
+	for _, tc := range []struct {
+		why   string
+		lim   algorithms.Pipelined
+		units int64
+		want  int64 // the units sent and decided
+	}{
+		{"the caller's units replace the binding's cost", told, 9, 9},
+		{"no units from the caller: the binding's cost", told, 0, 2},
+		{"a script not told its cost decides one unit, whatever the caller says", deaf, 9, 1},
+	} {
+		d, err := tc.lim.Allow(algorithms.WithUnits(ctx, tc.units), "rlbench:test:units:1")
+		if err != nil || d.Units() != tc.want {
+			t.Errorf("%s: alone: decided %+v (%v), want %d units", tc.why, d, err, tc.want)
+		}
+		cmd, req := tc.lim.AppendCommand(nil, "rlbench:test:units:1", tc.units)
+		reply, err := rdb.Do(ctx, cmd...).Result()
+		d, err = tc.lim.Decide(req, reply, err)
+		if err != nil || d.Units() != tc.want || (tc.lim == told && cmd[len(cmd)-1] != strconv.FormatInt(tc.want, 10)) {
+			t.Errorf("%s: pipelined: sent %v, decided %+v (%v), want %d units", tc.why, cmd, d, err, tc.want)
+		}
+	}
+	if algorithms.UnitsFrom(algorithms.WithUnits(ctx, 0)) != 0 || algorithms.UnitsFrom(algorithms.WithUnits(ctx, 4)) != 4 {
+		t.Errorf("units in a context do not read back")
+	}
+}
+
 // TestDeclaredFunctionLifecycle: FUNCTION LOAD before the run, a reload
 // (counted) after FUNCTION FLUSH, and FUNCTION DELETE at the end only of a
 // library the limiter loaded itself. A library of the same name with other

@@ -74,7 +74,7 @@ func fleetRun(t *testing.T, fleet *plan.Fleet) ([]event.Outcome, *scheduler) {
 	d.rec.countInstances(fleet.Instances())
 	log := &outcomeLog{}
 	d.sinks = []event.Sink{log}
-	out := d.openLoop(context.Background(), ConstantPacer{PerSecond: 1000}, picker, time.Second, 0)
+	out := d.openLoop(context.Background(), &Schedule{Pacer: ConstantPacer{PerSecond: 1000}, Picker: picker, Fleet: fleet, Seed: 7}, time.Second)
 	if out.unsent != 0 || out.interrupted || len(log.all) != 1000 {
 		t.Fatalf("schedule: %+v, %d outcomes", out, len(log.all))
 	}

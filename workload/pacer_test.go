@@ -165,7 +165,7 @@ func TestOpenLoopKeepsTheSchedule(t *testing.T) {
 	picker := &countingPicker{IdentityPicker: RoundRobin{Count: 10}}
 	settleOn(clock, picker, lim)
 	d := fakeScheduler(clock, lim, 4)
-	out := d.openLoop(context.Background(), ConstantPacer{PerSecond: 1000}, picker, time.Second, 0)
+	out := d.openLoop(context.Background(), &Schedule{Pacer: ConstantPacer{PerSecond: 1000}, Picker: picker}, time.Second)
 	var res result.Run
 	d.rec.fill(&res)
 	q := res.Requests
@@ -187,7 +187,7 @@ func TestOpenLoopKeepsTheSchedule(t *testing.T) {
 func TestOpenLoopPoissonCount(t *testing.T) {
 	clock := newFakeClock()
 	d := fakeScheduler(clock, &instantLimiter{clock: clock}, 4)
-	d.openLoop(context.Background(), NewPoissonPacer(5000, 11), NewRandomPicker(100, 11), 4*time.Second, 0)
+	d.openLoop(context.Background(), &Schedule{Pacer: NewPoissonPacer(5000, 11), Picker: NewRandomPicker(100, 11)}, 4*time.Second)
 	sent := d.rec.completed()
 	if math.Abs(float64(sent)-20000) > 5*math.Sqrt(20000) {
 		t.Errorf("sent %d, want about 20000", sent)
@@ -200,7 +200,7 @@ func TestOpenLoopPoissonCount(t *testing.T) {
 func TestOpenLoopRecordsASlippedSchedule(t *testing.T) {
 	clock := newFakeClock()
 	d := fakeScheduler(clock, &instantLimiter{clock: clock, callTime: 5 * time.Millisecond}, 1)
-	out := d.openLoop(context.Background(), ConstantPacer{PerSecond: 1000}, RoundRobin{Count: 1}, 100*time.Millisecond, 0)
+	out := d.openLoop(context.Background(), &Schedule{Pacer: ConstantPacer{PerSecond: 1000}, Picker: RoundRobin{Count: 1}}, 100*time.Millisecond)
 	var res result.Run
 	d.rec.fill(&res)
 	if res.Requests.Late == 0 {
@@ -222,7 +222,7 @@ func TestOpenLoopRecordsASlippedSchedule(t *testing.T) {
 func TestOpenLoopStopsOnCount(t *testing.T) {
 	clock := newFakeClock()
 	d := fakeScheduler(clock, &instantLimiter{clock: clock}, 2)
-	out := d.openLoop(context.Background(), ConstantPacer{PerSecond: 100}, RoundRobin{Count: 3}, time.Hour, 25)
+	out := d.openLoop(context.Background(), &Schedule{Pacer: ConstantPacer{PerSecond: 100}, Picker: RoundRobin{Count: 3}, Requests: 25}, time.Hour)
 	if n := d.rec.completed(); n != 25 {
 		t.Errorf("sent %d, want 25", n)
 	}
@@ -237,7 +237,7 @@ func TestOpenLoopStopsOnCancel(t *testing.T) {
 	d := fakeScheduler(clock, &instantLimiter{clock: clock}, 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	out := d.openLoop(ctx, ConstantPacer{PerSecond: 100}, RoundRobin{Count: 3}, time.Hour, 0)
+	out := d.openLoop(ctx, &Schedule{Pacer: ConstantPacer{PerSecond: 100}, Picker: RoundRobin{Count: 3}}, time.Hour)
 	if !out.interrupted {
 		t.Errorf("not marked interrupted")
 	}

@@ -170,7 +170,7 @@ func (d *scheduler) sendBatch(w *pipeWorker, jobs []job) {
 	calls := w.calls[:len(jobs)]
 	for i, j := range jobs {
 		c := &calls[i]
-		c.args, c.req = d.fleet.pipedFor(j.instance, d.piped).AppendCommand(c.args[:0], d.key(w.worker, j.identity))
+		c.args, c.req = d.fleet.pipedFor(j.instance, d.piped).AppendCommand(c.args[:0], d.key(w.worker, j.identity), j.units)
 		c.Cmd, c.clock, c.done = redis.NewCmd(d.callCtx, c.args...), d.clock, time.Time{}
 	}
 	w.slot.begin(len(jobs))

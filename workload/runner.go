@@ -357,7 +357,7 @@ func (r *Runner) runSchedule(ctx context.Context, t traffic) (out scheduleEnd, e
 	case s.ClosedLoop:
 		out = d.closedLoop(runCtx, Shared(picker), s.Duration, s.Requests)
 	default:
-		out = d.openLoop(runCtx, r.pacer(s), picker, s.Duration, s.Requests)
+		out = d.openLoop(runCtx, arrivals(s, picker, r.Plan.Seed), s.Duration)
 	}
 	if out.interrupted {
 		var abort *AbortError
@@ -399,15 +399,6 @@ func (r *Runner) watch(ctx context.Context, d *scheduler, cancel context.CancelC
 		}
 	}()
 	return func() { close(done); wg.Wait() }
-}
-
-// pacer is the open-loop schedule of run s: a ramp through its stages,
-// or a constant or Poisson rate.
-func (r *Runner) pacer(s plan.Run) Pacer {
-	if s.Shape == plan.ShapeRamp {
-		return NewRampPacer(s.FromPerSecond, s.Stages, s.Arrival == plan.Poisson, r.Plan.Seed)
-	}
-	return NewPacer(s.Arrival, s.TargetPerSecond, r.Plan.Seed)
 }
 
 // identityShare is how many of a run's identities a segment sends for.

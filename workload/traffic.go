@@ -17,6 +17,9 @@ import (
 type job struct {
 	identity uint64
 	due      time.Time
+	// units is what the request asks for when its arrival says (zero: the
+	// run's own cost).
+	units int64
 	// instance is the application instance of the run's fleet that sends
 	// it (0 without a fleet).
 	instance int
@@ -125,7 +128,7 @@ func (d *scheduler) call(w *worker, j job) string {
 	w.slot.begin(1)
 	o.Sent = d.clock.Now()
 	w.slot.sent(d.rec.start, o.Sent)
-	o.Decision, o.Err = d.limiter.Allow(d.fleet.ctx(j.instance, d.callCtx), key)
+	o.Decision, o.Err = d.limiter.Allow(algorithms.WithUnits(d.fleet.ctx(j.instance, d.callCtx), j.units), key)
 	o.Done = d.clock.Now()
 	o.MayHaveRun = redisenv.MayHaveRun(o.Err)
 	d.record(w.id, o)
@@ -156,61 +159,62 @@ func (d *scheduler) deliver(worker int, o *event.Outcome) {
 // at its due time, whatever happened to earlier ones, and its latency counts
 // from the due time. When every worker is busy the hand-off waits, the
 // request goes out late, and the lateness is recorded rather than hidden.
-func (d *scheduler) openLoop(ctx context.Context, pacer Pacer, picker IdentityPicker, duration time.Duration, maxRequests int64) scheduleEnd {
+// The schedule ends with its arrivals or at duration, whichever is first.
+func (d *scheduler) openLoop(ctx context.Context, arr Arrivals, duration time.Duration) scheduleEnd {
 	jobs, wait := d.startWorkers()
 	defer wait()
 	defer jobs.close()
 
 	defer event.TuneForPacing(d.clock)()
 	start := d.rec.start
-	var owned, busy int64
-	end := func(e scheduleEnd, drawn uint64) scheduleEnd {
+	var drawn, owned, busy int64
+	end := func(e scheduleEnd) scheduleEnd {
 		// What was held for a batch goes out before the workers stop.
 		sent, waited := jobs.flush(ctx)
 		busy += waited
 		e.interrupted = e.interrupted || !sent
-		e.drawn, e.owned, e.busy = int64(drawn), owned, busy
+		e.drawn, e.owned, e.busy = drawn, owned, busy
 		return e
 	}
-	for n := uint64(0); ; n++ {
-		if maxRequests > 0 && int64(n) >= maxRequests {
-			return end(scheduleEnd{elapsed: min(pacer.Due(n), duration)}, n)
+	var a Arrival
+	for {
+		if !arr.Next(&a) {
+			return end(scheduleEnd{elapsed: min(a.Due, duration)})
 		}
-		due := pacer.Due(n)
-		if due >= duration {
-			return end(scheduleEnd{elapsed: duration}, n)
+		if a.Due >= duration {
+			return end(scheduleEnd{elapsed: duration})
 		}
 		// Every request of the whole schedule is drawn, in order, so that
 		// every segment sees the same identities at the same due times.
-		identity := picker.Pick(n)
-		if !d.segment.Owns(identity) {
+		drawn++
+		if !d.segment.Owns(a.Identity) {
 			continue
 		}
 		owned++
-		if wait := due - d.clock.Now().Sub(start); wait > 0 {
+		if wait := a.Due - d.clock.Now().Sub(start); wait > 0 {
 			// Nothing held waits through the sleep.
 			sent, waited := jobs.flush(ctx)
 			busy += waited
 			if !sent {
-				return end(scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}, n+1)
+				return end(scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true})
 			}
 			if d.clock.Sleep(ctx, max(wait, minPacingSleep)) != nil {
-				return end(scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}, n+1)
+				return end(scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true})
 			}
 		}
 		if d.clock.Now().Sub(start) >= duration+deadlineGrace {
 			// The deadline passed while the generator was behind: what was
 			// due but never sent is counted, not silently dropped.
-			mine, all := d.countDue(pacer, picker, n+1, duration, maxRequests)
-			owned += mine
-			return end(scheduleEnd{elapsed: duration, unsent: 1 + mine}, n+1+uint64(all))
+			mine, all := d.countDue(arr, duration)
+			owned, drawn = owned+mine, drawn+all
+			return end(scheduleEnd{elapsed: duration, unsent: 1 + mine})
 		}
 		// Every worker busy: the request waits for one, and goes out late
 		// if the wait is long.
-		sent, waited := jobs.add(ctx, job{identity: identity, due: start.Add(due), instance: d.fleet.instanceOf(identity, n)})
+		sent, waited := jobs.add(ctx, job{identity: a.Identity, due: start.Add(a.Due), units: a.Units, instance: a.Instance})
 		busy += waited
 		if !sent {
-			return end(scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true}, n+1)
+			return end(scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true})
 		}
 	}
 }
@@ -254,12 +258,13 @@ const minPacingSleep = 100 * time.Microsecond
 // may still be sent, so a last request is not lost to a sleep's overshoot.
 const deadlineGrace = 50 * time.Millisecond
 
-// countDue counts the requests from n on that are due before duration:
-// mine those for identities of the segment, all of them besides.
-func (d *scheduler) countDue(p Pacer, picker IdentityPicker, n uint64, duration time.Duration, maxRequests int64) (mine, all int64) {
-	for ; p.Due(n) < duration && (maxRequests <= 0 || int64(n) < maxRequests); n++ {
+// countDue reads the rest of arr's requests that are due before
+// duration: mine those for identities of the segment, all of them.
+func (d *scheduler) countDue(arr Arrivals, duration time.Duration) (mine, all int64) {
+	var a Arrival
+	for arr.Next(&a) && a.Due < duration {
 		all++
-		if d.segment.Owns(picker.Pick(n)) {
+		if d.segment.Owns(a.Identity) {
 			mine++
 		}
 	}
