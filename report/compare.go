@@ -161,7 +161,11 @@ type CompareRow struct {
 	Verdict string  `json:"verdict"`
 	// Allowed says how far the metric may move ("+25%", "-20%", "none").
 	Allowed string `json:"allowed"`
-	Note    string `json:"note,omitempty"`
+	// Tolerance is how far a noisy figure may grow before it counts as a
+	// regression, as a fraction (0.25 = +25%); 0 for an exact figure or
+	// one not judged.
+	Tolerance float64 `json:"tolerance,omitempty"`
+	Note      string  `json:"note,omitempty"`
 	// Missing names the side that did not measure the figure ("baseline",
 	// "current" or "both"); its value is then no figure at all.
 	Missing string `json:"missing,omitempty"`
@@ -205,6 +209,44 @@ type Comparison struct {
 	// regression", only what regressed among the figures both measured.
 	// Empty when both are complete.
 	Incomplete []string `json:"incomplete"`
+	// Detectable is, per limiter whose server cost both results measured,
+	// the smallest slowdown of its decisions on the server this comparison
+	// shows as a regression: one plus the least tolerance its runs'
+	// relative.server_cost got (the figure a change of the script moves
+	// in every run alike).
+	Detectable []Detectable `json:"detectable"`
+}
+
+// Detectable is the smallest slowdown of one limiter's server time per
+// decision that a comparison shows as a regression: Factor (1.3 = 30%
+// slower) on the run whose tolerance was the least.
+type Detectable struct {
+	Algorithm string  `json:"algorithm"`
+	Factor    float64 `json:"factor"`
+	Run       string  `json:"run"`
+}
+
+// detectable gathers, per algorithm, the least tolerance of the rows of
+// metric, in the order the algorithms first appear.
+func detectable(rows []CompareRow, algorithmOf map[string]string, metric string) []Detectable {
+	out := []Detectable{}
+	at := map[string]int{}
+	for _, r := range rows {
+		if r.Metric != metric || r.Tolerance <= 0 || r.Verdict == NotMeasured || r.Verdict == NotJudged {
+			continue
+		}
+		alg := algorithmOf[r.Run]
+		i, ok := at[alg]
+		if !ok {
+			at[alg] = len(out)
+			out = append(out, Detectable{Algorithm: alg, Factor: 1 + r.Tolerance, Run: r.Run})
+			continue
+		}
+		if 1+r.Tolerance < out[i].Factor {
+			out[i].Factor, out[i].Run = 1+r.Tolerance, r.Run
+		}
+	}
+	return out
 }
 
 // Compare matches runs by algorithm/scenario and checks every metric.
@@ -217,9 +259,11 @@ func Compare(baseline, current *result.Result, tol Tolerances) *Comparison {
 		cur[current.Runs[i].Key()] = &current.Runs[i]
 	}
 	seen := map[string]bool{}
+	algorithmOf := map[string]string{}
 	for i := range baseline.Runs {
 		b := &baseline.Runs[i]
 		seen[b.Key()] = true
+		algorithmOf[b.Key()] = b.Algorithm
 		r, ok := cur[b.Key()]
 		if !ok {
 			// An incomplete result lacks the runs it never reached: that
@@ -242,6 +286,7 @@ func Compare(baseline, current *result.Result, tol Tolerances) *Comparison {
 			c.MissingInBaseline = append(c.MissingInBaseline, k)
 		}
 	}
+	c.Detectable = detectable(c.Rows, algorithmOf, "relative.server_cost")
 	sort.SliceStable(c.Rows, func(i, j int) bool {
 		return c.Rows[i].Verdict == Regressed && c.Rows[j].Verdict != Regressed
 	})
@@ -357,12 +402,12 @@ func judgeMetric(m metric, base, cur *result.Run, tol Tolerances) (CompareRow, b
 			row.Note = fmt.Sprintf("single run: a p99 of %d requests moves tenfold with the machine; only a %.0f-fold change counts", n, 1+SingleTail)
 		}
 	}
+	bySpread := false
 	if s, ok := spreadTolerance(m, base, cur); ok && s > t {
-		t = s
-		row.Note = "allowed by the spread the two runs measured"
+		t, bySpread = s, true
 	}
 	worse, better := cv > bv*(1+t), cv < bv*(1-t)
-	row.Allowed = fmt.Sprintf("+%.0f%%", 100*t)
+	row.Allowed, row.Tolerance = fmt.Sprintf("+%.0f%%", 100*t), t
 	if m.lowerIsWorse {
 		// t is how far the figure may fall: a fraction of it, or, from
 		// one on, a factor (an order of magnitude is to a tenth).
@@ -381,6 +426,9 @@ func judgeMetric(m metric, base, cur *result.Run, tol Tolerances) (CompareRow, b
 	default:
 		row.Verdict = Same
 	}
+	if bySpread {
+		row.Note = spreadNote(row.Verdict, row.Allowed)
+	}
 	if row.Verdict == Same {
 		return row, true
 	}
@@ -391,6 +439,19 @@ func judgeMetric(m metric, base, cur *result.Run, tol Tolerances) (CompareRow, b
 		row.Verdict = WithinSpread
 	}
 	return row, true
+}
+
+// spreadNote says, for a row whose tolerance the two runs' measured spread
+// set, what the change was against it: past what the spread explains (a
+// regression or an improvement), or within it.
+func spreadNote(verdict, allowed string) string {
+	switch verdict {
+	case Regressed:
+		return "more than the spread the two runs measured explains (it allows " + allowed + ")"
+	case Improved:
+		return "a fall larger than the spread the two runs measured explains"
+	}
+	return "within the spread the two runs measured (" + allowed + ")"
 }
 
 // timingSlack is how far a timing-dependent correctness figure may rise
@@ -548,6 +609,9 @@ func writeCompareText(w io.Writer, c *Comparison, all bool) error {
 	for _, k := range c.MissingInBaseline {
 		fmt.Fprintf(w, "note: %s is new (not in the baseline)\n", k)
 	}
+	if d := c.detectableLine(); d != "" {
+		fmt.Fprintln(w, d)
+	}
 	_, err := fmt.Fprintf(w, "\nverdict: %s\n", c.verdictWord())
 	return err
 }
@@ -593,7 +657,24 @@ func writeCompareMarkdown(w io.Writer, c *Comparison, all bool) error {
 	if len(c.MissingInBaseline) > 0 {
 		fmt.Fprintf(w, "\nNew runs (not in the baseline): %s\n", mdEscape(strings.Join(c.MissingInBaseline, ", ")))
 	}
+	if d := c.detectableLine(); d != "" {
+		fmt.Fprintf(w, "\n%s\n", mdEscape(d))
+	}
 	return nil
+}
+
+// detectableLine says, per limiter, the smallest slowdown of its script
+// the comparison would have caught; empty when no server cost was judged.
+func (c *Comparison) detectableLine() string {
+	if len(c.Detectable) == 0 {
+		return ""
+	}
+	parts := make([]string, len(c.Detectable))
+	for i, d := range c.Detectable {
+		parts[i] = fmt.Sprintf("%s %.2fx (%s)", d.Algorithm, d.Factor, d.Run)
+	}
+	return "detects: a limiter's server time per decision slower by at least " + strings.Join(parts, ", ") +
+		" (one plus the least tolerance its runs' relative.server_cost got)"
 }
 
 func ratioString(r float64) string {

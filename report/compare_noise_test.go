@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 
@@ -246,5 +247,67 @@ func TestCompareTailOfAStarvedSingleRun(t *testing.T) {
 	cur.Repeats, cur.Generator.CPUWaitShare = &result.Repeats{Count: 3, Values: map[string][]float64{}}, 0.51
 	if row := rowFor(t, Compare(resultOf(base), resultOf(cur), explicit), "token_bucket/steady", "relative.latency_p99"); row.Verdict != Regressed {
 		t.Errorf("repeated, starved: %+v", row)
+	}
+}
+
+// TestCompareSpreadWording: when the spread the two runs measured sets a
+// row's tolerance, its note says what the change was against it, never
+// that a regression was allowed; and the comparison says the smallest
+// slowdown of each limiter's script it would have caught.
+func TestCompareSpreadWording(t *testing.T) {
+	spread := func(cost, low, high float64) result.Run {
+		r := calibrated(1000, 800, 10, cost)
+		r.Relative.ServerCostLow, r.Relative.ServerCostHigh = low, high
+		return r
+	}
+	// Quartiles 1.6..2.4 around 2 on both sides: 2 x hypot(0.4, 0.4) = 113%.
+	base := spread(2, 1.6, 2.4)
+	for _, tc := range []struct {
+		why     string
+		cost    float64
+		verdict string
+		note    string
+	}{
+		{"past the spread", 5, Regressed, "more than the spread the two runs measured explains (it allows +113%)"},
+		{"inside it", 3, Same, "within the spread the two runs measured (+113%)"},
+	} {
+		c := Compare(resultOf(base), resultOf(spread(tc.cost, tc.cost*0.8, tc.cost*1.2)), DefaultTolerances)
+		row := rowFor(t, c, "token_bucket/steady", "relative.server_cost")
+		if row.Verdict != tc.verdict || row.Note != tc.note {
+			t.Errorf("%s: %s (%s), want %s (%s)", tc.why, row.Verdict, row.Note, tc.verdict, tc.note)
+		}
+		if len(c.Detectable) != 1 || c.Detectable[0].Algorithm != "token_bucket" || math.Abs(c.Detectable[0].Factor-2.13) > 0.01 {
+			t.Errorf("%s: detectable %+v, want token_bucket 2.13x", tc.why, c.Detectable)
+		}
+		var text bytes.Buffer
+		if err := WriteCompare(&text, c, "text", false); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(text.String(), "detects: a limiter's server time per decision slower by at least token_bucket 2.13x (token_bucket/steady)") {
+			t.Errorf("%s: the text does not say what the comparison detects:\n%s", tc.why, text.String())
+		}
+	}
+}
+
+// TestCompareJUnitSchema: a comparison written as JUnit keeps to the
+// common schema; a regression fails its run's case, a run the current
+// result lacks fails the comparison's own case.
+func TestCompareJUnitSchema(t *testing.T) {
+	base := resultOf(calibrated(1000, 800, 10, 2), compareRun("fixed_window", 200, 1000, 5, 100, 0, 0, 0, 0))
+	cur := resultOf(calibrated(1000, 800, 30, 6))
+	var buf bytes.Buffer
+	if err := WriteCompareJUnit(&buf, Compare(base, cur, DefaultTolerances)); err != nil {
+		t.Fatal(err)
+	}
+	if problems := validateJUnit(t, buf.Bytes()); len(problems) > 0 {
+		t.Errorf("not the JUnit schema: %q\n%s", problems, buf.String())
+	}
+	for _, want := range []string{`<testcase name="token_bucket/steady" classname="rlbench.compare">`,
+		`<failure type="REGRESSED" message="relative.server_cost: 2.00x -&gt; 6.00x (3.00x), allowed +25%: REGRESSED">`,
+		`<failure type="MISSING" message="fixed_window/steady is in the baseline but missing from the current result">`,
+		`tests="2" failures="2"`} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("JUnit lacks %s:\n%s", want, buf.String())
+		}
 	}
 }

@@ -139,7 +139,7 @@ type junitSuite struct {
 	Errors     int             `xml:"errors,attr"`
 	Skipped    int             `xml:"skipped,attr"`
 	Time       string          `xml:"time,attr"`
-	Timestamp  string          `xml:"timestamp,attr"`
+	Timestamp  string          `xml:"timestamp,attr,omitempty"`
 	Hostname   string          `xml:"hostname,attr,omitempty"`
 	Properties []junitProperty `xml:"properties>property"`
 	Cases      []junitCase     `xml:"testcase"`

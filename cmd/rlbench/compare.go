@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/rlbench/rlbench/report"
+	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/verdict"
 )
 
 // compareCommand compares a current result with a baseline, metric by
@@ -17,8 +19,8 @@ import (
 func compareCommand() command {
 	tol := report.DefaultTolerances
 	tol.Given = map[string]bool{}
-	var format string
-	var all, allowIncomplete bool
+	var format, junit string
+	var all, allowIncomplete, forceBaseline bool
 	return command{
 		name:  "compare",
 		usage: "[flags] BASELINE.json CURRENT.json",
@@ -27,6 +29,9 @@ func compareCommand() command {
 			fs.BoolVar(&all, "all", false, "list every figure, not only those that changed (json always lists every one)")
 			fs.BoolVar(&allowIncomplete, "allow-incomplete", false,
 				"compare a result that is incomplete (interrupted, aborted, or a run far short of its plan) on what both measured, and exit 0 unless that regressed")
+			fs.BoolVar(&forceBaseline, "force-baseline", false,
+				"compare against a baseline whose own verdict is not pass (fail or inconclusive): refused without it, since a limiter that failed or could not be judged is no reference")
+			fs.StringVar(&junit, "junit", "", "also write the comparison as JUnit XML to `FILE`: a test case per run, failing with one failure per figure that regressed")
 			fs.Var(percentFlag{&tol.P50, "p50", tol.Given}, "p50", "how much latency p50 may grow (default 15%; without repetitions on both sides, 900%)")
 			fs.Var(percentFlag{&tol.P99, "p99", tol.Given}, "p99", "how much latency p99 may grow (default 25%; without repetitions on both sides, 900%)")
 			fs.Var(percentFlag{&tol.UsecPerCall, "server", tol.Given}, "server", "how much the server time per call may grow (default 25%)")
@@ -41,7 +46,11 @@ func compareCommand() command {
 			if format != "text" && format != "markdown" && format != "json" {
 				return usageErrorf("-format %q: want text, markdown or json", format)
 			}
-			return compareResults(ctx, args[0], args[1], compareOptions{tol: tol, format: format, all: all, allowIncomplete: allowIncomplete}, stdout)
+			if err := checkJUnitPath(junit); err != nil {
+				return err
+			}
+			return compareResults(ctx, args[0], args[1], compareOptions{tol: tol, format: format, all: all,
+				allowIncomplete: allowIncomplete, forceBaseline: forceBaseline, junit: junit}, stdout)
 		},
 	}
 }
@@ -54,12 +63,28 @@ type compareOptions struct {
 	// allowIncomplete compares an incomplete result on what both
 	// measured, without failing for its incompleteness.
 	allowIncomplete bool
+	// forceBaseline compares against a baseline whose own verdict is not
+	// pass.
+	forceBaseline bool
+	// junit names the file the comparison is also written to as JUnit.
+	junit string
 }
 
 func compareResults(ctx context.Context, basePath, curPath string, o compareOptions, stdout io.Writer) error {
 	base, err := readResult(ctx, basePath)
 	if err != nil {
 		return err
+	}
+	if j := verdict.Assess(base); j.Verdict != result.Pass && !o.forceBaseline {
+		why := ""
+		if reasons := j.Reasons(); len(reasons) > 0 {
+			why = ": " + report.Printable(reasons[0])
+			if len(reasons) > 1 {
+				why += fmt.Sprintf(" (and %d more)", len(reasons)-1)
+			}
+		}
+		return usageErrorf("baseline %s: its own verdict is %s%s; a baseline must pass, or a regression hides behind what it already got wrong "+
+			"(record it again, or --force-baseline to compare against it anyway)", basePath, j.Verdict, why)
 	}
 	cur, err := readResult(ctx, curPath)
 	if err != nil {
@@ -68,6 +93,11 @@ func compareResults(ctx context.Context, basePath, curPath string, o compareOpti
 	c := report.Compare(base, cur, o.tol)
 	if err := report.WriteCompare(stdout, c, o.format, o.all); err != nil {
 		return err
+	}
+	if o.junit != "" {
+		if err := writeFile(o.junit, func(w io.Writer) error { return report.WriteCompareJUnit(w, c) }); err != nil {
+			return err
+		}
 	}
 	switch {
 	case c.Regressed:

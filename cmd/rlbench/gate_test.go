@@ -120,7 +120,12 @@ func TestCompareCommand(t *testing.T) {
 		{"a bad percentage", []string{"--p99", "lots", base, base}, exitUsage, `"lots" is not a percentage`},
 		{"an interrupted result is no verdict", []string{base, writeResult(t, interruptedResult(0))}, exitFail,
 			"comparison: no verdict, the current result did not complete (interrupted (Ctrl-C)) (--allow-incomplete compares what both measured)"},
-		{"an interrupted baseline likewise", []string{writeResult(t, interruptedResult(0)), base}, exitFail, "verdict: INCOMPLETE"},
+		{"an interrupted baseline is refused: its verdict is not pass", []string{writeResult(t, interruptedResult(0)), base}, exitUsage,
+			"its own verdict is fail: the run did not complete: interrupted (Ctrl-C); a baseline must pass"},
+		{"forced, it is compared, and no verdict", []string{"--force-baseline", writeResult(t, interruptedResult(0)), base}, exitFail, "verdict: INCOMPLETE"},
+		{"a baseline that failed its own checks is refused", []string{writeResult(t, gateResult(1000, 3)), base}, exitUsage,
+			"its own verdict is fail: fixed_window/steady: OVERSHOOT"},
+		{"forced, it is compared", []string{"--force-baseline", writeResult(t, gateResult(1000, 3)), base}, exitOK, "verdict: no regression"},
 		{"compared anyway when allowed", []string{"--allow-incomplete", base, writeResult(t, interruptedResult(0))}, exitOK, "verdict: INCOMPLETE"},
 		{"allowed, what it measured still regresses", []string{"--allow-incomplete", base, writeResult(t, interruptedResult(2))}, exitFail, "verdict: REGRESSED, and INCOMPLETE"},
 	} {
@@ -128,6 +133,38 @@ func TestCompareCommand(t *testing.T) {
 		if code != tc.code || !strings.Contains(stdout+stderr, tc.want) {
 			t.Errorf("%s: exit %d (want %d), output lacks %q:\n%s%s", tc.why, code, tc.code, tc.want, stdout, stderr)
 		}
+	}
+}
+
+// TestCompareJUnit: compare --junit writes the comparison's regressions as
+// JUnit failures of their run's test case, and a clean comparison as
+// passing cases; a JUnit path in a missing directory is refused before
+// anything is read.
+func TestCompareJUnit(t *testing.T) {
+	base := writeResult(t, gateResult(1000, 0))
+	dir := t.TempDir()
+	path := filepath.Join(dir, "compare.xml")
+	code, stdout, stderr := runCLI(t, "compare", "--junit", path, base, writeResult(t, gateResult(1000, 3)))
+	if code != exitFail {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitFail, stdout, stderr)
+	}
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<testcase name="fixed_window/steady" classname="rlbench.compare">`,
+		`<failure type="REGRESSED" message="audit.overshoot: 0 -&gt; 3, allowed none: REGRESSED">`, `failures="1"`} {
+		if !strings.Contains(string(doc), want) {
+			t.Errorf("the JUnit file lacks %s:\n%s", want, doc)
+		}
+	}
+	code, stdout, stderr = runCLI(t, "compare", "--junit", path, base, writeResult(t, gateResult(1100, 0)))
+	if doc, _ := os.ReadFile(path); code != exitOK || !strings.Contains(string(doc), `failures="0"`) {
+		t.Errorf("a clean comparison: exit %d, JUnit:\n%s\n%s%s", code, doc, stdout, stderr)
+	}
+	code, _, stderr = runCLI(t, "compare", "--junit", filepath.Join(dir, "missing", "x.xml"), base, base)
+	if code != exitUsage || !strings.Contains(stderr, "does not exist") {
+		t.Errorf("a JUnit file in a missing directory: exit %d, %s", code, stderr)
 	}
 }
 
