@@ -82,7 +82,13 @@ func writeDecision(w io.Writer, r *result.Result, j verdict.Judgement) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", alg, PromiseCell(j, alg), past, server, p99, memory)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if s := Recommend(r, j).Sentence(FormatPolicy(r.Profile.Policy)); s != "" {
+		fmt.Fprintln(w, s)
+	}
+	return nil
 }
 
 // writeNotes prints the notes grouped by kind, the limiter's own failures

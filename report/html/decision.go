@@ -22,6 +22,9 @@ const projectedIdentities = 1_000_000
 type decision struct {
 	Sentences []string
 	Rows      []decisionRow
+	// Recommendation ends the table: which limiter fits best, by which
+	// figures, and what the runner-up would save.
+	Recommendation string
 	// MemoryAt and MemoryAtMillion head the two memory columns.
 	MemoryAt, MemoryAtMillion string
 	Missing                   []string
@@ -49,7 +52,7 @@ type decisionRow struct {
 // decide builds the decision summary of v's result.
 func decide(v *view) decision {
 	var d decision
-	n := projectionIdentities(v.r)
+	n := report.ProjectionIdentities(v.r)
 	d.MemoryAt = "memory at " + report.FormatCountShort(n) + " identities"
 	if n != projectedIdentities {
 		d.MemoryAtMillion = "memory at 1M identities"
@@ -60,20 +63,8 @@ func decide(v *view) decision {
 	}
 	d.Sentences = decisionSentences(v, d.Rows)
 	d.Missing = missingFigures(v, d.Rows)
+	d.Recommendation = report.Recommend(v.r, v.judgement).Sentence(report.FormatPolicy(v.r.Profile.Policy))
 	return d
-}
-
-// projectionIdentities is the population memory is projected onto: the
-// profile's report.identities, else the most identities a run held.
-func projectionIdentities(r *result.Result) int64 {
-	if r.Profile.ReportIdentities > 0 {
-		return r.Profile.ReportIdentities
-	}
-	var most int64
-	for i := range r.Runs {
-		most = max(most, int64(r.Runs[i].Identities))
-	}
-	return max(most, 1)
 }
 
 func decideAlgorithm(v *view, alg string, costs *report.Costs, identities int64, millionToo bool) decisionRow {
