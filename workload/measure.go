@@ -365,7 +365,7 @@ func (ms *measurement) readings(ctx context.Context) error {
 	ms.reference.Halt(ctx)
 	if runErr == nil {
 		sent, errs := ms.rec.counts()
-		runErr = probe.CheckServer(ctx, ms.target, spec.Key(), errs, sent)
+		runErr = probe.CheckServer(ctx, ms.target, spec.Key(), errs, sent, ms.rec.errorCounts())
 	}
 	p := parts{run: spec, prefix: ms.mc.prefix, planned: ms.planned, keys: ms.keys, rec: ms.rec, schedule: ms.out, err: runErr,
 		happenings: seen.Happenings, timeout: r.Plan.Timeout, takesTime: algorithms.TakesCallerTime(ms.lim), memoryOverTime: memoryOverTime}

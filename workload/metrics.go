@@ -237,7 +237,6 @@ func (r *recorder) fill(run *result.Run) {
 	var maxLag time.Duration
 	var secs []second
 	tl := newTimeline()
-	errs := map[string]*result.ErrorCount{}
 	for _, s := range r.shards {
 		s.mu.Lock()
 		run.Requests.Add(s.counts)
@@ -253,14 +252,6 @@ func (r *recorder) fill(run *result.Run) {
 			secs[i].errors += b.errors
 		}
 		tl.merge(s.timeline)
-		for kind, e := range s.errors {
-			if all, ok := errs[kind]; ok {
-				all.Count += e.Count
-			} else {
-				c := *e
-				errs[kind] = &c
-			}
-		}
 		s.mu.Unlock()
 	}
 	run.Timeline = tl.contract()
@@ -276,16 +267,36 @@ func (r *recorder) fill(run *result.Run) {
 	for i, b := range secs {
 		run.Series[i] = result.Second{TS: i, Allowed: b.allowed, Denied: b.denied, Errors: b.errors, P99Us: r.secondP99(i)}
 	}
-	run.Errors = nil
-	for _, e := range errs {
-		run.Errors = append(run.Errors, *e)
-	}
-	sort.Slice(run.Errors, func(i, j int) bool {
-		if run.Errors[i].Count != run.Errors[j].Count {
-			return run.Errors[i].Count > run.Errors[j].Count
+	run.Errors = r.errorCounts()
+}
+
+// errorCounts is the failed calls by kind, every shard's added up, most
+// frequent first; nil without one.
+func (r *recorder) errorCounts() []result.ErrorCount {
+	errs := map[string]*result.ErrorCount{}
+	for _, s := range r.shards {
+		s.mu.Lock()
+		for kind, e := range s.errors {
+			if all, ok := errs[kind]; ok {
+				all.Count += e.Count
+			} else {
+				c := *e
+				errs[kind] = &c
+			}
 		}
-		return run.Errors[i].Kind < run.Errors[j].Kind
+		s.mu.Unlock()
+	}
+	var out []result.ErrorCount
+	for _, e := range errs {
+		out = append(out, *e)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Count != out[j].Count {
+			return out[i].Count > out[j].Count
+		}
+		return out[i].Kind < out[j].Kind
 	})
+	return out
 }
 
 func (dst latencies) merge(src latencies) {

@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/result"
 )
 
 // ServerGoneError ends a run whose server stopped answering before the
@@ -39,6 +40,26 @@ const (
 	livenessPause    = 200 * time.Millisecond
 )
 
+// RefusedError ends a run that got no decision at all because the server
+// refused every call for a reason of its own (its ACL, its role as a
+// read-only replica, every client slot taken): the run measured nothing of
+// the limiter, and the invocation ends as a runtime failure saying what
+// Redis said, rather than a verdict on the limiter.
+type RefusedError struct {
+	// Addr is the server's address, without credentials.
+	Addr string
+	// Run is the run, as algorithm/scenario.
+	Run string
+	// Sent counts its calls, every one refused.
+	Sent int64
+	// Said is what Redis answered.
+	Said string
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("redis at %s refused every call of %s (%d of %d): %s", e.Addr, e.Run, e.Sent, e.Sent, e.Said)
+}
+
 // CheckServer asks, after a run (algorithm/scenario) errs of whose sent
 // calls failed, whether the server is still there. Any reply, even an
 // error reply (a user without the right to PING), is a live server; only a
@@ -46,7 +67,14 @@ const (
 // another program's server that took a private server's port (a client of
 // a private server refuses it at once). A run without errors was answered
 // to its end and needs no check.
-func CheckServer(ctx context.Context, t Target, run string, errs, sent int64) error {
+//
+// A server that is there but gave the run no decision at all refused its
+// calls itself when what it said is a refusal (see redisenv.IsRefusal):
+// the run's most common error, or, when the calls only saw their
+// connections break, what the server says to a fresh connection (every
+// client slot taken). That is a *RefusedError. failures are the run's failed
+// calls by kind, most frequent first.
+func CheckServer(ctx context.Context, t Target, run string, errs, sent int64, failures []result.ErrorCount) error {
 	if errs == 0 {
 		return nil
 	}
@@ -71,17 +99,66 @@ func CheckServer(ctx context.Context, t Target, run string, errs, sent int64) er
 		cancel()
 		var reply redis.Error
 		if err == nil || errors.As(err, &reply) {
-			return nil
+			if errs < sent {
+				return nil
+			}
+			return refused(ctx, t, run, sent, failures)
 		}
 		last = err
 		var notOwned *redisenv.NotOwnedError
 		if errors.As(err, &notOwned) {
 			break
 		}
+		// A server that closes every new connection at once may be
+		// there, saying why to whoever listens (every client slot taken).
+		gctx, cancel := context.WithTimeout(ctx, t.Timeout)
+		said := redisenv.Greeting(gctx, t.Env.Client)
+		cancel()
+		if said != "" && redisenv.IsRefusal(said) {
+			if errs < sent {
+				return nil
+			}
+			return &RefusedError{Addr: t.addr(), Run: run, Sent: sent, Said: said + " (said to a new connection; the run's calls saw " + failureSeen(failures) + ")"}
+		}
 	}
+	return &ServerGoneError{Addr: t.addr(), Run: run, Errors: errs, Sent: sent, Err: last}
+}
+
+// refused is the *RefusedError of a run whose sent calls all failed on a
+// server that answers, when the server refused them; nil when the failures
+// were the limiter's own.
+func refused(ctx context.Context, t Target, run string, sent int64, failures []result.ErrorCount) error {
+	if len(failures) == 0 {
+		return nil
+	}
+	top := failures[0]
+	if redisenv.IsRefusal(top.Message) {
+		return &RefusedError{Addr: t.addr(), Run: run, Sent: sent, Said: top.Message}
+	}
+	switch top.Kind {
+	case redisenv.KindEOF, redisenv.KindReset:
+		gctx, cancel := context.WithTimeout(ctx, t.Timeout)
+		defer cancel()
+		if said := redisenv.Greeting(gctx, t.Env.Client); said != "" && redisenv.IsRefusal(said) {
+			return &RefusedError{Addr: t.addr(), Run: run, Sent: sent, Said: said + " (said to a new connection; the run's calls saw " + failureSeen(failures) + ")"}
+		}
+	}
+	return nil
+}
+
+// failureSeen is the run's most common failure, as a call saw it.
+func failureSeen(failures []result.ErrorCount) string {
+	if len(failures) == 0 {
+		return "no error recorded"
+	}
+	return "only: " + failures[0].Message
+}
+
+// addr is the server's address, without credentials.
+func (t Target) addr() string {
 	addr := t.Env.Addr
 	if c, ok := t.Env.Client.(*redis.Client); ok && addr == "" {
 		addr = c.Options().Addr
 	}
-	return &ServerGoneError{Addr: addr, Run: run, Errors: errs, Sent: sent, Err: last}
+	return addr
 }
