@@ -215,7 +215,7 @@ func TestDeclaredOnClock(t *testing.T) {
 func TestDeclaredPolicyArguments(t *testing.T) {
 	l := declaredFor(t, SemanticsTokenBucket, []string{"${limit}", "${rate_per_s}", "${rate_per_ms}", "${window_s}", "${window_ms}", "${window_us}", ""},
 		ReplyLayout{Allowed: 1}, Binding{})
-	cmd, _ := l.AppendCommand(nil, "ns:7")
+	cmd, _ := l.AppendCommand(nil, "ns:7", 0)
 	var got []string
 	for _, a := range cmd[4:] {
 		got = append(got, a.(string))
