@@ -350,8 +350,9 @@ func (ms *measurement) traffic(ctx context.Context) error {
 // traffic's error, or the server's.
 func (ms *measurement) readings(ctx context.Context) error {
 	r, spec, runErr := ms.r, ms.mc.spec, ms.runErr
+	// The progress keeps its trend: its last reading is what the
+	// observers read of the finished run.
 	memoryOverTime := ms.prog.trend.Stop(ctx)
-	ms.prog.trend = nil
 	if serverAfter, ok := probe.ServerCPUSeconds(ctx, ms.target); ms.serverKnown && ok && ms.out.elapsed > 0 {
 		ms.m.serverCPU, ms.m.cpuKnown = max(serverAfter-ms.serverBefore, 0)/ms.out.elapsed.Seconds(), true
 	}
