@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/report"
@@ -32,53 +30,6 @@ func main() {
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
-}
-
-// stopSignals end rlbench in order: Ctrl-C, a kill's SIGTERM, and the
-// SIGHUP of a terminal that closed, after which the run's keys and private
-// server would otherwise be left behind.
-var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
-
-// interruptContext is cancelled by the first Ctrl-C (or SIGTERM, or
-// SIGHUP). `run` then stops issuing, lets calls in flight finish, and
-// writes what it measured; the other commands have no calls in flight and
-// stop where they are. A second one calls quit, which stops any private
-// redis-server, removes its directory and exits at once. Output that can
-// no longer be written (a pipe whose reader left, a terminal that closed)
-// fails its writes instead of killing rlbench with SIGPIPE before it has
-// cleaned up.
-func interruptContext(stderr io.Writer, command string, quit func()) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	signal.Ignore(syscall.SIGPIPE)
-	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, stopSignals...)
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	c, _ := lookup(command)
-	go func() {
-		defer close(finished)
-		select {
-		case <-sig:
-			if c.inFlight {
-				fmt.Fprintln(stderr, "\nrlbench: stopping: finishing calls in flight and writing what was measured (Ctrl-C again to quit now)")
-			} else {
-				fmt.Fprintln(stderr, "\nrlbench: stopping")
-			}
-			cancel()
-		case <-done:
-			return
-		}
-		select {
-		case <-sig:
-			fmt.Fprintln(stderr, "rlbench: quitting without writing a result")
-			quit()
-		case <-done:
-		}
-	}()
-	// Once quitting has begun, quit decides the exit code: the command,
-	// which may finish meanwhile (its server stopped under it), waits
-	// here for quit to exit rather than exit with a code of its own.
-	return ctx, func() { signal.Stop(sig); close(done); <-finished; cancel() }
 }
 
 const usage = `rlbench load-tests and audits rate limiters that live in Redis.

@@ -17,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/rlbench/rlbench/internal/redistest"
+	"github.com/rlbench/rlbench/result"
 )
 
 // asMainEnv makes the test binary run rlbench's main instead of the tests,
@@ -136,28 +137,39 @@ scenarios:
     duration: 60s
 `
 
-// TestSecondCtrlCStopsThePrivateServer: the first Ctrl-C starts an orderly
-// stop, and the server (started through a script that outlives it and
-// ignores SIGTERM) keeps that stop waiting out its grace period; a second
-// Ctrl-C then quits at once, and still leaves no server process and no
-// directory behind.
-func TestSecondCtrlCStopsThePrivateServer(t *testing.T) {
+// TestSecondCtrlCHurriesAndStillCleansUp: the first Ctrl-C starts an
+// orderly stop, and the server (started through a script that outlives it
+// and ignores SIGTERM) keeps that stop waiting out its grace period; a
+// second Ctrl-C, a second later (a distinct one, not an echo of the
+// first), hurries: rlbench still writes the result, marked incomplete,
+// exits 3, and leaves no server process and no directory behind.
+func TestSecondCtrlCHurriesAndStillCleansUp(t *testing.T) {
 	redistest.RequireProc(t)
 	tmp, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	out := t.TempDir()
 	bin := serverScript(t, `trap '' TERM; "$REAL" "$@" & while :; do sleep 1; done`)
-	cmd, stderr := rlbenchProcess(t, tmp, bin, "run", "--quiet", "--out", t.TempDir(), writeProfile(t, longProfile))
+	cmd, stderr := rlbenchProcess(t, tmp, bin, "run", "--quiet", "--out", out, writeProfile(t, longProfile))
 	dir, pgid := privateServer(t, tmp)
 
 	_ = cmd.Process.Signal(os.Interrupt)
 	if !waitFor(10*time.Second, func() bool { return strings.Contains(stderr.String(), "finishing calls in flight") }) {
 		t.Fatalf("the first Ctrl-C was not acknowledged:\n%s", stderr)
 	}
+	time.Sleep(signalEcho + 100*time.Millisecond) // past the echo: a second request to stop
 	_ = cmd.Process.Signal(os.Interrupt)
-	if code := waitExit(t, cmd, 15*time.Second); code != 130 {
-		t.Errorf("exit %d after a second Ctrl-C, want 130\n%s", code, stderr)
+	if code := waitExit(t, cmd, 15*time.Second); code != exitRuntime {
+		t.Errorf("exit %d after a second Ctrl-C, want %d\n%s", code, exitRuntime, stderr)
+	}
+	if !strings.Contains(stderr.String(), "hurrying") {
+		t.Errorf("the second Ctrl-C was not taken for one:\n%s", stderr)
+	}
+	if found := results(out); len(found) != 1 {
+		t.Errorf("results written: %v", found)
+	} else if res, err := result.ReadFile(found[0]); err != nil || res.Complete {
+		t.Errorf("result: %v, complete %v", err, res != nil && res.Complete)
 	}
 	if redistest.GroupRunning(pgid) {
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
@@ -203,9 +215,28 @@ func TestALaterRunRemovesWhatAKilledRunLeft(t *testing.T) {
 	}
 }
 
+// fakeSignals feeds handleInterrupts signals stamped on a clock the
+// test moves.
+type fakeSignals struct {
+	sig chan stampedSignal
+	now time.Time
+}
+
+func newFakeSignals() *fakeSignals {
+	return &fakeSignals{sig: make(chan stampedSignal), now: time.Unix(1_800_000_000, 0)}
+}
+
+// send delivers s after moving the clock by after; the channel is
+// unbuffered, so every signal sent before has been received.
+func (f *fakeSignals) send(s os.Signal, after time.Duration) {
+	f.now = f.now.Add(after)
+	f.sig <- stampedSignal{s, f.now}
+}
+
 // TestInterruptMessages: only run has calls in flight to finish; the other
-// commands stop at once and say so. A second signal quits through quit,
-// which stops any private server first.
+// commands stop at once and say so. A second distinct signal makes run
+// hurry and any other command quit, through quit, which stops any private
+// server first.
 func TestInterruptMessages(t *testing.T) {
 	for _, tc := range []struct {
 		command  string
@@ -213,35 +244,82 @@ func TestInterruptMessages(t *testing.T) {
 		wantNot  string
 		quitting bool
 	}{
-		{"run", "finishing calls in flight", "", true},
+		{"run", "finishing calls in flight", "quitting", false},
 		{"report", "stopping", "in flight", true},
 		{"validate", "stopping", "in flight", true},
 		{"compare", "stopping", "in flight", true},
 	} {
 		var stderr syncBuffer
 		quit := make(chan struct{})
-		ctx, stop := interruptContext(&stderr, tc.command, func() { close(quit) })
-		if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
-			t.Fatal(err)
+		f := newFakeSignals()
+		ctx, stop := handleInterrupts(f.sig, &stderr, tc.command, func() { close(quit) })
+		f.send(syscall.SIGTERM, 0)
+		<-ctx.Done()
+		f.send(syscall.SIGTERM, 2*signalEcho)
+		if tc.quitting {
+			<-quit
+		} else {
+			stop()
+			if !hurried(ctx) {
+				t.Errorf("%s: the second signal did not hurry it", tc.command)
+			}
 		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(5 * time.Second):
-			t.Fatalf("%s: the first signal did not end the context", tc.command)
-		}
-		if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-quit:
-		case <-time.After(5 * time.Second):
-			t.Fatalf("%s: the second signal did not quit", tc.command)
-		}
-		stop()
 		got := stderr.String()
 		if !strings.Contains(got, tc.want) || (tc.wantNot != "" && strings.Contains(got, tc.wantNot)) {
 			t.Errorf("%s: said %q; want %q and not %q", tc.command, got, tc.want, tc.wantNot)
 		}
+	}
+}
+
+// TestSignalEchoesCountOnce: signals that follow the last one counted
+// within signalEcho are one request to stop, whatever their kind (GNU
+// timeout signals rlbench and then its group; a closing terminal sends
+// SIGHUP to the group): they neither hurry run nor quit another command.
+// One a little later than that is a second request.
+func TestSignalEchoesCountOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		command string
+		signals []os.Signal
+		gaps    []time.Duration
+		// wantHurry and wantQuit: what the last signal did.
+		wantHurry, wantQuit bool
+	}{
+		{"timeout: the child, then its group", "run", []os.Signal{syscall.SIGTERM, syscall.SIGTERM}, []time.Duration{0, time.Microsecond}, false, false},
+		{"a terminal closing over a kill", "run", []os.Signal{syscall.SIGTERM, syscall.SIGHUP, os.Interrupt}, []time.Duration{0, time.Millisecond, signalEcho - 2*time.Millisecond}, false, false},
+		{"echoes do not move the window", "run", []os.Signal{syscall.SIGTERM, syscall.SIGTERM, syscall.SIGTERM}, []time.Duration{0, signalEcho / 2, signalEcho / 2}, true, false},
+		{"a second Ctrl-C a second later", "run", []os.Signal{os.Interrupt, os.Interrupt}, []time.Duration{0, signalEcho}, true, false},
+		{"many more never quit run", "run", []os.Signal{os.Interrupt, os.Interrupt, os.Interrupt, os.Interrupt}, []time.Duration{0, signalEcho, signalEcho, signalEcho}, true, false},
+		{"timeout on validate", "validate", []os.Signal{syscall.SIGTERM, syscall.SIGTERM}, []time.Duration{0, 0}, false, false},
+		{"a second signal on validate", "validate", []os.Signal{syscall.SIGTERM, syscall.SIGHUP}, []time.Duration{0, 2 * signalEcho}, false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr syncBuffer
+			quit := make(chan struct{})
+			f := newFakeSignals()
+			ctx, stop := handleInterrupts(f.sig, &stderr, tc.command, func() { close(quit) })
+			for i, s := range tc.signals {
+				f.send(s, tc.gaps[i])
+			}
+			quitting := false
+			if tc.wantQuit {
+				<-quit
+				quitting = true
+			} else {
+				stop()
+				select {
+				case <-quit:
+					quitting = true
+				default:
+				}
+			}
+			if ctx.Err() == nil {
+				t.Errorf("the first signal did not end the context")
+			}
+			if quitting != tc.wantQuit || hurried(ctx) != tc.wantHurry {
+				t.Errorf("quit %v, hurried %v; want %v, %v\n%s", quitting, hurried(ctx), tc.wantQuit, tc.wantHurry, stderr.String())
+			}
+		})
 	}
 }
 
@@ -287,17 +365,12 @@ func describeGroup(pgid int) string {
 func TestQuittingDecidesTheExitCode(t *testing.T) {
 	release, quitting := make(chan struct{}), make(chan struct{})
 	var stderr syncBuffer
-	ctx, stop := interruptContext(&stderr, "run", func() { close(quitting); <-release })
-	for _, wait := range []<-chan struct{}{ctx.Done(), quitting} {
-		if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-wait:
-		case <-time.After(5 * time.Second):
-			t.Fatal("a signal was not handled")
-		}
-	}
+	f := newFakeSignals()
+	ctx, stop := handleInterrupts(f.sig, &stderr, "init", func() { close(quitting); <-release })
+	f.send(syscall.SIGTERM, 0)
+	<-ctx.Done()
+	f.send(syscall.SIGTERM, 2*signalEcho)
+	<-quitting
 	stopped := make(chan struct{})
 	go func() { stop(); close(stopped) }()
 	select {

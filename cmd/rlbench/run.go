@@ -220,9 +220,21 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 		Sinks:     live.sinks(),
 		Segments:  segs,
 		ShareCPUs: true,
+		Hurry:     hurryOf(ctx),
 	}
 	runner.NewLimiter = newLimiter
 	res, runErr := runner.Run(ctx)
+	if ctx.Err() != nil {
+		// However far the runs got, an interrupted invocation is never
+		// complete.
+		if runErr == nil {
+			runErr = workload.ErrInterrupted
+		}
+		res.Complete = false
+	}
+	if errors.Is(runErr, workload.ErrInterrupted) {
+		res.IncompleteReason = interruptReason(ctx)
+	}
 	res.Tool = result.Tool{Name: "rlbench", Version: version(), GoVersion: runtime.Version()}
 	verdict.Judge(res, prof.Thresholds)
 
@@ -247,8 +259,17 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	}
 	fmt.Fprintf(stdout, "result: %s\n", report.Printable(path))
 	var reportErr error
-	if !o.noReport {
-		if written, err := renderReport(context.WithoutCancel(ctx), dir, res, html.DefaultMaxScenarios); err != nil {
+	switch {
+	case o.noReport:
+	case hurried(ctx):
+		fmt.Fprintf(stdout, "report: not rendered (interrupted twice); rlbench report %s renders it\n", report.Printable(path))
+	default:
+		// The first interrupt leaves the report to be rendered (a partial
+		// result is worth seeing); the second cuts it short.
+		rctx, cancel := hurryContext(ctx)
+		written, err := renderReport(rctx, dir, res, html.DefaultMaxScenarios)
+		cancel()
+		if err != nil {
 			reportErr = fmt.Errorf("rendering the report: %w", err)
 		} else {
 			fmt.Fprintf(stdout, "report: %s\n", report.Printable(written[len(written)-1]))
@@ -269,6 +290,9 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	}
 	if cleanupErr != nil {
 		return cleanupErr
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted after the result was written to %s", report.Printable(path))
 	}
 	if reportErr != nil {
 		return reportErr
