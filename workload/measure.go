@@ -249,7 +249,7 @@ func (ms *measurement) start(ctx context.Context) error {
 	r, pl, spec := ms.r, ms.r.Plan, ms.mc.spec
 	ms.prb = probe.Start(ctx, ms.target, probe.Config{Limiter: ms.lim, Keys: ms.keys, Identities: spec.Identities, Seed: pl.Seed})
 	if ms.mc.progress != nil {
-		if err := r.Segments.meet(ctx, r.Env.Client, r.Clock, r.Plan, ms.mc.progress.Index); err != nil {
+		if err := r.Segments.meet(ctx, r.Env.Client, r.Clock, r.Plan, ms.mc.progress.Index, r.RunID); err != nil {
 			return err
 		}
 	}

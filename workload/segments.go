@@ -101,12 +101,16 @@ func (s Segments) waitForStart(ctx context.Context, clock event.Clock) error {
 	return nil
 }
 
-// meet makes the segments start run number index together: each counts
-// itself in under a key of the group's, waits until all have, and the last
-// to arrive names an instant in Redis's own time, segmentLead later, at
-// which every segment starts. The keys lie outside every run's prefix (they
-// belong to the group), and expire.
-func (seg Segments) meet(ctx context.Context, rdb redis.UniversalClient, clock event.Clock, pl *plan.Plan, index int) error {
+// meet makes the segments start run number index together: each takes
+// its seat (its segment's index, under the id of the process, runID) in a
+// hash of the group's, waits until every seat is taken, and the one that
+// took the last names an instant in Redis's own time, segmentLead later,
+// at which every segment starts. A seat another process already holds is
+// refused: another load of the same group (the same profile, plan, seed
+// and start, which a rerun with the same --start-at would be), or two
+// processes given the same --segment, never run as one load. The keys lie
+// outside every run's prefix (they belong to the group), and expire.
+func (seg Segments) meet(ctx context.Context, rdb redis.UniversalClient, clock event.Clock, pl *plan.Plan, index int, runID string) error {
 	if seg.Segment.Whole() {
 		return nil
 	}
@@ -117,18 +121,34 @@ func (seg Segments) meet(ctx context.Context, rdb redis.UniversalClient, clock e
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	base := fmt.Sprintf("%sseg-%s:run%d:", redisenv.KeyPrefixRoot, seg.Group(pl), index)
-	arrived, err := rdb.Incr(ctx, base+"arrived").Result()
+	seats, seat := base+"seats", strconv.Itoa(seg.Segment.Index)
+	var took *redis.BoolCmd
+	var taken *redis.IntCmd
+	var holder *redis.StringCmd
+	// One transaction: exactly one segment sees every seat taken by its
+	// own.
+	_, err := rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		took = p.HSetNX(ctx, seats, seat, runID)
+		holder = p.HGet(ctx, seats, seat)
+		taken = p.HLen(ctx, seats)
+		p.Expire(ctx, seats, segmentKeyTTL)
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("segment %s meeting the others at run %d: %w", seg.Segment, index+1, err)
 	}
-	_ = rdb.Expire(ctx, base+"arrived", segmentKeyTTL).Err()
-	if arrived == int64(seg.Segment.Count) {
+	if !took.Val() && holder.Val() != runID {
+		return fmt.Errorf("segment %s: another process (run id %s) already took segment %d of this load at run %d: "+
+			"a second load of the same profile needs a --start-at of its own, and each segment of a load its own --segment",
+			seg.Segment, holder.Val(), seg.Segment.Index, index+1)
+	}
+	if took.Val() && taken.Val() == int64(seg.Segment.Count) {
 		now, err := rdb.Time(ctx).Result()
 		if err != nil {
 			return fmt.Errorf("segment %s: reading Redis TIME: %w", seg.Segment, err)
 		}
 		start := now.Add(segmentLead).UnixMicro()
-		if err := rdb.Set(ctx, base+"start", start, segmentKeyTTL).Err(); err != nil {
+		if err := rdb.SetNX(ctx, base+"start", start, segmentKeyTTL).Err(); err != nil {
 			return fmt.Errorf("segment %s: %w", seg.Segment, err)
 		}
 	}
@@ -144,13 +164,13 @@ func (seg Segments) meet(ctx context.Context, rdb redis.UniversalClient, clock e
 		}
 		if !errors.Is(err, redis.Nil) {
 			if ctx.Err() != nil {
-				n, _ := rdb.Get(context.WithoutCancel(ctx), base+"arrived").Int64()
+				n, _ := rdb.HLen(context.WithoutCancel(ctx), seats).Result()
 				return fmt.Errorf("segment %s: only %d of %d segments reached run %d within %s", seg.Segment, n, seg.Segment.Count, index+1, wait)
 			}
 			return fmt.Errorf("segment %s meeting the others at run %d: %w", seg.Segment, index+1, err)
 		}
 		if err := clock.Sleep(ctx, 5*time.Millisecond); err != nil {
-			n, _ := rdb.Get(context.WithoutCancel(ctx), base+"arrived").Int64()
+			n, _ := rdb.HLen(context.WithoutCancel(ctx), seats).Result()
 			if errors.Is(err, context.DeadlineExceeded) {
 				return fmt.Errorf("segment %s: only %d of %d segments reached run %d within %s", seg.Segment, n, seg.Segment.Count, index+1, wait)
 			}

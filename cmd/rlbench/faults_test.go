@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rlbench/rlbench/internal/redistest"
 )
@@ -31,7 +32,7 @@ func TestFaultsThatNeedAPrivateServer(t *testing.T) {
 	if strings.Contains(stderr, "unreachable") {
 		t.Errorf("the server was dialled before the profile was refused: %s", stderr)
 	}
-	code, _, stderr = runCLI(t, "run", "--quiet", "--out", t.TempDir(), "--segment", "0/2", path)
+	code, _, stderr = runCLI(t, "run", "--quiet", "--out", t.TempDir(), "--segment", "0/2", "--start-at", time.Now().UTC().Format(time.RFC3339), path)
 	if code != exitUsage || !strings.Contains(stderr, "--segment: scenario r schedules faults") {
 		t.Errorf("exit %d: %s", code, stderr)
 	}

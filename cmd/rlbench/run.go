@@ -87,7 +87,7 @@ func (o *runOptions) declare(fs *flag.FlagSet) {
 	fs.BoolVar(&o.noReport, "no-report", false, "write only result.json: no plots, .hgrm files or report.html")
 	fs.IntVar(&o.repeat, "repeat", 1, "run each scenario `N` times and report the median of each latency figure with its spread")
 	fs.StringVar(&o.segment, "segment", "", "run part `I/N` of the identities (I from 0 to N-1), in step with the processes that run the others; merge their results with rlbench merge")
-	fs.StringVar(&o.startAt, "start-at", "", "with --segment: start at this RFC 3339 `TIME` (default $"+startAtEnv+", else at once)")
+	fs.StringVar(&o.startAt, "start-at", "", "with --segment (required): start at this RFC 3339 `TIME`, the same for every segment of one load and no other (default $"+startAtEnv+")")
 	fs.StringVar(&o.metricsListen, "metrics-listen", "", "serve live metrics (OpenMetrics, for Prometheus) at `ADDR`/metrics while the run goes on: :PORT listens on the loopback interface only, HOST:PORT (0.0.0.0:PORT) where named; :0 picks a free port")
 	fs.StringVar(&o.junit, "junit", "", "also write the verdict as JUnit XML to `FILE`, for CI systems: a test case per run and per threshold (under GitHub Actions, annotations and the step summary are written without asking)")
 	fs.StringVar(&o.algorithms, "algorithms", "", "run these limiters (comma-separated `LIST` of built-ins and the profile's own; all: every built-in but the negative control) instead of the profile's list")
@@ -135,16 +135,21 @@ func (o runOptions) segments() (workload.Segments, error) {
 	if at == "" {
 		at = os.Getenv(startAtEnv)
 	}
-	if at != "" {
-		t, err := time.Parse(time.RFC3339, at)
-		if err != nil {
-			return s, usageErrorf("--start-at %q is not an RFC 3339 time like 2026-11-30T14:00:00Z", at)
-		}
-		if time.Until(t) > 24*time.Hour {
-			return s, usageErrorf("--start-at %s is more than a day away", at)
-		}
-		s.StartAt = t
+	if at == "" {
+		// The start is what every segment of one load shares and no other
+		// load has: without it, the segments of two loads of one profile
+		// would meet in one place and merge into one result.
+		return s, usageErrorf("--segment %s needs --start-at TIME (or $%s): the moment every segment of this load starts at, which names the load, "+
+			"e.g. --start-at $(date -u -d '+1 min' +%%Y-%%m-%%dT%%H:%%M:%%SZ), the same for every segment", o.segment, startAtEnv)
 	}
+	t, err := time.Parse(time.RFC3339, at)
+	if err != nil {
+		return s, usageErrorf("--start-at %q is not an RFC 3339 time like 2026-11-30T14:00:00Z", at)
+	}
+	if time.Until(t) > 24*time.Hour {
+		return s, usageErrorf("--start-at %s is more than a day away", at)
+	}
+	s.StartAt = t
 	return s, nil
 }
 
