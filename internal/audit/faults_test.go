@@ -2,6 +2,7 @@ package audit
 
 import (
 	"math"
+	"strconv"
 	"testing"
 	"time"
 
@@ -250,5 +251,52 @@ func wantUncertain(t *testing.T, res *result.Audit, f *result.Faults, withUnseen
 	}
 	if u := f.Uncertain; u == nil || *u != (result.Uncertain{Identities: withUnseen, Branched: 1}) {
 		t.Errorf("uncertain %+v, want %d with unseen calls, identity 0's branched", u, withUnseen)
+	}
+}
+
+// TestCallerClockFailoverCutAtTheServersTime: a failover's new primary
+// kept what the old one ran before the cut, on the server's clock. A
+// limiter that decides by its caller's clock (the client-time fixed
+// window, 10 per second) is fed the times its requests carried, which
+// differ from the server's by each call's own delay: the history the new
+// primary kept is what the server ran before the cut, whatever times the
+// requests carried. The first decision after the failover was held 30ms
+// (its request carried a time 30ms before the server ran it): read on its
+// clock, the cut would drop the last three admissions the replica kept.
+func TestCallerClockFailoverCutAtTheServersTime(t *testing.T) {
+	lim := algorithms.NewFixedWindowClientTime(nil, algorithms.Policy{Limit: 10, Window: time.Second})
+	a, start := faultAuditorOf(t, lim, []plan.Fault{{Kind: plan.FaultFailover, At: 300 * time.Millisecond}})
+	left := 10
+	// seen records a decision whose request carried start+carriedMs and
+	// which the server ran at start+serverMs.
+	seen := func(carriedMs, serverMs float64, allowed bool) {
+		if allowed {
+			left--
+		}
+		d := algorithms.Decision{Allowed: allowed, Remaining: strconv.Itoa(left),
+			ClientNowMicros: start.Add(time.Duration(carriedMs * float64(time.Millisecond))).UnixMicro(),
+			ServerNowMicros: start.Add(time.Duration(serverMs * float64(time.Millisecond))).UnixMicro()}
+		if !allowed {
+			d.RetryAfter = time.Duration(1000-carriedMs) * time.Millisecond
+		}
+		sent := time.UnixMicro(d.ClientNowMicros)
+		record(a, 0, &event.Outcome{Sent: sent, Done: time.UnixMicro(d.ServerNowMicros + 100), Decision: d})
+	}
+	for i := range 6 {
+		seen(245+10*float64(i), 245.3+10*float64(i), true) // kept by the replica
+	}
+	for i := range 4 {
+		seen(305+10*float64(i), 305.3+10*float64(i), true) // on the old primary, lost
+	}
+	left = 4 // the new primary has the 6 before the cut
+	seen(420, 450, true)
+	for i := range 3 {
+		seen(455+10*float64(i), 455.3+10*float64(i), true)
+	}
+	seen(485, 485.3, false)
+	a.setStateLosses([]event.StateLoss{{Fault: 0, CutUs: start.Add(300 * time.Millisecond).UnixMicro(), ResumeUs: start.Add(400 * time.Millisecond).UnixMicro()}}, nil)
+	res, _ := a.result()
+	if res.ModelMismatches != 0 || res.UnderAdmitted != 0 {
+		t.Errorf("%d mismatches, %d under-admitted: the replica's history was cut on the caller's clock", res.ModelMismatches, res.UnderAdmitted)
 	}
 }

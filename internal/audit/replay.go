@@ -106,12 +106,16 @@ type pendingCall struct {
 	passed int
 }
 
-// fed is a request fed to a branch's model: its instant and units.
-type fed struct{ at, units int64 }
+// fed is a request fed to a branch's model: its instant on the model's
+// clock, the instant the server ran it, and its units. The two differ for
+// a limiter that decides by its caller's clock; a loss of state cuts its
+// history where the server's clock puts the cut.
+type fed struct{ at, serverAt, units int64 }
 
-// feed decides a request of units at instant t.
-func (b *branch) feed(t, units int64) bool {
-	b.hist = append(b.hist, fed{t, units})
+// feed decides a request of units at instant t, which the server ran at
+// serverAt.
+func (b *branch) feed(t, serverAt, units int64) bool {
+	b.hist = append(b.hist, fed{t, serverAt, units})
 	return allowN(b.model, t, units)
 }
 
@@ -121,7 +125,7 @@ func (b *branch) copyOf(fresh func() algorithms.Model) *branch {
 		placed: b.placed, uncertainUs: b.uncertainUs, placedLo: b.placedLo, placedHi: b.placedHi, stale: b.stale, anchors: slices.Clone(b.anchors), cuts: slices.Clone(b.cuts)}
 	k := 0
 	for i, f := range b.hist {
-		c.feed(f.at, f.units)
+		c.feed(f.at, f.serverAt, f.units)
 		for k < len(b.anchors) && b.anchors[k].at == i+1 {
 			c.model.(algorithms.Anchorer).Anchor(b.anchors[k].remaining, b.anchors[k].instant)
 			k++
@@ -130,12 +134,12 @@ func (b *branch) copyOf(fresh func() algorithms.Model) *branch {
 	return c
 }
 
-// placeRun feeds b a call placed at instant t, one that may truly have
-// run at any instant from lo to hi (the model's clock), and notes what
-// its instant leaves uncertain: what a log holds of it, or the end of the
-// window it opened.
-func (b *branch) placeRun(t, units, lo, hi int64) {
-	admitted := b.feed(t, units)
+// placeRun feeds b a call placed at instant t (the model's clock; the
+// server's is serverAt), one that may truly have run at any instant from
+// lo to hi (the model's clock), and notes what its instant leaves
+// uncertain: what a log holds of it, or the end of the window it opened.
+func (b *branch) placeRun(t, serverAt, units, lo, hi int64) {
+	admitted := b.feed(t, serverAt, units)
 	if wo, ok := b.model.(algorithms.WindowOpener); ok {
 		admitted = admitted && wo.Remaining() == float64(wo.Limit()-units)
 	}
@@ -160,14 +164,15 @@ func (b *branch) placedWithin(lo, hi int64, admitted bool) {
 }
 
 // restart makes b's state the one a new server had: fresh, with the
-// instants before cutUs that a replica kept (math.MinInt64: none).
+// requests the server ran before cutUs (its clock) that a replica kept
+// (math.MinInt64: none).
 func (b *branch) restart(fresh func() algorithms.Model, cutUs int64) {
 	kept := b.hist
 	b.model, b.hist, b.placed, b.anchors = fresh(), make([]fed, 0, len(kept)), false, nil
 	b.stale = b.stale && cutUs != math.MinInt64
 	for _, f := range kept {
-		if f.at < cutUs {
-			b.feed(f.at, f.units)
+		if f.serverAt < cutUs {
+			b.feed(f.at, f.serverAt, f.units)
 		}
 	}
 }
@@ -245,11 +250,7 @@ func (af *auditFaults) replay(a *Auditor, slot int, decs []auditRecord, res *res
 				ui++
 			}
 			for _, b := range rp.branches {
-				cut := e.CutUs
-				if cut != math.MinInt64 {
-					cut += shift
-				}
-				b.restart(fresh, cut)
+				b.restart(fresh, e.CutUs)
 				// What ran unseen on the old server after the cut is gone
 				// with it; a call given up only once the new server was
 				// there may have run on it (waiting for a connection that
@@ -371,7 +372,7 @@ func (rp *identityReplay) placeUnseen(at, shift int64) {
 		}
 		ranAlone := func(i int) *branch {
 			c := b.copyOf(fresh)
-			c.placeRun(at+shift, unitsOf(b.pending[i].units), b.pending[i].earliestUs(last)+shift, at+shift)
+			c.placeRun(at+shift, at, unitsOf(b.pending[i].units), b.pending[i].earliestUs(last)+shift, at+shift)
 			c.uncertainUs = max(c.uncertainUs, at-b.pending[i].earliestUs(last))
 			c.pending = slices.Delete(slices.Clone(b.pending), i, i+1)
 			return c
@@ -384,10 +385,10 @@ func (rp *identityReplay) placeUnseen(at, shift int64) {
 				lo := p.earliestUs(last)
 				u := at - lo
 				atWake.uncertainUs, atSend.uncertainUs = max(atWake.uncertainUs, u), max(atSend.uncertainUs, u)
-				atWake.placeRun(at+shift, unitsOf(p.units), lo+shift, at+shift)
+				atWake.placeRun(at+shift, at, unitsOf(p.units), lo+shift, at+shift)
 				t := min(max(p.sentUs, p.nextUs, atSend.lastFed(last+shift)-shift), at)
 				differ = differ || t != at
-				atSend.placeRun(t+shift, unitsOf(p.units), lo+shift, at+shift)
+				atSend.placeRun(t+shift, t, unitsOf(p.units), lo+shift, at+shift)
 			}
 			atWake.pending, atSend.pending = slices.Clone(b.pending[m:]), slices.Clone(b.pending[m:])
 			added = append(added, atWake)
@@ -685,7 +686,7 @@ func (rp *identityReplay) reopen(r auditRecord) {
 		b.absorb(o)
 	}
 	b.model, b.hist, b.anchors = rp.a.model.Model(), nil, nil
-	b.feed(r.modelAt(), units)
+	b.feed(r.modelAt(), r.at(), units)
 	b.placed, b.placedLo, b.placedHi, b.uncertainUs, b.stale = false, 0, 0, 0, false
 	rp.branches = rp.branches[:1]
 	rp.opening = false
@@ -722,7 +723,7 @@ func (rp *identityReplay) rebuild(b *branch, from int64) {
 	b.model, b.hist, b.anchors, b.placed, b.uncertainUs, b.stale = rp.a.model.Model(), nil, nil, false, 0, false
 	for _, d := range rp.decs[:rp.k] {
 		if d.allowed() && d.modelAt() > from {
-			b.feed(d.modelAt(), unitsOf(d.units))
+			b.feed(d.modelAt(), d.at(), unitsOf(d.units))
 		}
 	}
 }
@@ -748,7 +749,7 @@ func (a *Auditor) check(b *branch, r auditRecord) judgement {
 	var j judgement
 	rm, _ := b.model.(algorithms.ReplyModel)
 	stamp, allowed := r.modelAt(), r.allowed()
-	j.expected = b.feed(stamp, unitsOf(r.units))
+	j.expected = b.feed(stamp, r.at(), unitsOf(r.units))
 	j.wrong = j.expected != allowed
 	if b.placed {
 		// The past is known only roughly: a reply that states the whole
