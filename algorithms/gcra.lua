@@ -10,6 +10,9 @@
 -- ARGV[2]  window in microseconds (integer >= 1000)
 -- ARGV[3]  burst: requests an idle identity may send at once (integer >= 1)
 -- Reply    {allowed 0|1, remaining (string), retry_after_ms, server_now_us}
+--          remaining is the room left in requests, with its fraction (six
+--          decimals), as the token bucket's: the whole state, so that a
+--          reply tells what the identity's TAT is.
 --
 -- Time is integer microseconds from TIME. T is window_us / limit, which is
 -- not always a whole microsecond, so the TAT is kept exactly as a + b/limit
@@ -54,9 +57,10 @@ if ahead <= tolerance then
     a = a + 1
   end
   redis.call('SET', key, tat, 'PXAT', string.format('%d', math.ceil(a / 1000)))
-  return {1, string.format('%d', math.floor((burst * window_us - ahead) / window_us)), 0, now_us}
+  return {1, string.format('%.6f', (burst * window_us - ahead) / window_us), 0, now_us}
 end
 
--- Denied: admitted again once it is no more than the tolerance ahead.
+-- Denied: admitted again once it is no more than the tolerance ahead. The
+-- remaining is what is left of a request, below one.
 local wait_us = math.ceil((ahead - tolerance) / limit)
-return {0, '0', math.max(1, math.ceil(wait_us / 1000)), now_us}
+return {0, string.format('%.6f', (burst * window_us - ahead) / window_us), math.max(1, math.ceil(wait_us / 1000)), now_us}

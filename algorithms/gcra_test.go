@@ -3,8 +3,10 @@ package algorithms_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"regexp"
+	"strconv"
 	"testing"
 	"time"
 
@@ -93,5 +95,48 @@ func TestGCRAKeepsAFractionalTATExactly(t *testing.T) {
 	}
 	if want := fmt.Sprint(first.ServerNowMicros + 1_000_000); tat != want {
 		t.Errorf("TAT after the burst %q, want %s: three emission intervals are exactly the window", tat, want)
+	}
+}
+
+// TestGCRARepliesItsWholeState: the script's remaining is the room left
+// with its fraction, as the token bucket's, on admissions and denials
+// alike: the model fed the same server times has the same left, to the
+// sixth decimal. (A whole number would say only that the TAT lies within
+// one emission interval; an audit unsure of an identity's past, after a
+// call whose outcome is unknown, reads the state from the first reply.)
+func TestGCRARepliesItsWholeState(t *testing.T) {
+	rdb := redistest.Client(t)
+	ctx := context.Background()
+	// An emission interval of a third of a second: a fraction that no
+	// decimal writes whole.
+	p := algorithms.Policy{Limit: 3, Window: time.Second, Burst: 3}
+	l := newLimiter(t, rdb, algorithms.GCRAName, p)
+	m := algorithms.NewGCRA(nil, p).Model().(algorithms.ReplyModel)
+	key := "rlbench:test:gcra:whole-state"
+	fractions, denials := 0, 0
+	for i := range 6 {
+		d, err := l.Allow(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := m.Allow(d.ServerNowMicros); want != d.Allowed {
+			t.Fatalf("request %d: the script %v, the model %v", i+1, d.Allowed, want)
+		}
+		left, err := strconv.ParseFloat(d.Remaining, 64)
+		if err != nil {
+			t.Fatalf("request %d: remaining %q: %v", i+1, d.Remaining, err)
+		}
+		if math.Abs(left-m.Remaining()) > 1e-6 {
+			t.Errorf("request %d (allowed %v): remaining %s, the model has %.9f", i+1, d.Allowed, d.Remaining, m.Remaining())
+		}
+		if left != math.Trunc(left) {
+			fractions++
+		}
+		if !d.Allowed {
+			denials++
+		}
+	}
+	if denials == 0 || fractions == 0 {
+		t.Errorf("%d denials and %d fractional replies in a burst of 6 past a burst of 3", denials, fractions)
 	}
 }

@@ -753,11 +753,13 @@ func (a *Auditor) check(b *branch, r auditRecord) judgement {
 	j.wrong = j.expected != allowed
 	if b.placed {
 		// The past is known only roughly: a reply that states the whole
-		// state, within what the instants' uncertainty (and this request,
-		// decided either way) can move, tells what it left.
+		// state (a bucket's fraction, or a full bucket: a whole number of
+		// requests left says only that the state lies within one of it),
+		// within what the instants' uncertainty (and this request, decided
+		// either way) can move, tells what it left.
 		if an, ok := b.model.(algorithms.Anchorer); ok && rm != nil && !math.IsNaN(r.remaining) &&
 			math.Abs(r.remaining-rm.Remaining()) <= 1+an.Rate()*float64(b.uncertainUs)+1e-6 &&
-			(b.uncertainUs < unknownPast || a.statesExactly(r.remaining)) {
+			a.statesExactly(r.remaining) {
 			an.Anchor(r.remaining, stamp)
 			b.anchors = append(b.anchors, anchor{at: len(b.hist), remaining: r.remaining, instant: stamp})
 			b.placed, b.uncertainUs, j.wrong = false, 0, false

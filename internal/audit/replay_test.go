@@ -402,3 +402,44 @@ func TestCallsHeldByAPauseRanAsItEnded(t *testing.T) {
 		}
 	}
 }
+
+// TestNoAnchorOnAWholeNumberLeft: GCRA (10 a second, a burst of 10) whose
+// replies say the requests left as a whole number, as many GCRA scripts
+// do. A call in doubt ran at 0ms, unseen; the replay places it at 20ms
+// (the first decision the server made after it) or at the next
+// decision's, 50ms. The reply there says 8 left (8.5, floored): taken as
+// the whole state, it would put the identity's TAT 50ms later than it is,
+// and the retry hint of the denial that follows the burst would look too
+// early. A whole number says only that the state lies within one request
+// of it: the replay keeps its placements, judged by their answers, and a
+// limiter that admits where every placement denies is still caught.
+func TestNoAnchorOnAWholeNumberLeft(t *testing.T) {
+	p := algorithms.Policy{Limit: 10, Window: time.Second}
+	for _, broken := range []bool{false, true} {
+		a, start := faultAuditorOf(t, algorithms.NewGCRA(nil, p), nil)
+		truth := algorithms.NewGCRA(nil, p).Model().(algorithms.ReplyModel)
+		ms := func(v float64) int64 { return start.Add(time.Duration(v * float64(time.Millisecond))).UnixMicro() }
+		truth.Allow(ms(0))
+		a.RecordUnseen(0, ms(0), ms(5), 1)
+		decide(a, start, 1, 20, true) // the other identity: the server's next decision
+		reply := func(atMs float64, forceAllowed bool) {
+			at := ms(atMs)
+			allowed := truth.Allow(at) || forceAllowed
+			d := algorithms.Decision{Allowed: allowed, Remaining: strconv.Itoa(int(math.Floor(truth.Remaining()))), ServerNowMicros: at}
+			if !allowed {
+				d.RetryAfter = time.Duration((truth.NextAdmitMicros()-at+999)/1000) * time.Millisecond
+			}
+			record(a, 0, &event.Outcome{Sent: time.UnixMicro(at), Done: time.UnixMicro(at), Decision: d})
+		}
+		reply(50, false) // 8.5 left
+		for i := range 8 {
+			reply(51+float64(i), false)
+		}
+		reply(60, false) // denied: admitted again at 100ms
+		reply(61, broken)
+		res, _ := replayOf(a)
+		if want := b2i(broken); res.ModelMismatches != want || res.UnderAdmitted != 0 {
+			t.Errorf("broken %v: %d mismatches, %d under-admitted; want %d and none", broken, res.ModelMismatches, res.UnderAdmitted, want)
+		}
+	}
+}
