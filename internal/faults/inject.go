@@ -63,7 +63,7 @@ func (s *Session) runFault(ctx context.Context, i int, f plan.Fault) {
 	case plan.FaultFailover:
 		err = s.failover(ctx, i, f, o)
 	default:
-		err = s.network(ctx, f, o)
+		err = s.network(ctx, i, f, o)
 	}
 	if err != nil {
 		o.err = err.Error()
@@ -343,13 +343,20 @@ func (s *Session) failBack(ctx context.Context) {
 
 // network adds the fault's toxics to the proxy, waits out its duration
 // and removes them.
-func (s *Session) network(ctx context.Context, f plan.Fault, o *observation) error {
+func (s *Session) network(ctx context.Context, i int, f plan.Fault, o *observation) error {
 	o.injected = s.clock.Now()
 	what, err := s.proxy.add(f)
 	if err != nil {
 		return err
 	}
+	if f.Kind == plan.FaultReset {
+		// Every connection a request arrives on from now until the toxic
+		// is removed is reset by the proxy, which drops the request: a
+		// call that failed so never reached the server.
+		s.rec.requestsDropped(i, s.clock.Now())
+	}
 	s.sleepUntil(ctx, f.End())
+	s.rec.requestsPass(i, s.clock.Now())
 	s.proxy.remove()
 	o.removed = s.clock.Now()
 	o.server = append(o.server, what)

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"errors"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -72,6 +73,10 @@ type recorder struct {
 	// held is, per fault, the local span (unix nanos) in which a paused
 	// server surely held every command; zero while unknown.
 	held []heldSpan
+	// dropped is, per fault, the local span (unix nanos) in which the
+	// proxy reset every connection a request arrived on, dropping the
+	// request; zero while unknown.
+	dropped []heldSpan
 	// quiet says since when calls without an answer are not explained by
 	// a fault (unix nanos); see Session.QuietSince.
 	quiet func() int64
@@ -92,6 +97,7 @@ func newRecorder(start time.Time, length time.Duration, faults []plan.Fault, uns
 	}
 	f.spans = make([]faultSpan, len(faults))
 	f.held = make([]heldSpan, len(faults))
+	f.dropped = make([]heldSpan, len(faults))
 	for i, flt := range faults {
 		f.spans[i].from = start.Add(flt.At)
 		f.spans[i].to = start.Add(length + time.Hour)
@@ -187,6 +193,12 @@ func (f *recorder) failedCall(identity uint64, sent, done time.Time, units int64
 		// server's own clock gave (the schedule says nothing of when a
 		// late injection took), unknown until the pause was answered.
 		if from, to := f.held[k].from.Load(), f.held[k].to.Load(); from != 0 && sent.UnixNano() >= from && done.UnixNano() < to {
+			return
+		}
+		// A connection reset by the proxy while it dropped every request
+		// that arrived: the reset is what the request's arrival set off.
+		if from, to := f.dropped[k].from.Load(), f.dropped[k].to.Load(); from != 0 && redisenv.ErrorKind(err) == redisenv.KindReset &&
+			sent.UnixNano() >= from && done.UnixNano() < to {
 			return
 		}
 	}
@@ -314,6 +326,26 @@ func (f *recorder) errorLatency(k int) result.Latency {
 
 // heldSpan is a span of local time, in unix nanos, set once.
 type heldSpan struct{ from, to atomic.Int64 }
+
+// requestsDropped records that from from on, until requestsPass, network
+// fault k resets every connection a request arrives on, dropping the
+// request. A nil recorder (no faults) ignores it.
+func (f *recorder) requestsDropped(k int, from time.Time) {
+	if f == nil || k >= len(f.dropped) {
+		return
+	}
+	f.dropped[k].to.Store(math.MaxInt64)
+	f.dropped[k].from.Store(from.UnixNano())
+}
+
+// requestsPass records that network fault k lets requests through again
+// from to on (after requestsDropped).
+func (f *recorder) requestsPass(k int, to time.Time) {
+	if f == nil || k >= len(f.dropped) || f.dropped[k].from.Load() == 0 {
+		return
+	}
+	f.dropped[k].to.Store(to.UnixNano())
+}
 
 // pauseHeld records that pause fault k held every command sent from from
 // on until to. A nil recorder (no faults) ignores it.

@@ -3,6 +3,9 @@ package faults
 import (
 	"context"
 	"errors"
+	"net"
+	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -136,5 +139,41 @@ func TestPauseHeldCallsFromTheServersClock(t *testing.T) {
 	}
 	if n := f.unseenCalls.Load(); n != 3 {
 		t.Errorf("%d calls that may have run, want 3", n)
+	}
+}
+
+// TestResetDroppedRequestsNeverRan: while the proxy resets every
+// connection a request arrives on, the request goes no further: a call
+// whose connection it reset never reached the server. A call that timed
+// out meanwhile, or whose connection was reset outside that span (a server
+// going away resets connections too), may have run.
+func TestResetDroppedRequestsNeverRan(t *testing.T) {
+	start := time.Unix(1_700_000_000, 0)
+	at := func(ms int) time.Time { return start.Add(time.Duration(ms) * time.Millisecond) }
+	reset := []plan.Fault{{Kind: plan.FaultReset, At: time.Second, For: 500 * time.Millisecond}}
+	f := newRecorder(start, 3*time.Second, reset, nil, event.Offset{})
+	byPeer := &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}
+	f.requestsDropped(0, at(1010))
+	f.failedCall(1, at(1050), at(1051), 1, byPeer) // while it lasts
+	if f.unseenCalls.Load() != 0 {
+		t.Error("a call the proxy reset, while it still resets them, may have run")
+	}
+	f.requestsPass(0, at(1500))
+	for _, c := range []struct {
+		why        string
+		sent, done int
+		err        error
+		ran        bool
+	}{
+		{"reset while the proxy dropped requests", 1100, 1101, byPeer, false},
+		{"sent before the proxy dropped requests", 1005, 1011, byPeer, true},
+		{"reset once the proxy let requests through again", 1600, 1601, byPeer, true},
+		{"timed out while the proxy dropped requests", 1100, 1200, context.DeadlineExceeded, true},
+	} {
+		before := f.unseenCalls.Load()
+		f.failedCall(1, at(c.sent), at(c.done), 1, c.err)
+		if got := f.unseenCalls.Load() > before; got != c.ran {
+			t.Errorf("%s: may have run %v, want %v", c.why, got, c.ran)
+		}
 	}
 }
