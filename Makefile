@@ -25,10 +25,11 @@ test: deps deps-browser fmt-check vet
 
 ## test-integration: the long integration suites (files tagged integration,
 ## tests named TestIntegration...): several rlbench processes, faults,
-## clusters; then the gate on a busy machine, and with a limiter script made
-## three times slower (gate-under-load); then five single runs back to back,
-## quiet and busy, compared pairwise (back-to-back). The ten-minute soak is
-## a run of its own: make soak
+## clusters, the corpus of published limiters (fetched from their packages
+## by scripts/corpus-fetch.sh); then the gate on a busy machine, and with a
+## limiter script made three times slower (gate-under-load); then five
+## single runs back to back, quiet and busy, compared pairwise
+## (back-to-back). The ten-minute soak is a run of its own: make soak
 test-integration: deps
 	$(GO) test -race -tags integration -run 'TestIntegration' -timeout 20m ./...
 	scripts/gate-under-load.sh

@@ -523,7 +523,7 @@ func (l *Declared) call(key string, c CallerClock, units int64) (keys []string, 
 	// The time the script decides by: the clock rounded down to the unit
 	// its arguments carry.
 	unit := l.decl.clockUnitMicros()
-	return keys, args, Request{Cost: v.cost, NowMicros: floorDiv(v.nowMicros, unit) * unit, SkewMicros: skew.Microseconds()}
+	return keys, args, Request{Cost: v.cost, NowMicros: floorDiv(v.nowMicros, unit) * unit, SkewMicros: skew.Microseconds(), Limit: l.policy.Limit}
 }
 
 // OnClock implements CallerTimed: the limiter as an application instance

@@ -159,6 +159,9 @@ func TestReplyLayoutParse(t *testing.T) {
 			Decision{Unread: ReplyParts(0).With(PartRemaining)}, "", ""},
 		{"allowed as the cost", ReplyLayout{Allowed: 1, When: AllowedCost}, Request{Cost: 4}, []any{int64(4)}, Decision{Allowed: true, Cost: 4}, "", ""},
 		{"denied as 0 units", ReplyLayout{Allowed: 1, When: AllowedCost}, Request{Cost: 4}, []any{int64(0)}, Decision{Cost: 4}, "", ""},
+		{"a count up to the limit admits", ReplyLayout{Allowed: 1, When: AllowedCount}, Request{Limit: 20}, []any{int64(20)}, Decision{Allowed: true}, "", ""},
+		{"a count past the limit denies", ReplyLayout{Allowed: 1, When: AllowedCount}, Request{Limit: 20}, []any{"21"}, Decision{}, "", ""},
+		{"a count of several units at once", ReplyLayout{Allowed: 1, When: AllowedCount}, Request{Cost: 3, Limit: 20}, []any{int64(22)}, Decision{Cost: 3}, "", ""},
 		{"admitting texts alone: anything else denies", ReplyLayout{Allowed: 1, Admit: []string{"OK"}}, Request{}, []any{"SLOW DOWN"}, Decision{}, "", ""},
 		{"denying texts alone: anything else admits", ReplyLayout{Allowed: 1, Deny: []string{"LIMITED"}}, Request{}, []any{"go"}, Decision{Allowed: true}, "", ""},
 
@@ -170,6 +173,8 @@ func TestReplyLayoutParse(t *testing.T) {
 			"reply position 1 (allowed): got the integer 7, want 1/0 or true/false (declare when: nonzero"},
 		{"a grant that is not the cost", ReplyLayout{Allowed: 1, When: AllowedCost}, Request{Cost: 4}, []any{int64(2)}, Decision{}, "",
 			"want the request's cost 4 (admitted) or 0 (denied)"},
+		{"a count without a limit to read it by", ReplyLayout{Allowed: 1, When: AllowedCount}, Request{}, []any{int64(3)}, Decision{}, "",
+			"want a count, read against a limit the request did not carry"},
 		{"too short for the answer", ReplyLayout{Allowed: 3}, Request{}, []any{int64(1), "3"}, Decision{}, "",
 			"reply: got an array of 2, want at least 3 elements"},
 		{"a single value where positions 1-4 are read", full, Request{}, int64(1), Decision{}, "",

@@ -123,12 +123,17 @@ const (
 	// AllowedCost admits on the request's cost (a script that answers the
 	// units it granted) and denies on 0; anything else is an error.
 	AllowedCost AllowedWhen = "cost"
+	// AllowedCount admits on a count up to the policy's limit: a script
+	// that counts the request and answers how many units its identity has
+	// used in the window, leaving the application to compare it with the
+	// limit (count <= limit admits).
+	AllowedCount AllowedWhen = "count"
 )
 
-var allowedWhens = []AllowedWhen{AllowedOne, AllowedNonZero, AllowedPositive, AllowedNonNegative, AllowedCost, AllowedZero}
+var allowedWhens = []AllowedWhen{AllowedOne, AllowedNonZero, AllowedPositive, AllowedNonNegative, AllowedCost, AllowedZero, AllowedCount}
 
-// ParseAllowedWhen reads one, nonzero, positive, nonnegative, cost or
-// zero.
+// ParseAllowedWhen reads one, nonzero, positive, nonnegative, cost, zero
+// or count.
 func ParseAllowedWhen(s string) (AllowedWhen, error) {
 	if slices.Contains(allowedWhens, AllowedWhen(s)) {
 		return AllowedWhen(s), nil

@@ -253,12 +253,18 @@ func (r ReplyLayout) allowed(v any, req Request) (bool, error) {
 		}
 		return false, &ReplyError{Position: r.Allowed, Part: "allowed", Got: describeValue(v),
 			Want: fmt.Sprintf("the request's cost %d (admitted) or 0 (denied)", req.units())}
+	case AllowedCount:
+		if req.Limit <= 0 {
+			return false, &ReplyError{Position: r.Allowed, Part: "allowed", Got: describeValue(v),
+				Want: "a count, read against a limit the request did not carry"}
+		}
+		return f <= float64(req.Limit), nil
 	}
 	if f == 0 || f == 1 {
 		return f == 1, nil
 	}
 	return false, &ReplyError{Position: r.Allowed, Part: "allowed", Got: describeValue(v),
-		Want: "1/0 or true/false (declare when: nonzero, positive, nonnegative, cost or zero for other numbers)"}
+		Want: "1/0 or true/false (declare when: nonzero, positive, nonnegative, cost, zero or count for other numbers)"}
 }
 
 // allowedText reads an answer given as declared texts. With only one of

@@ -16,6 +16,10 @@ type Request struct {
 	// when NowMicros was read (CallerClock); zero for a caller on the true
 	// clock.
 	SkewMicros int64
+	// Limit is the policy's limit the request was made under, against
+	// which a reply that answers a count is read (AllowedCount); zero when
+	// not given.
+	Limit int64
 }
 
 // units is the cost, one when unset.

@@ -240,7 +240,7 @@ func TestParseDeclaredLimiterErrors(t *testing.T) {
 		{"a reading of numbers beside texts",
 			strings.Replace(ok, "{allowed: 1}", "{allowed: {position: 1, when: nonzero, admit: OK}}", 1), `p.yaml:10: algorithms[0].reply.allowed.when: give either when`},
 		{"an unknown reading",
-			strings.Replace(ok, "{allowed: 1}", "{allowed: {position: 1, when: truthy}}", 1), `algorithms[0].reply.allowed.when: unknown reading "truthy" (known: one, nonzero, positive, nonnegative, cost, zero)`},
+			strings.Replace(ok, "{allowed: 1}", "{allowed: {position: 1, when: truthy}}", 1), `algorithms[0].reply.allowed.when: unknown reading "truthy" (known: one, nonzero, positive, nonnegative, cost, zero, count)`},
 		{"allowed as the cost, which the script is not told",
 			strings.Replace(ok, "{allowed: 1}", "{allowed: {position: 1, when: cost}}", 1), `algorithms[0]: reply.allowed: when: cost reads the answer as the request's cost, but no argument passes ${cost}`},
 		{"a retry-after without a unit",

@@ -72,7 +72,9 @@ unpacked() {
 # and the one before the closing marker (PHP's heredoc); strip-indent
 # removes the blanks at the start of every line and the empty lines, and
 # the blanks at either end (JavaScript's .replace(/^\s+/gm, '').trim());
-# - leaves it as written.
+# join-continued joins the lines a backslash ends, dropping both (a
+# JavaScript template literal's line continuation); - leaves it as
+# written.
 extract() {
 	local file=$1 begin=$2 end=$3 transform=$4
 	if [ "$begin" = - ]; then
@@ -90,6 +92,7 @@ extract() {
 	strip-indent)
 		sed 's/^[[:space:]]*//' "$tmp/literal" | awk 'NF { if (n++) printf "\n"; printf "%s", $0 }'
 		;;
+	join-continued) sed -z 's/\\\n//g' "$tmp/literal" ;;
 	*) die "unknown transform $transform" ;;
 	esac
 }
