@@ -259,6 +259,18 @@ func windowNote(run *result.Run) string {
 		text = fmt.Sprintf("%s: its replies do not say where its windows end, so each identity's was found from its decisions (the window exhausted right after the prime, then probed until a request was admitted again), known within %s",
 			run.Key(), FormatMicros(w.UncertaintyMaxUs))
 	}
+	if w.ReplyRefused > 0 {
+		if text == "" {
+			text = run.Key() + ": "
+		} else {
+			text += "; "
+		}
+		instead := "found from its decisions instead"
+		if w.ByBehaviour == 0 {
+			instead = "not found: their bursts went a window after the prime"
+		}
+		text += fmt.Sprintf("%d of %d identities' replies gave %s: refused, the end %s", w.ReplyRefused, w.Identities, w.ReplyRefusedExample, instead)
+	}
 	if w.Method != "after_prime" && w.AfterPrime > 0 {
 		if text == "" {
 			text = run.Key() + ": "

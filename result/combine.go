@@ -273,6 +273,8 @@ var rules = []rule{
 	{"window_location.after_prime", keep, sum},               // likewise
 	{"window_location.without_ttl", worst, sum},              // a finding; disjoint identities
 	{"window_location.example", keep, keep},                  // one example says enough
+	{"window_location.reply_refused", worst, sum},            // likewise a finding
+	{"window_location.reply_refused_example", keep, keep},    // one example says enough
 	{"window_location.uncertainty_max_us", highest, highest}, // the widest any part knew an end within
 
 	// The fleet: every part ran one fleet of application instances; the

@@ -511,6 +511,15 @@ type WindowLocation struct {
 	// the prime, among AfterPrime); Example names one such key.
 	WithoutTTL int64  `json:"without_ttl,omitempty"`
 	Example    string `json:"example,omitempty"`
+	// ReplyRefused counts, for the reply method, the identities whose
+	// prime's reply gave a window end that was not after the prime (a
+	// reset_at that reports the window's start, a reset_after of 0) or
+	// more than a window after it: bursts aimed there would straddle no
+	// boundary, so the end was found by behaviour instead (a fixed window)
+	// or the bursts went a window after the prime (among AfterPrime);
+	// ReplyRefusedExample says what one such reply gave.
+	ReplyRefused        int64  `json:"reply_refused,omitempty"`
+	ReplyRefusedExample string `json:"reply_refused_example,omitempty"`
 	// UncertaintyMaxUs is the widest span an end was known within: the
 	// unit a reply counts it in; for behaviour, from the last denial to
 	// the admission after it (and half that admission's round trip when

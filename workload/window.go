@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
@@ -142,9 +143,19 @@ func (l *locator) afterPrime(ctx context.Context, o *event.Outcome, key string) 
 				// On the caller's clock, which the request carried.
 				v = l.callerToServer(o, v)
 			}
-			l.found.ByReply++
-			l.uncertain(rw.ReplyWindowResolution().Microseconds())
-			return v, true, nil
+			resolution := rw.ReplyWindowResolution().Microseconds()
+			why := l.implausibleEnd(o, at, v, resolution)
+			if why == "" {
+				l.found.ByReply++
+				l.uncertain(resolution)
+				return v, true, nil
+			}
+			// Bursts aimed there would straddle no boundary: the end is
+			// found another way, and the result says so.
+			l.found.ReplyRefused++
+			if l.found.ReplyRefusedExample == "" {
+				l.found.ReplyRefusedExample = why
+			}
 		}
 	}
 	if p, ok := l.limiter.(algorithms.WindowProber); ok {
@@ -170,6 +181,46 @@ func (l *locator) afterPrime(ctx context.Context, o *event.Outcome, key string) 
 	}
 	l.found.AfterPrime++
 	return at + l.window.Microseconds(), true, nil
+}
+
+// implausibleEnd says why end, the window end the prime o's reply gave
+// (server microseconds, counted in units of resolution), cannot be where
+// the window the prime fell in ends, or "" when it can: an end must be
+// after the prime, and at most a window after it. at is the prime's own
+// server time, known within the clock offset's uncertainty, and within
+// half the prime's round trip when its reply carries no server time: an
+// end that close to the prime is taken for one not after it (a reset_at
+// that reports the window's start lands there; an end that truly falls
+// that close is found by behaviour as well). An end counted in a unit no
+// finer than the window cannot tell one window from the next, and is not
+// judged.
+func (l *locator) implausibleEnd(o *event.Outcome, at, end, resolution int64) string {
+	w := l.window.Microseconds()
+	if resolution >= w {
+		return ""
+	}
+	timing := l.offset.Uncertainty.Microseconds()
+	if o.Decision.ServerNowMicros <= 0 {
+		timing += o.Done.Sub(o.Sent).Microseconds() / 2
+	}
+	switch d := end - at; {
+	case d <= timing:
+		return fmt.Sprintf("a window end %s the prime's decision, not after it (the window's start?)", relative(d))
+	case d > w+resolution+timing:
+		return fmt.Sprintf("a window end %s the prime's decision, more than a window (%s) after it", relative(d), l.window)
+	}
+	return ""
+}
+
+// relative says how far d microseconds is from an instant, in words.
+func relative(d int64) string {
+	switch {
+	case d < 0:
+		return (time.Duration(-d) * time.Microsecond).String() + " before"
+	case d == 0:
+		return "at"
+	}
+	return (time.Duration(d) * time.Microsecond).String() + " after"
 }
 
 // uncertain notes that an end was known only within us microseconds.
