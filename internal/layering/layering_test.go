@@ -34,6 +34,9 @@ var allowed = map[string][]string{
 	"internal/audit":  {"algorithms", "plan", "result", "internal/event"},
 	"internal/faults": {"algorithms", "plan", "result", "internal/event", "internal/redisenv"},
 	"internal/probe":  {"algorithms", "result", "internal/event", "internal/redisenv"},
+	// The calibration of init's reading probes a declaration on a Redis
+	// it is given: the limiters' library, nothing that runs a plan.
+	"internal/calibrate": {"algorithms"},
 	// The engine runs a resolved plan: it never reads a profile, judges or
 	// renders.
 	"workload": {"algorithms", "plan", "result", "internal/event", "internal/audit", "internal/faults",
