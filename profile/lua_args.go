@@ -3,7 +3,9 @@ package profile
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/rlbench/rlbench/algorithms"
 )
@@ -21,17 +23,32 @@ const (
 	roleCost
 	roleRequestID
 	roleIdentity
+	// roleUnused is an argument the code never reads; roleLabel a name
+	// (a throttler's, a namespace's) it only passes along; roleFallback
+	// the caller's time, which the script replaces with TIME when empty.
+	roleUnused
+	roleLabel
+	roleFallback
 )
 
 // skeletonArg is one ARGV template of a skeleton, with what to check.
 type skeletonArg struct {
 	Value, Comment string
-	check          string
-	role           argRole
+	// Check says the line stays marked CHECK; Notes are written above it.
+	Check bool
+	Notes []string
+	check string
+	// precisionGuessed says a time in seconds was taken as fractions (or
+	// whole) with nothing in the Lua to say which.
+	precisionGuessed bool
+	role             argRole
 	// why says what the role was read from; unit is a time's unit, and
-	// unitWhy what it was read from.
+	// unitWhy what it was read from; per is a rate's unit of time
+	// (a second, a millisecond; "" for one per window).
 	why, unitWhy string
 	unit         algorithms.TimeUnit
+	per          algorithms.TimeUnit
+	perWindow    bool
 }
 
 // editMe is the template init writes for an argument it cannot place: a
@@ -39,84 +56,178 @@ type skeletonArg struct {
 // edited, rather than a guess that runs and misleads.
 const editMe = "${EDIT_ME}"
 
-// Words in an argument's name that say what it is, checked in this order.
-var (
-	costWords     = regexp.MustCompile(`cost|amount|weight|permits?|quantity|requested|^hits?$|incr(ement|_?by)?$|^tokens?$|^units?$|consume`)
-	burstWords    = regexp.MustCompile(`burst|capacity|bucket_?size|max_?tokens|max_?burst|^size$|^cap$|^full$`)
-	limitWords    = regexp.MustCompile(`limit|^max|max_|quota|allowance|threshold|^requests$|^count$|allowed`)
-	windowWords   = regexp.MustCompile(`window|period|interval|duration|ttl|expir|span|lifetime|^per$|frame`)
-	rateWords     = regexp.MustCompile(`rate|refill|per_?s(ec(ond)?)?$|^rps$|leak|drain|speed`)
-	nowWords      = regexp.MustCompile(`now|timestamp|^ts$|_ts$|^time$|current_?time|clock|microtime|epoch`)
-	idWords       = regexp.MustCompile(`request_?id|req_?id|uuid|nonce|member|unique|^id$`)
-	identityWords = regexp.MustCompile(`user|client|identity|identifier|account|tenant|^ip$`)
-)
+// nameWords splits a local's name into its lower-case words: incrementBy
+// is [increment by], n_tokens [n tokens], maxTokens [max tokens].
+func nameWords(name string) []string {
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(name)
+	for i, r := range rs {
+		switch {
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+			flush()
+		case unicode.IsUpper(r) && i > 0 && (unicode.IsLower(rs[i-1]) || i+1 < len(rs) && unicode.IsLower(rs[i+1]) && unicode.IsUpper(rs[i-1])):
+			flush()
+			cur = append(cur, r)
+		default:
+			cur = append(cur, r)
+		}
+	}
+	flush()
+	return words
+}
 
-// guessArgs guesses every argument's template: by its name first, then by
-// what the code does with it; an argument it cannot place gets editMe.
+// has reports whether words holds any of want.
+func has(words []string, want ...string) bool {
+	return slices.ContainsFunc(words, func(w string) bool { return slices.Contains(want, w) })
+}
+
+// roleByName is what a local's name says an argument is; ok is false when
+// it says nothing.
+func roleByName(name string) (argRole, bool) {
+	w := nameWords(name)
+	only := func(names ...string) bool { return len(w) == 1 && slices.Contains(names, w[0]) }
+	switch {
+	case len(w) == 0:
+	case has(w, "burst", "capacity", "cap", "full") || has(w, "max", "maximum") && has(w, "tokens", "token", "burst") || has(w, "bucket") && has(w, "size") || only("size"):
+		return roleBurst, true
+	case has(w, "cost", "amount", "weight", "permit", "permits", "quantity", "requested", "increment", "incr", "incrby", "consume", "delta", "fillup") ||
+		only("tokens", "token", "units", "unit", "hits", "hit", "n") || has(w, "n", "num", "number") && has(w, "tokens", "units", "permits"):
+		return roleCost, true
+	case has(w, "window", "period", "interval", "duration", "ttl", "expire", "expiry", "expiration", "expires", "span", "lifetime", "frame", "timeout", "decay") || only("per", "secs", "seconds"):
+		return roleWindow, true
+	case has(w, "limit", "quota", "allowance", "threshold") && !has(w, "rate"), has(w, "max", "maximum") && !has(w, "rate"), only("requests", "count", "allowed", "allow"):
+		return roleLimit, true
+	case has(w, "now", "timestamp", "ts", "time", "clock", "microtime", "epoch"):
+		return roleNow, true
+	case has(w, "rate", "refill", "rps", "leak", "drain", "speed", "replenish"):
+		return roleRate, true
+	case has(w, "limit", "max"):
+		return roleLimit, true
+	case has(w, "uuid", "nonce", "member", "unique") || has(w, "id") && !has(w, "user", "client", "account", "tenant"):
+		return roleRequestID, true
+	case has(w, "user", "client", "identity", "identifier", "account", "tenant", "ip"):
+		return roleIdentity, true
+	case has(w, "name", "label", "prefix", "namespace", "tag", "scope"):
+		return roleLabel, true
+	}
+	return roleUnknown, false
+}
+
+// guessArgs guesses every argument's template: an argument the code never
+// reads is sent empty, one that falls back to TIME left empty; then by
+// what the code does with it when that is unmistakable (a count goes up
+// by it), by its name, by what else the code does with it, and last by
+// what it meets among the arguments already placed (a time plus the
+// window is a time). Units come from names, comments and the arithmetic
+// (lua_units.go). An argument nothing places gets editMe.
 func (l *luaLimiter) guessArgs() {
 	l.argGuesses = make([]skeletonArg, l.src.args)
 	for k := 1; k <= l.src.args; k++ {
 		role, why := l.roleOf(k)
 		l.argGuesses[k-1] = skeletonArg{role: role, why: why}
 	}
-	// Units come second, the windows' first: the caller's time takes the
-	// unit of a window it is set against.
-	for _, role := range []argRole{roleWindow, roleNow} {
-		for k := 1; k <= l.src.args; k++ {
-			if a := &l.argGuesses[k-1]; a.role == role && role == roleWindow {
-				a.unit, a.unitWhy = l.windowUnit(k)
-			} else if a.role == role {
-				a.unit, a.unitWhy = l.nowUnit(k)
-			}
+	for k := 1; k <= l.src.args; k++ {
+		if a := &l.argGuesses[k-1]; a.role == roleUnknown {
+			a.role, a.why = l.roleAmong(k)
 		}
 	}
+	l.inferUnits()
 	for k := 1; k <= l.src.args; k++ {
 		l.argGuesses[k-1] = l.template(k, l.argGuesses[k-1])
 	}
 }
 
-// roleOf is what argument k is, from its local's name, or failing that
-// from the commands it is passed to, and what it was read from.
+// roleOf is what argument k is, and what it was read from.
 func (l *luaLimiter) roleOf(k int) (argRole, string) {
-	n := strings.ToLower(l.src.argVars[k])
-	const byName = "from its name"
 	switch {
-	case n == "":
-	case burstWords.MatchString(n):
-		return roleBurst, byName
-	case costWords.MatchString(n):
-		return roleCost, byName
-	case windowWords.MatchString(n):
-		return roleWindow, byName
-	case limitWords.MatchString(n) && !strings.Contains(n, "rate"):
-		return roleLimit, byName
-	case nowWords.MatchString(n):
-		return roleNow, byName
-	case rateWords.MatchString(n):
-		return roleRate, byName
-	case limitWords.MatchString(n):
-		return roleLimit, byName
-	case idWords.MatchString(n) || strings.HasSuffix(n, "_id") && !identityWords.MatchString(n):
-		return roleRequestID, byName
-	case identityWords.MatchString(n):
-		return roleIdentity, byName
+	case l.src.unused(k):
+		return roleUnused, "the script never reads it"
+	case l.src.fallback[k]:
+		return roleFallback, "sent empty, the script takes Redis TIME"
 	}
-	// By use: what the code does with it.
 	tok := l.src.token(k).String()
-	for _, st := range l.src.statements(k) {
+	sts := l.src.statements(k)
+	for _, st := range sts {
 		switch {
-		case expiryUnit(st, tok) != "":
-			_, command := expiryOf(st, tok)
-			return roleWindow, "from its use: it goes to " + command
-		case regexp.MustCompile(`(?i)['"]h?incrby(float)?['"][^)]*` + tok).MatchString(st):
-			return roleCost, "from its use: the count goes up by it"
-		case regexp.MustCompile(`[<>]=?\s*(tonumber\s*\(\s*)?`+tok+`|`+tok+`\s*\)?\s*[<>]=?`).MatchString(st) && !mentionsTime(st, l):
-			return roleLimit, "from its use: a count is compared with it"
+		case regexp.MustCompile(`(?i)['"]h?(incr|decr)by(float)?['"][^)]*` + tok).MatchString(st):
+			return roleCost, "from its use: a count goes up (or down) by it"
+		case regexp.MustCompile(`\bfor\s+\w+\s*=\s*1\s*,\s*(tonumber\s*\(\s*)?` + tok).MatchString(st):
+			return roleCost, "from its use: the script records it that many times"
 		case regexp.MustCompile(`(?i)['"]zadd['"][^)]*,\s*` + tok + `\s*\)`).MatchString(st):
 			return roleRequestID, "from its use: a sorted set's member"
 		}
 	}
+	if role, ok := roleByName(l.src.argVars[k]); ok {
+		return role, "from its name"
+	}
+	for _, st := range sts {
+		switch {
+		case timeFieldCompare(tok).MatchString(st):
+			return roleNow, "from its use: it is compared with, or stored as, a time"
+		case expiryUnit(st, tok) != "":
+			_, command := expiryOf(st, tok)
+			return roleWindow, "from its use: it goes to " + command
+		case takenFrom(tok).MatchString(st):
+			return roleCost, "from its use: it is taken from what is left"
+		case regexp.MustCompile(`[<>]=?\s*(tonumber\s*\(\s*)?`+tok+`|`+tok+`\s*\)?\s*[<>]=?`).MatchString(st) && !mentionsTime(st, l):
+			return roleLimit, "from its use: a count is compared with it"
+		}
+	}
 	return roleUnknown, ""
+}
+
+// roleAmong places argument k by the arguments already placed: added to a
+// window it is a time (an instant: now plus the window).
+func (l *luaLimiter) roleAmong(k int) (argRole, string) {
+	tok := l.src.token(k).String()
+	for c, a := range l.argGuesses {
+		if a.role != roleCost {
+			continue
+		}
+		less := regexp.MustCompile(tok + `\s*\)?\s*-\s*(tonumber\s*\(\s*)?` + l.src.token(c+1).String())
+		for _, st := range l.src.statements(k) {
+			if less.MatchString(st) {
+				return roleLimit, fmt.Sprintf("from its use: the cost %s is taken from it", l.src.describeArg(c+1))
+			}
+		}
+	}
+	for w, a := range l.argGuesses {
+		if a.role != roleWindow {
+			continue
+		}
+		wt := l.src.token(w + 1).String()
+		sum := regexp.MustCompile(tok + `\s*\)?\s*\+\s*(tonumber\s*\(\s*)?` + wt + `|` + wt + `\s*\)?\s*\+\s*(tonumber\s*\(\s*)?` + tok)
+		for _, st := range l.src.statements(k) {
+			if sum.MatchString(st) {
+				return roleNow, fmt.Sprintf("from its use: the window %s is added to it, as to a time", l.src.describeArg(w+1))
+			}
+		}
+	}
+	return roleUnknown, ""
+}
+
+// timeFieldCompare matches tok stored as, or compared with, a hash field
+// or key named as a time: HSET ... 'start', tok; tok >= HGET(..., 'end').
+func timeFieldCompare(tok string) *regexp.Regexp {
+	field := `['"](start|end|ts|time|timestamp|at|updated|updated_at|last|last_time|reset|reset_at|expires|window_start)['"]`
+	return regexp.MustCompile(`(?i)` + field + `\s*,\s*(tonumber\s*\(\s*)?` + tok + `|` +
+		tok + `\s*\)?\s*[<>]=?\s*(tonumber\s*\(\s*)?redis\.p?call\s*\([^)]*` + field + `|` +
+		`redis\.p?call\s*\([^)]*` + field + `\s*\)\s*\)?\s*[<>]=?\s*(tonumber\s*\(\s*)?` + tok)
+}
+
+// takenFrom matches tok taken away from what is left: tokens - tok,
+// remaining - tok, or added to what is used: count + tok.
+func takenFrom(tok string) *regexp.Regexp {
+	left := `(tokens?|remaining|left|available|balance|filled\w*|level|new_tokens|current_tokens|last_tokens)`
+	used := `(count|current|used|usage|hits|total|n|consumed|level)`
+	return regexp.MustCompile(`(?i)\b` + left + `\s*-\s*(tonumber\s*\(\s*)?` + tok + `|\b` + used + `\s*\+\s*(tonumber\s*\(\s*)?` + tok)
 }
 
 // mentionsTime reports whether a statement involves the script's time.
@@ -132,159 +243,6 @@ func mentionsTime(st string, l *luaLimiter) bool {
 	return false
 }
 
-var (
-	expireCommand = regexp.MustCompile(`(?i)['"](p?expire|setex|psetex)['"]\s*,\s*[^,]+,\s*([^\n]*)`)
-	setExpiry     = regexp.MustCompile(`(?i)['"](ex|px)['"]\s*,\s*([^\n]*)`)
-)
-
-// expiryUnit is the unit of an expiry that tok (a pattern) stands in, in
-// statement st: seconds for EXPIRE, SETEX and SET ... EX, milliseconds for
-// PEXPIRE, PSETEX and SET ... PX, scaled when tok is (EXPIRE key ms /
-// 1000 takes milliseconds). Empty when tok is not in an expiry.
-func expiryUnit(st, tok string) algorithms.TimeUnit {
-	u, _ := expiryOf(st, tok)
-	return u
-}
-
-// expiryOf is expiryUnit and the command the expiry goes to.
-func expiryOf(st, tok string) (algorithms.TimeUnit, string) {
-	t := regexp.MustCompile(tok)
-	for _, m := range append(expireCommand.FindAllStringSubmatch(st, -1), setExpiry.FindAllStringSubmatch(st, -1)...) {
-		expr := m[2]
-		loc := t.FindStringIndex(expr)
-		if loc == nil {
-			continue
-		}
-		unit, command := algorithms.Seconds, strings.ToUpper(m[1])
-		if command == "PEXPIRE" || command == "PSETEX" || command == "PX" {
-			unit = algorithms.Milliseconds
-		}
-		if command == "EX" || command == "PX" {
-			command = "SET ... " + command
-		}
-		return rescale(unit, scaleOf(expr[loc[1]:])), command
-	}
-	return "", ""
-}
-
-// rescale is the unit of a value that, multiplied by factor (divided by
-// -factor for a negative one), is in unit: a value whose * 1000 is in
-// milliseconds is in seconds; one whose / 1000 is in seconds, in
-// milliseconds.
-func rescale(unit algorithms.TimeUnit, factor int64) algorithms.TimeUnit {
-	if unit == "" {
-		return ""
-	}
-	us := unit.Micros()
-	switch {
-	case factor > 0:
-		us *= factor
-	case factor < 0:
-		us /= -factor
-	}
-	for _, u := range []algorithms.TimeUnit{algorithms.Seconds, algorithms.Milliseconds, algorithms.Microseconds} {
-		if u.Micros() == us {
-			return u
-		}
-	}
-	return ""
-}
-
-// unitFromName reads a unit from a local's name: window_ms, timeout_sec,
-// now_us; microtime is PHP's microtime(true), in seconds.
-func unitFromName(name string) algorithms.TimeUnit {
-	n := strings.ToLower(name)
-	switch {
-	case n == "":
-		return ""
-	case strings.Contains(n, "microtime"):
-		return algorithms.Seconds
-	case strings.HasSuffix(n, "ms") || strings.Contains(n, "milli"):
-		return algorithms.Milliseconds
-	case strings.HasSuffix(n, "_us") || strings.HasSuffix(n, "usec") || strings.Contains(n, "micro"):
-		return algorithms.Microseconds
-	case strings.HasSuffix(n, "_s") || strings.Contains(n, "sec"):
-		return algorithms.Seconds
-	}
-	return ""
-}
-
-// windowUnit is the unit of window argument k: its name (rescaled when its
-// local scales it), an expiry it is passed to, a scaling where it meets
-// the script's time, else the unit the script keeps time in; and what it
-// was read from.
-func (l *luaLimiter) windowUnit(k int) (algorithms.TimeUnit, string) {
-	if u := rescale(unitFromName(l.src.argVars[k]), l.src.argScale[k]); u != "" {
-		return u, "its name says so"
-	}
-	tok := l.src.token(k).String()
-	for _, st := range l.src.statements(k) {
-		if u, command := expiryOf(st, tok); u != "" {
-			return u, "it goes to " + command
-		}
-	}
-	if u := l.scaledAgainstTime(k); u != "" {
-		return u, "as the code scales it to its time"
-	}
-	if u := l.clockUnit(); u != "" {
-		return u, "the script counts TIME in " + u.Name()
-	}
-	return "", ""
-}
-
-// scaledAgainstTime is the unit of argument k when the code scales it
-// where it meets the script's time: window * 1000 beside a time in
-// milliseconds is seconds.
-func (l *luaLimiter) scaledAgainstTime(k int) algorithms.TimeUnit {
-	clock := l.clockUnit()
-	if clock == "" {
-		return ""
-	}
-	tok := l.src.token(k)
-	for _, st := range l.src.statements(k) {
-		if !mentionsTime(st, l) {
-			continue
-		}
-		loc := tok.FindStringIndex(st)
-		if f := scaleOf(st[loc[1]:]); f != 0 {
-			return rescale(clock, f)
-		}
-	}
-	return ""
-}
-
-// clockUnit is the unit the script keeps time in: TIME's, as the code
-// computes it, else the unit of the time its caller gives it (when that
-// is known from elsewhere).
-func (l *luaLimiter) clockUnit() algorithms.TimeUnit {
-	if l.src.timeVar != "" {
-		return l.src.timeUnit
-	}
-	return ""
-}
-
-// nowUnit is the unit of the caller's time in argument k: its name, the
-// unit of a window it is set against; seconds when nothing says (as PHP's
-// microtime(true) and Python's time.time() give them); and what it was
-// read from.
-func (l *luaLimiter) nowUnit(k int) (algorithms.TimeUnit, string) {
-	if u := rescale(unitFromName(l.src.argVars[k]), l.src.argScale[k]); u != "" {
-		return u, "its name says so"
-	}
-	for w, a := range l.argGuesses {
-		if a.role != roleWindow || a.unit == "" {
-			continue
-		}
-		wt := l.src.token(w + 1)
-		for _, st := range l.src.statements(k) {
-			if wt.MatchString(st) {
-				return a.unit, fmt.Sprintf("as %s, which it is set against", l.src.describeArg(w+1))
-			}
-		}
-	}
-	return algorithms.Seconds, "nothing in the script says; seconds, as PHP's microtime(true) and Python's time.time() give"
-}
-
 // template is argument k's template and comment, from its role and unit.
 func (l *luaLimiter) template(k int, a skeletonArg) skeletonArg {
 	what := l.src.describeArg(k)
@@ -298,7 +256,7 @@ func (l *luaLimiter) template(k int, a skeletonArg) skeletonArg {
 		if a.check == "" {
 			a.check = fmt.Sprintf("%s: %s, %s", what, v, a.why)
 		}
-		a.Comment += "; CHECK"
+		a.Check = true
 		return a
 	}
 	switch a.role {
@@ -320,17 +278,30 @@ func (l *luaLimiter) template(k int, a skeletonArg) skeletonArg {
 		return set(v, "the window in "+a.unit.Name(), fmt.Sprintf("%s: the window (%s), in %s (%s)", what, a.why, a.unit.Name(), a.unitWhy))
 	case roleNow:
 		v, name := l.nowTemplate(k, a.unit)
+		a.precisionGuessed = a.unit == algorithms.Seconds && !strings.Contains(strings.ToLower(l.src.argVars[k]), "microtime")
 		return set(v, "the caller's clock, "+name, fmt.Sprintf("%s: the caller's clock (%s), %s (%s): the unit and precision the caller sends (${now_s}, ${now_s_float}, ${now_ms} or ${now_us})", what, a.why, name, a.unitWhy))
 	case roleRate:
-		if l.hasRole(roleWindow) {
-			return set("${limit}", "requests per window, as the script has a window too", "")
+		switch {
+		case a.perWindow:
+			return set("${limit}", "requests per window", fmt.Sprintf("%s: a rate per window (${limit}): it is set against the window", what))
+		case a.per == algorithms.Milliseconds:
+			return set("${rate_per_ms}", "requests per millisecond", fmt.Sprintf("%s: a rate per millisecond (${rate_per_ms}): it multiplies a time in milliseconds", what))
+		case a.per == "" || a.per == algorithms.Seconds:
+			why := "it multiplies a time in seconds"
+			if a.per == "" {
+				why = "nothing in the script sets it against a window"
+			}
+			return set("${rate_per_s}", "requests per second", fmt.Sprintf("%s: a rate per second (${rate_per_s}): %s", what, why))
 		}
-		u := l.timeUnitAnywhere()
-		if u == "" || u == algorithms.Seconds {
-			return set("${rate_per_s}", "requests per second", fmt.Sprintf("%s: a rate per second (${rate_per_s})", what))
-		}
-		per := strings.TrimSuffix(u.Name(), "s")
-		return set(editMe, "a rate per "+per, fmt.Sprintf("%s: a rate per %s: rlbench passes ${rate_per_s}, ${limit} and the window in any unit, not this", what, per))
+		per := strings.TrimSuffix(a.per.Name(), "s")
+		return set(editMe, "a rate per "+per, fmt.Sprintf("%s: a rate per %s: rlbench passes ${rate_per_s}, ${rate_per_ms}, ${limit} and the window in any unit, not this", what, per))
+	case roleUnused:
+		return set("", "the script never reads it: sent empty", fmt.Sprintf(`%s: "", as the script never reads it`, what))
+	case roleFallback:
+		return set("", "the caller's clock, sent empty: the script takes Redis TIME without it, as an application that sends no time has it",
+			fmt.Sprintf(`%s: "", the caller's clock, which the script replaces with Redis TIME when it is empty: send ${now_ms} (or the unit it reads) and time_from: args if your application sends its clock`, what))
+	case roleLabel:
+		return set("${scenario}", "a name it passes along: the scenario's", "")
 	}
 	return set(editMe, "rlbench could not tell what this is", fmt.Sprintf("%s: what it is: rlbench could not tell, and wrote %s, which validate refuses until you replace it", what, editMe))
 }
@@ -346,7 +317,7 @@ func (l *luaLimiter) nowTemplate(k int, unit algorithms.TimeUnit) (string, strin
 		return "${now_us}", "in microseconds"
 	}
 	tok := l.src.token(k).String()
-	whole := regexp.MustCompile(`math\.floor\s*\(\s*` + tok + `|\.\.\s*` + tok + `|` + tok + `\s*\.\.|` + tok + `\s*%`)
+	whole := regexp.MustCompile(`math\.floor\s*\(\s*` + tok + `|\.\.\s*` + tok + `|` + tok + `\s*\.\.|` + tok + `\s*%|` + tok + `\s*//`)
 	for _, st := range l.src.statements(k) {
 		if whole.MatchString(st) {
 			return "${now_s}", "in whole seconds"

@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -25,12 +26,51 @@ func (l *luaLimiter) guessSemantics() {
 	case (strings.Contains(lower, "token") || strings.Contains(lower, "refill")) && l.src.calls("HSET", "HMSET", "HMGET", "HGET", "SET", "GET"):
 		l.semantics, l.semanticsWhy = algorithms.SemanticsTokenBucket, "its tokens, refilled over time"
 	case (word("prev") || word("previous") || strings.Contains(lower, "prev_")) && (strings.Contains(lower, "weight") || strings.Contains(lower, "elapsed")):
-		l.semanticsCheck = "it looks like a sliding-window counter (two windows, the previous one weighted), which has no reference model here: declare semantics: bound with bound: {admitted: 200} (twice the limit, its bound in one window)"
+		l.semantics, l.boundOf = algorithms.SemanticsBound, algorithms.SemanticsFixedWindow
+		l.semanticsWhy = "it looks like a sliding-window counter (two windows, the previous one weighted), which has no reference model here: held to twice the limit in a window, the fixed window's bound"
 	case l.src.calls("HINCRBY", "HINCRBYFLOAT"):
 		l.semantics, l.semanticsWhy = algorithms.SemanticsFixedWindow, "HINCRBY in a hash with an expiry (a counter per window, kept in a hash)"
 	case l.src.calls("INCR", "INCRBY", "DECR", "DECRBY"):
 		l.semantics, l.semanticsWhy = algorithms.SemanticsFixedWindow, "INCR with an expiry (a counter per window)"
 	}
+	switch family := l.semantics; {
+	case !family.HasModel():
+	case l.blocks() != "":
+		l.semantics, l.boundOf = algorithms.SemanticsBound, family
+		l.semanticsWhy = fmt.Sprintf("it blocks a caller for a while once it passes the limit (%s): it admits less than a %s after an overflow, which that model would call under-admission; held to the %s's bound", l.blocks(), family, family)
+	case family != algorithms.SemanticsFixedWindow && family != algorithms.SemanticsSlidingLog && l.refillsInSteps():
+		l.semantics, l.boundOf = algorithms.SemanticsBound, algorithms.SemanticsTokenBucket
+		l.semanticsWhy = "its tokens come back in whole intervals (math.floor of the time passed over the interval), not little by little: across a refill it admits more in an instant than a token bucket's model would, and less between; held to the token bucket's bound in one window"
+	}
+}
+
+// blockWords name the key or flag of a block a caller serves after an
+// overflow.
+var blockWords = regexp.MustCompile(`(?i)\b\w*(block|ban|penalty|lockout|locked|jail|suspend)\w*\b`)
+
+// blocks is the name of the block the script sets once the limit is
+// passed (a key given an expiry of its own), or "".
+func (l *luaLimiter) blocks() string {
+	for _, line := range strings.Split(l.src.code, "\n") {
+		if !l.src.callsIn(line, "SET", "SETEX", "PSETEX", "EXPIRE", "PEXPIRE") {
+			continue
+		}
+		if m := blockWords.FindString(line); m != "" {
+			return m
+		}
+	}
+	return ""
+}
+
+// refillsInSteps reports whether a rate per window is added in whole
+// intervals: math.floor of a time over the window, times the rate.
+func (l *luaLimiter) refillsInSteps() bool {
+	for _, a := range l.argGuesses {
+		if a.role == roleRate && a.perWindow {
+			return regexp.MustCompile(`math\.floor\s*\(`).MatchString(l.src.code)
+		}
+	}
+	return false
 }
 
 // guessTime says whose clock the limiter decides by: the caller's when an
@@ -38,6 +78,10 @@ func (l *luaLimiter) guessSemantics() {
 // keys).
 func (l *luaLimiter) guessTime() {
 	for k, a := range l.argGuesses {
+		if a.role == roleFallback && !l.hasRole(roleNow) {
+			l.timeFrom, l.timeWhy = algorithms.TimeFromRedis, l.src.describeArg(k+1)+" is sent empty, and the script takes Redis TIME without it"
+			return
+		}
 		if a.role == roleNow {
 			l.timeFrom, l.timeWhy = algorithms.TimeFromArgs, l.src.describeArg(k+1)+" is the caller's clock"
 			if l.src.timeVar != "" {

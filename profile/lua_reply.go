@@ -41,35 +41,45 @@ var (
 	denyWords        = regexp.MustCompile(`(?i)den|limit|block|reject|throttl|exceed|refus|no$|slow`)
 )
 
+// returned is one element a return statement puts at a position, and
+// which way the path to that return goes.
+type returned struct {
+	expr   string
+	branch branch
+}
+
 // guessReply reads the reply layout from the script's return statements:
-// the tables it returns, position by position, or the single values.
+// the tables it returns, position by position, or the single values; each
+// with the way its path goes (the limit passed or not), which says which
+// value admits.
 func (l *luaLimiter) guessReply() replyGuess {
 	g := replyGuess{layout: algorithms.ReplyLayout{Allowed: 1}, notes: map[string]string{}}
-	var tables [][]string
-	for _, m := range returnTable.FindAllStringSubmatch(l.src.code, -1) {
-		var elems []string
-		for _, e := range splitTopLevel(m[1]) {
-			elems = append(elems, strings.TrimSpace(e))
+	code := l.src.code
+	var tables [][]returned
+	add := func(elems []string, at int) {
+		b := l.branchOf(code, at)
+		row := make([]returned, len(elems))
+		for i, e := range elems {
+			row[i] = returned{strings.TrimSpace(e), b}
 		}
-		tables = append(tables, elems)
+		tables = append(tables, row)
 	}
-	if len(tables) == 0 {
-		var singles []string
-		for _, m := range returnSingle.FindAllStringSubmatch(l.src.code, -1) {
-			singles = append(singles, strings.TrimSpace(m[1]))
-		}
-		l.guessAllowed(&g, 1, singles)
-		if len(singles) == 0 {
-			g.checks = append(g.checks, "reply: no return statement read; guessed a single value, 1/0 or true/false")
-		}
-		return g
+	for _, m := range returnTable.FindAllStringSubmatchIndex(code, -1) {
+		add(splitTopLevel(code[m[2]:m[3]]), m[0])
 	}
+	single := len(tables) == 0
+	if single {
+		for _, m := range returnSingle.FindAllStringSubmatchIndex(code, -1) {
+			add([]string{code[m[2]:m[3]]}, m[0])
+		}
+	}
+	settleFinal(tables)
 	width := 0
 	for _, t := range tables {
 		width = max(width, len(t))
 	}
-	at := func(pos int) []string {
-		var out []string
+	at := func(pos int) []returned {
+		var out []returned
 		for _, t := range tables {
 			if pos <= len(t) {
 				out = append(out, t[pos-1])
@@ -77,21 +87,210 @@ func (l *luaLimiter) guessReply() replyGuess {
 		}
 		return out
 	}
-	allowedPos := 1
-	for pos := 1; pos <= width; pos++ {
-		if answerLike(at(pos)) {
+	if single {
+		l.guessAllowed(&g, 1, at(1))
+		if len(tables) == 0 {
+			g.checks = append(g.checks, "reply: no return statement read; guessed a single value, 1/0 or true/false")
+		}
+		return g
+	}
+	allowedPos := 0
+	for pos := 1; pos <= width && allowedPos == 0; pos++ {
+		if l.flagLike(at(pos)) {
 			allowedPos = pos
-			break
 		}
 	}
+	for pos := 1; pos <= width && allowedPos == 0; pos++ {
+		if answerLike(exprs(at(pos))) {
+			allowedPos = pos
+		}
+	}
+	allowedPos = max(allowedPos, 1)
 	l.guessAllowed(&g, allowedPos, at(allowedPos))
 	for pos := 1; pos <= width; pos++ {
 		if pos == allowedPos {
 			continue
 		}
-		l.guessPart(&g, pos, at(pos))
+		l.guessPart(&g, pos, exprs(at(pos)))
 	}
 	return g
+}
+
+// settleFinal reads the returns past every test by the others: the end of
+// a script whose earlier returns all deny admits, and the other way round.
+func settleFinal(tables [][]returned) {
+	seen := map[branch]bool{}
+	for _, t := range tables {
+		if len(t) > 0 && (t[0].branch == branchDeny || t[0].branch == branchAdmit) {
+			seen[t[0].branch] = true
+		}
+	}
+	final := branchUnknown
+	switch {
+	case seen[branchDeny] && !seen[branchAdmit]:
+		final = branchAdmit
+	case seen[branchAdmit] && !seen[branchDeny]:
+		final = branchDeny
+	}
+	for _, t := range tables {
+		for i := range t {
+			if t[i].branch == branchFinal {
+				t[i].branch = final
+			}
+		}
+	}
+}
+
+// exprs are the elements' expressions.
+func exprs(rs []returned) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.expr
+	}
+	return out
+}
+
+// flagLike reports whether the elements at a position answer yes or no:
+// each a literal 0, 1, true, false or nil, a comparison or test (x and 1
+// or 0), or a local only ever set to one of those; and not all one
+// literal.
+func (l *luaLimiter) flagLike(rs []returned) bool {
+	literals := map[string]bool{}
+	tested := false
+	for _, r := range rs {
+		e := strings.ToLower(r.expr)
+		switch {
+		case slices.Contains([]string{"0", "1", "true", "false", "nil"}, e):
+			literals[e] = true
+		case booleanExpr.MatchString(r.expr) && !strings.Contains(r.expr, "redis.call"), l.allFlags([]string{r.expr}):
+			tested = true
+		default:
+			return false
+		}
+	}
+	return tested || len(literals) > 1
+}
+
+// Words in an answer's name that say it is yes when the request is
+// limited.
+var limitedName = regexp.MustCompile(`(?i)block|limited|throttl|reject|denied|deny|exceed|banned|locked|exhaust|over_?limit|is_?over`)
+
+// guessAllowed places the answer at pos and says how its values read: by
+// its values (texts, the cost, what is left or -1, any number), and which
+// way round by the name it goes by (blocked, limited) or by the paths its
+// values are returned on (1 where the limit is passed).
+func (l *luaLimiter) guessAllowed(g *replyGuess, pos int, rs []returned) {
+	g.layout.Allowed = pos
+	elems := exprs(rs)
+	var literals, texts, others []string
+	for _, e := range elems {
+		switch {
+		case stringLit.MatchString(e):
+			texts = append(texts, stringLit.FindStringSubmatch(e)[1])
+		case slices.Contains([]string{"0", "1", "true", "false", "nil", "-1"}, strings.ToLower(e)):
+			literals = append(literals, strings.ToLower(e))
+		default:
+			others = append(others, e)
+		}
+	}
+	note := "1/0 or true/false"
+	flag := false
+	switch {
+	case len(texts) > 0:
+		for _, t := range texts {
+			if denyWords.MatchString(t) && !admitWords.MatchString(t) {
+				g.layout.Deny = appendNew(g.layout.Deny, t)
+			} else {
+				g.layout.Admit = appendNew(g.layout.Admit, t)
+			}
+		}
+		note = fmt.Sprintf("the texts it returns: admit %s, deny %s", strings.Join(g.layout.Admit, ", "), strings.Join(g.layout.Deny, ", "))
+	case len(others) == 0 || l.allFlags(others) || allBooleans(others):
+		flag = true
+	case l.isCost(others):
+		g.layout.When = algorithms.AllowedCost
+		note = "the cost when admitted, 0 when not"
+	case slices.Contains(literals, "-1") || l.leftOrNegative(others):
+		g.layout.When = algorithms.AllowedNonNegative
+		note = "0 or more when admitted, a negative number when not"
+		if l.allLeft(others) {
+			g.layout.Remaining = pos
+			g.notes["remaining"] = fmt.Sprintf("what is left, at the answer's position (%s)", others[0])
+			g.checks = append(g.checks, fmt.Sprintf("reply.remaining: position %d, the answer's: what is left when admitted", pos))
+		}
+	default:
+		g.layout.When = algorithms.AllowedNonZero
+		note = fmt.Sprintf("non-zero when admitted (%s), 0 when not", others[0])
+	}
+	if flag {
+		if why := l.reversed(rs); why != "" {
+			g.layout.When = algorithms.AllowedZero
+			note = "0 or false when admitted, 1 or true when not: " + why
+		}
+	}
+	g.notes["allowed"] = note
+	g.checks = append(g.checks, fmt.Sprintf("reply.allowed: position %d, %s", pos, note))
+}
+
+// reversed says why a yes-or-no answer means limited rather than
+// admitted, or "": its name says so (blocked, limited), or it is 1 (or
+// true) on the paths where the limit is passed and 0 (false) on the
+// others.
+func (l *luaLimiter) reversed(rs []returned) string {
+	for _, r := range rs {
+		if id := l.mainIdentifier(r.expr); id != "" && limitedName.MatchString(id) && !admitWords.MatchString(id) {
+			return fmt.Sprintf("it is %s", id)
+		}
+	}
+	yes := func(e string) bool { return e == "1" || e == "true" }
+	no := func(e string) bool { return e == "0" || e == "false" || e == "nil" }
+	denyYes, admitNo, denyNo, admitYes := false, false, false, false
+	for _, r := range rs {
+		e := strings.ToLower(r.expr)
+		switch r.branch {
+		case branchDeny:
+			denyYes, denyNo = denyYes || yes(e), denyNo || no(e)
+		case branchAdmit:
+			admitYes, admitNo = admitYes || yes(e), admitNo || no(e)
+		}
+	}
+	if (denyYes || admitNo) && !denyNo && !admitYes {
+		return "it answers 1 where the limit is passed"
+	}
+	return ""
+}
+
+// leftOrNegative reports whether the elements are what is left, which a
+// denial makes negative: tokens - cost, limit - count, a count taken down
+// by the cost.
+func (l *luaLimiter) leftOrNegative(elems []string) bool {
+	return l.allLeft(elems) && len(elems) > 0
+}
+
+// allLeft reports whether every element is what is left.
+func (l *luaLimiter) allLeft(elems []string) bool {
+	for _, e := range elems {
+		lower := strings.ToLower(e)
+		if !remainingElement.MatchString(lower) && !l.limitLess(e) && !regexp.MustCompile(`(?i)['"](incr|decr)by['"][^)]*(0\s*-|-)`).MatchString(e) &&
+			!regexp.MustCompile(`(?i)['"]decrby['"]`).MatchString(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// limitLess reports whether e is the limit less something: ARGV[4] - 1,
+// limit - count, what is left.
+func (l *luaLimiter) limitLess(e string) bool {
+	for k, a := range l.argGuesses {
+		if a.role != roleLimit && a.role != roleBurst {
+			continue
+		}
+		if regexp.MustCompile(`^\s*(tonumber\s*\(\s*)?` + l.src.token(k+1).String() + `\s*\)?\s*-`).MatchString(e) {
+			return true
+		}
+	}
+	return false
 }
 
 // answerLike reports whether elements look like an admit/deny answer: a
@@ -107,47 +306,6 @@ func answerLike(elems []string) bool {
 		}
 	}
 	return falsy && other
-}
-
-// guessAllowed places the answer at pos and says how its values read.
-func (l *luaLimiter) guessAllowed(g *replyGuess, pos int, elems []string) {
-	g.layout.Allowed = pos
-	var literals, texts, others []string
-	for _, e := range elems {
-		switch {
-		case stringLit.MatchString(e):
-			texts = append(texts, stringLit.FindStringSubmatch(e)[1])
-		case slices.Contains([]string{"0", "1", "true", "false", "nil", "-1"}, strings.ToLower(e)):
-			literals = append(literals, strings.ToLower(e))
-		default:
-			others = append(others, e)
-		}
-	}
-	note := "1/0 or true/false"
-	switch {
-	case len(texts) > 0:
-		for _, t := range texts {
-			if denyWords.MatchString(t) && !admitWords.MatchString(t) {
-				g.layout.Deny = appendNew(g.layout.Deny, t)
-			} else {
-				g.layout.Admit = appendNew(g.layout.Admit, t)
-			}
-		}
-		note = fmt.Sprintf("the texts it returns: admit %s, deny %s", strings.Join(g.layout.Admit, ", "), strings.Join(g.layout.Deny, ", "))
-	case len(others) > 0 && l.allFlags(others):
-	case len(others) > 0 && allBooleans(others):
-	case len(others) > 0 && l.isCost(others):
-		g.layout.When = algorithms.AllowedCost
-		note = "the cost when admitted, 0 when not"
-	case len(others) > 0 && slices.Contains(literals, "-1"):
-		g.layout.When = algorithms.AllowedNonNegative
-		note = "0 or more when admitted, -1 when not"
-	case len(others) > 0:
-		g.layout.When = algorithms.AllowedNonZero
-		note = fmt.Sprintf("non-zero when admitted (%s), 0 when not", others[0])
-	}
-	g.notes["allowed"] = note
-	g.checks = append(g.checks, fmt.Sprintf("reply.allowed: position %d, %s", pos, note))
 }
 
 // booleanExpr matches an expression whose value is a Lua boolean (a
@@ -184,7 +342,8 @@ func (l *luaLimiter) allFlags(elems []string) bool {
 			return false
 		}
 		for _, d := range defs {
-			if !slices.Contains([]string{"0", "1", "true", "false"}, strings.ToLower(strings.TrimSpace(d))) {
+			d = strings.TrimSpace(d)
+			if !slices.Contains([]string{"0", "1", "true", "false"}, strings.ToLower(d)) && !(booleanExpr.MatchString(d) && !strings.Contains(d, "redis.call")) {
 				return false
 			}
 		}
@@ -197,7 +356,7 @@ func (l *luaLimiter) isCost(elems []string) bool {
 	for _, e := range elems {
 		found := false
 		for k, a := range l.argGuesses {
-			if a.role == roleCost && l.src.token(k+1).MatchString(e) {
+			if a.role == roleCost && regexp.MustCompile(`^\s*(tonumber\s*\(\s*)?`+l.src.token(k+1).String()+`\s*\)?\s*$`).MatchString(e) {
 				found = true
 			}
 		}
@@ -365,6 +524,11 @@ func (l *luaLimiter) classify(e string, onlyWhenDenied bool) (part algorithms.Re
 		return 0, "", "", false
 	case remainingElement.MatchString(lower) || remainingElement.MatchString(ident):
 		return algorithms.PartRemaining, "", "its name", true
+	case l.limitLess(e):
+		return algorithms.PartRemaining, "", "the limit less what is used", true
+	case l.semantics == algorithms.SemanticsFixedWindow && l.timePlusWindow(e) != "":
+		// now + window: the instant the window that opened now ends.
+		return algorithms.PartResetAt, l.timePlusWindow(e), "a time plus the window: where the window ends; in " + l.timePlusWindow(e).Name(), true
 	default:
 		return 0, "", "", false
 	}
@@ -533,4 +697,24 @@ func positionText(part algorithms.ReplyPart, v algorithms.ReplyValue) (field, va
 	}
 	b.WriteString("}")
 	return part.String(), b.String()
+}
+
+// timePlusWindow is the unit of e when it is the caller's time plus the
+// window (the end of a window that opens then), else "".
+func (l *luaLimiter) timePlusWindow(e string) algorithms.TimeUnit {
+	for n, a := range l.argGuesses {
+		if a.role != roleNow {
+			continue
+		}
+		for w, b := range l.argGuesses {
+			if b.role != roleWindow || a.unit == "" || a.unit != b.unit {
+				continue
+			}
+			nt, wt := l.src.token(n+1).String(), l.src.token(w+1).String()
+			if regexp.MustCompile(`^\s*(tonumber\s*\(\s*)?(` + nt + `)\s*\)?\s*\+\s*(tonumber\s*\(\s*)?(` + wt + `)\s*\)?\s*$`).MatchString(e) {
+				return a.unit
+			}
+		}
+	}
+	return ""
 }

@@ -30,6 +30,16 @@ type luaSource struct {
 	// and timeUnit its unit.
 	timeVar, nowVar string
 	timeUnit        algorithms.TimeUnit
+	// wholeSeconds says the script's time is TIME's whole seconds alone.
+	wholeSeconds bool
+	// lines are the Lua's lines as written, comments kept: what a
+	// comment beside an argument says of it. argLine is the line (0-based)
+	// each argument is read on.
+	lines   []string
+	argLine map[int]int
+	// fallback marks the arguments the script replaces with Redis TIME
+	// when they are sent empty (tonumber(ARGV[3]) or redis.call('TIME')).
+	fallback map[int]bool
 }
 
 // stripLuaComments blanks out Lua comments (-- to the end of the line, and
@@ -121,7 +131,8 @@ func callsTime(src string) bool { return timeAnywhere.MatchString(stripLuaCommen
 // and ARGV, how many of each it reads, what each argument is read into,
 // and the time the code takes from TIME.
 func readLuaSource(src string, library bool) *luaSource {
-	s := &luaSource{code: stripLuaComments(src), keysName: "KEYS", argsName: "ARGV", argVars: map[int]string{}, argScale: map[int]int64{}}
+	s := &luaSource{code: stripLuaComments(src), keysName: "KEYS", argsName: "ARGV", argVars: map[int]string{}, argScale: map[int]int64{},
+		lines: strings.Split(src, "\n"), argLine: map[int]int{}, fallback: map[int]bool{}}
 	if library {
 		// The function's parameters name its keys and arguments.
 		for _, m := range functionParams.FindAllStringSubmatch(s.code, -1) {
@@ -141,7 +152,79 @@ func readLuaSource(src string, library bool) *luaSource {
 	}
 	s.readArgLocals()
 	s.readTime()
+	s.readArgLines()
 	return s
+}
+
+// readArgLines finds the line each argument is first read on, and the
+// arguments that fall back to Redis TIME when sent empty: read with an
+// or whose other side calls TIME (tonumber(ARGV[3]) or
+// redis.call('TIME')[1]), or tested for nil or "" and then set from TIME.
+func (s *luaSource) readArgLines() {
+	code := strings.Split(s.code, "\n")
+	argIndex := s.indexRegexp(s.argsName)
+	for i, line := range code {
+		for _, m := range argIndex.FindAllStringSubmatch(line, -1) {
+			k, _ := strconv.Atoi(m[1])
+			if _, seen := s.argLine[k]; !seen {
+				s.argLine[k] = i
+			}
+		}
+	}
+	timeish := func(text string) bool {
+		return timeAnywhere.MatchString(text) || s.timeVar != "" && regexp.MustCompile(`\b`+regexp.QuoteMeta(s.timeVar)+`\b`).MatchString(text)
+	}
+	for k, i := range s.argLine {
+		line := code[i]
+		if loc := argIndex.FindStringIndex(line); loc != nil {
+			if rest := line[loc[1]:]; regexp.MustCompile(`^\s*\)?\s*or\b`).MatchString(rest) && timeish(rest) {
+				s.fallback[k] = true
+				continue
+			}
+		}
+		// if not now or now == '' then now = ... TIME ... end
+		name := s.argVars[k]
+		if name == "" {
+			continue
+		}
+		empty := regexp.MustCompile(`\bif\s+[^\n]*(\bnot\s+` + regexp.QuoteMeta(name) + `\b|\b` + regexp.QuoteMeta(name) + `\s*==\s*(nil|''|"")|#` + regexp.QuoteMeta(name) + `\s*==\s*0)`)
+		for j := i + 1; j < len(code) && j <= i+4; j++ {
+			if empty.MatchString(code[j]) {
+				after := strings.Join(code[j:min(j+3, len(code))], "\n")
+				if regexp.MustCompile(`\b`+regexp.QuoteMeta(name)+`\s*=\s*[^=]`).MatchString(after) && timeish(after) {
+					s.fallback[k] = true
+				}
+			}
+		}
+	}
+}
+
+// argComment is the comment on the line argument k is read on, as written
+// ("" without one).
+func (s *luaSource) argComment(k int) string {
+	i, ok := s.argLine[k]
+	if !ok || i >= len(s.lines) {
+		return ""
+	}
+	line := s.lines[i]
+	if c := strings.Index(line, "--"); c >= 0 && !strings.Contains(strings.Split(s.code, "\n")[i][c:], "--") {
+		return strings.TrimSpace(line[c+2:])
+	}
+	return ""
+}
+
+// unused reports whether the code never reads argument k: its index never
+// appears, or the local it is read into is never used again.
+func (s *luaSource) unused(k int) bool {
+	name := s.argVars[k]
+	if _, read := s.argLine[k]; !read && name == "" {
+		return true
+	}
+	if name == "" {
+		return false
+	}
+	uses := regexp.MustCompile(`\b`+regexp.QuoteMeta(name)+`\b`).FindAllStringIndex(s.code, -1)
+	return len(uses) <= 1
 }
 
 // indexRegexp matches name[n], capturing n.
@@ -221,6 +304,12 @@ func (s *luaSource) readTime() {
 	}
 	t := regexp.QuoteMeta(m[1])
 	s.timeVar, s.timeUnit = m[1], algorithms.Seconds
+	if regexp.MustCompile(regexp.QuoteMeta(m[0]) + `\s*\[\s*1\s*\]`).MatchString(s.code) {
+		// now = redis.call('TIME')[1]: the local holds whole seconds.
+		s.nowVar, s.wholeSeconds = m[1], true
+		return
+	}
+	s.wholeSeconds = !regexp.MustCompile(t + `\s*\[\s*2\s*\]`).MatchString(s.code)
 	first := regexp.MustCompile(t + `\s*\[\s*1\s*\]\s*\)?\s*\*\s*(1000000|1e6|1000|1e3)\b`)
 	if f := first.FindStringSubmatch(s.code); f != nil {
 		s.timeUnit = algorithms.Microseconds
@@ -279,4 +368,9 @@ func (s *luaSource) describeArg(k int) string {
 		return fmt.Sprintf("%s[%d] %s", s.argsName, k, n)
 	}
 	return fmt.Sprintf("%s[%d]", s.argsName, k)
+}
+
+// callsIn reports whether line calls any of the Redis commands.
+func (s *luaSource) callsIn(line string, commands ...string) bool {
+	return slices.ContainsFunc(commands, func(c string) bool { return commandCall(c).MatchString(line) })
 }

@@ -1,7 +1,6 @@
 package profile
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
 	"slices"
@@ -34,73 +33,116 @@ var skeletonPolicy = algorithms.Policy{Limit: 100, Window: time.Second}
 
 // Skeleton writes a commented profile that runs a user's Lua limiter (a
 // script, or a Functions library) beside the built-in of the same family,
-// through the steady, boundary and cardinality shapes. It reads the Lua
-// for what it can: how many KEYS and ARGV it uses and what each argument
-// is (by its name, and by what the code does with it: an expiry, a count
-// compared with it, the time), the units the script counts time in, whose
-// clock it decides by, the reply its return statements build, and which
-// family its commands suggest. Every guess is marked "CHECK" in the
-// profile and listed in checks; an argument it cannot place is written
-// ${EDIT_ME} and an unknown family EDIT_ME, which validate refuses until
-// they are replaced.
+// through the steady, boundary and cardinality shapes: NewDraft's reading,
+// rendered as it is, with every guess marked "CHECK" in the profile and
+// listed in checks. An argument it cannot place is written ${EDIT_ME} and
+// an unknown family EDIT_ME, which validate refuses until they are
+// replaced.
 func Skeleton(o SkeletonOptions) (text []byte, checks []string, err error) {
-	l, err := inspectLua(o.Source, o.Function)
+	d, err := NewDraft(o)
 	if err != nil {
 		return nil, nil, err
 	}
+	text, err = d.Render()
+	return text, d.Checks(), err
+}
+
+// NewDraft reads the Lua for what it can: how many KEYS and ARGV it uses
+// and what each argument is (by its name, by what the code does with it:
+// an expiry, a count compared with it, a cost added to a count, the time),
+// the units the script counts time in (from names, expiries and its
+// arithmetic), whose clock it decides by (a TIME fallback included), the
+// reply its return statements build (which position answers and which way
+// round), and which family its commands suggest.
+func NewDraft(o SkeletonOptions) (*Draft, error) {
+	l, err := inspectLua(o.Source, o.Function)
+	if err != nil {
+		return nil, err
+	}
 	if !namePattern.MatchString(o.Name) || algorithms.Known(o.Name) {
-		return nil, nil, fmt.Errorf("%q cannot name a limiter: use 1-64 letters, digits, '.', '_' or '-', and not a built-in's name", o.Name)
+		return nil, fmt.Errorf("%q cannot name a limiter: use 1-64 letters, digits, '.', '_' or '-', and not a built-in's name", o.Name)
 	}
 	if !utf8.ValidString(o.ScriptPath) || o.ScriptPath == "" {
-		return nil, nil, fmt.Errorf("the file's path %q is not text a profile can name", o.ScriptPath)
+		return nil, fmt.Errorf("the file's path %q is not text a profile can name", o.ScriptPath)
 	}
+	d := &Draft{o: o, l: l}
 	v := skeletonView{Name: o.Name, Script: yamlScalar(o.ScriptPath), Function: l.function, Functions: strings.Join(l.functions, ", ")}
 	for i := 1; i <= max(l.src.keys, 1); i++ {
+		d.keys = append(d.keys, keyTemplate(i))
 		v.Keys = append(v.Keys, strconv.Quote(keyTemplate(i)))
 	}
 	if l.src.keys == 0 {
-		checks = append(checks, "keys: the Lua reads no KEYS; a limiter must take the keys it touches in KEYS, so rlbench can put them under its run prefix")
+		d.checks = append(d.checks, "keys: the Lua reads no KEYS; a limiter must take the keys it touches in KEYS, so rlbench can put them under its run prefix")
 	}
-	v.Args = l.argGuesses
+	v.Args = slices.Clone(l.argGuesses)
 	for _, a := range l.argGuesses {
-		checks = append(checks, "args: "+a.check)
+		d.checks = append(d.checks, "args: "+a.check)
 	}
-	v.TimeFrom, v.TimeWhy = string(l.timeFrom), l.timeWhy
-	checks = append(checks, fmt.Sprintf("time_from: %s (%s)", l.timeFrom, l.timeWhy))
-	v.Allowed = allowedText(l.reply.layout)
-	v.AllowedNote = l.reply.notes["allowed"]
-	for _, name := range algorithms.ReplyPartNames() {
-		part, _ := algorithms.ParseReplyPart(name)
-		rv, ok := l.reply.layout.Value(part)
-		if !ok {
-			continue
-		}
-		field, value := positionText(part, rv)
-		v.Reply = append(v.Reply, replyLine{Field: field, Value: value, Note: l.reply.notes[name]})
-	}
-	checks = append(checks, l.reply.checks...)
-	v.ServerTime = l.reply.layout.Has(algorithms.PartServerTime)
+	v.TimeFrom, v.TimeWhy, v.TimeCheck = string(l.timeFrom), l.timeWhy, true
+	d.checks = append(d.checks, fmt.Sprintf("time_from: %s (%s)", l.timeFrom, l.timeWhy))
+	v.setReply(l.reply.layout, l.reply.notes, func(string) bool { return true })
+	d.checks = append(d.checks, l.reply.checks...)
 	v.Cost = l.hasRole(roleCost)
-	v.Semantics = string(l.semantics)
-	switch {
-	case l.semantics == "":
+	v.SemanticsCheck = true
+	switch s := l.semantics; {
+	case s == "":
 		v.Semantics = "EDIT_ME"
 		why := fmt.Sprintf("say which algorithm the limiter implements (%s)", strings.Join(algorithms.SemanticsNames(), ", "))
 		if l.semanticsCheck != "" {
 			why = l.semanticsCheck
 		}
-		checks = append(checks, "semantics: "+why)
-	case l.semantics.HasModel():
-		v.Builtin = string(l.semantics)
-		checks = append(checks, fmt.Sprintf("semantics: %s, guessed from %s", v.Semantics, l.semanticsWhy))
+		d.checks = append(d.checks, "semantics: "+why)
+	case s == algorithms.SemanticsBound:
+		v.setBound(l.boundOf, l.semanticsWhy)
+		d.checks = append(d.checks, fmt.Sprintf("semantics: bound, the %s's bound in one window: %s", l.boundOf, l.semanticsWhy))
+	default:
+		v.Semantics, v.Builtin = string(s), string(s)
+		d.checks = append(d.checks, fmt.Sprintf("semantics: %s, guessed from %s", s, l.semanticsWhy))
 	}
-	v.EdgeBurst, v.EdgeWhy = edgeBurst(l.semantics)
+	v.finish()
+	d.view = v
+	return d, nil
+}
+
+// setReply fills the reply's lines from layout: each with what it was read
+// from (notes, by part name and "allowed") and whether it stays a CHECK.
+func (v *skeletonView) setReply(layout algorithms.ReplyLayout, notes map[string]string, check func(field string) bool) {
+	v.Allowed, v.AllowedNote, v.AllowedCheck = allowedText(layout), notes["allowed"], check("reply.allowed")
+	v.Reply = nil
+	for _, name := range algorithms.ReplyPartNames() {
+		part, _ := algorithms.ParseReplyPart(name)
+		rv, ok := layout.Value(part)
+		if !ok {
+			continue
+		}
+		field, value := positionText(part, rv)
+		v.Reply = append(v.Reply, replyLine{Field: field, Value: value, Note: notes[name], Check: check("reply." + name), part: name})
+	}
+	v.ServerTime = layout.Has(algorithms.PartServerTime)
+}
+
+// setBound declares semantics: bound with the bound family s keeps in one
+// window of the skeleton's policy.
+func (v *skeletonView) setBound(s algorithms.Semantics, why string) {
+	p := skeletonPolicy
+	v.Semantics, v.Builtin = string(algorithms.SemanticsBound), ""
+	if s.HasModel() {
+		v.Builtin = string(s)
+	}
+	v.Bound = fmt.Sprintf("{admitted: %d, per: %s}", s.Bound(p, p.Window), p.Window)
+	v.BoundWhy = fmt.Sprintf("the %s's bound in one window of the policy above: change it with the policy", s)
+	v.SemanticsNote = why
+}
+
+// finish sets what follows from the rest: the edge scenario's burst, and
+// whether the window must be whole seconds.
+func (v *skeletonView) finish() {
+	family := algorithms.Semantics(v.Semantics)
+	if family == algorithms.SemanticsBound {
+		family = algorithms.Semantics(v.Builtin)
+	}
+	v.EdgeBurst, v.EdgeWhy = edgeBurst(family)
 	v.WholeSeconds = slices.ContainsFunc(v.Args, func(a skeletonArg) bool { return strings.Contains(a.Value, "${window_s}") })
-	var buf bytes.Buffer
-	if err := skeletonTemplate.Execute(&buf, v); err != nil {
-		return nil, nil, err
-	}
-	return buf.Bytes(), checks, nil
 }
 
 // edgeBurst is how many requests each burst of the skeleton's edge
@@ -178,6 +220,9 @@ type luaLimiter struct {
 	semantics      algorithms.Semantics
 	semanticsWhy   string
 	semanticsCheck string
+	// boundOf is, for semantics: bound, the family whose bound in one
+	// window it keeps.
+	boundOf algorithms.Semantics
 }
 
 var registerFunction = regexp.MustCompile(`register_function\s*\(?\s*(?:\{\s*function_name\s*=\s*)?['"]([A-Za-z0-9_]+)['"]`)
@@ -206,21 +251,31 @@ func inspectLua(src, function string) (*luaLimiter, error) {
 	l.src = readLuaSource(src, library)
 	l.guessArgs()
 	l.guessTime()
-	l.reply = l.guessReply()
 	l.guessSemantics()
+	l.reply = l.guessReply()
 	return l, nil
 }
 
-// skeletonView is what the profile template fills in.
+// skeletonView is what the profile template fills in: each line's value,
+// what it was read from, and whether it stays marked CHECK.
 type skeletonView struct {
 	Name, Script, Function, Functions string
+	Calibrated                        string
 	Keys                              []string
 	Args                              []skeletonArg
 	TimeFrom, TimeWhy                 string
+	TimeCheck                         bool
+	TimeNotes                         []string
 	Allowed, AllowedNote              string
+	AllowedCheck                      bool
+	AllowedNotes                      []string
 	Reply                             []replyLine
+	ReplyNotes                        []string
 	ServerTime, Cost                  bool
-	Semantics                         string
+	Semantics, SemanticsNote          string
+	SemanticsCheck                    bool
+	SemanticsNotes                    []string
+	Bound, BoundWhy                   string
 	Builtin                           string
 	WholeSeconds                      bool
 	EdgeBurst                         int64
@@ -228,11 +283,23 @@ type skeletonView struct {
 }
 
 // replyLine is one optional reply part as the profile writes it.
-type replyLine struct{ Field, Value, Note string }
+type replyLine struct {
+	Field, Value, Note string
+	Check              bool
+	Notes              []string
+	// part is the part's name ("retry_after"), whatever form Field takes.
+	part string
+}
 
-var skeletonTemplate = template.Must(template.New("profile").Funcs(template.FuncMap{"quote": strconv.Quote}).Parse(`# A profile for your own limiter, written by rlbench init. Every line
+var skeletonTemplate = template.Must(template.New("profile").Funcs(template.FuncMap{"quote": strconv.Quote}).Parse(`# A profile for your own limiter, written by rlbench init.
+{{- if .Calibrated}} It read the Lua, then
+# checked its reading against a real Redis ({{.Calibrated}}): lines
+# marked CHECK are what it still doubts. Check them, replace any EDIT_ME,
+# then:
+{{- else}} Every line
 # marked CHECK is a guess from reading the Lua: check it, replace any
 # EDIT_ME, then:
+{{- end}}
 #
 #   rlbench validate {{.Name}}.yaml && rlbench run {{.Name}}.yaml
 #
@@ -259,18 +326,33 @@ algorithms:
     # {hash tag} keeps one identity's keys in one Redis Cluster slot.
     keys: [{{range $i, $k := .Keys}}{{if $i}}, {{end}}{{$k}}{{end}}]
 {{- if .Args}}
-    args:                    # ARGV, in order: ${limit} ${window_s} ${window_ms} ${window_us} ${burst}
-                             # ${rate_per_s} ${cost} ${now_s} ${now_s_float} ${now_ms} ${now_us}
-                             # ${identity} ${scenario} ${request_id}
+    args:                    # ARGV[1], ARGV[2], ... in order: ${limit} ${window_s} ${window_ms} ${window_us}
+                             # ${burst} ${rate_per_s} ${rate_per_ms} ${cost} ${now_s} ${now_s_float} ${now_ms}
+                             # ${now_us} ${identity} ${scenario} ${request_id}, or "" (sent empty)
 {{- range .Args}}
-      - {{quote .Value}}    # {{.Comment}}
+{{- range .Notes}}
+      # {{.}}
+{{- end}}
+      - {{quote .Value}}    # {{.Comment}}{{if .Check}}; CHECK{{end}}
 {{- end}}
 {{- end}}
-    time_from: {{.TimeFrom}}         # CHECK: {{.TimeWhy}}
-    reply:                   # 1-based positions in the reply; CHECK them
-      allowed: {{.Allowed}}    # CHECK: {{.AllowedNote}}
+{{- range .TimeNotes}}
+    # {{.}}
+{{- end}}
+    time_from: {{.TimeFrom}}         # {{if .TimeCheck}}CHECK: {{end}}{{.TimeWhy}}
+    reply:                   # 1-based positions in the reply{{if not .Calibrated}}; CHECK them{{end}}
+{{- range .ReplyNotes}}
+      # {{.}}
+{{- end}}
+{{- range .AllowedNotes}}
+      # {{.}}
+{{- end}}
+      allowed: {{.Allowed}}    # {{if .AllowedCheck}}CHECK: {{end}}{{.AllowedNote}}
 {{- range .Reply}}
-      {{.Field}}: {{.Value}}    # CHECK: {{.Note}}
+{{- range .Notes}}
+      # {{.}}
+{{- end}}
+      {{.Field}}: {{.Value}}    # {{if .Check}}CHECK: {{end}}{{.Note}}
 {{- end}}
       # Parts a reply may carry, in a unit (s, ms, us), with values that mean none:
       #   remaining: 2, retry_after: {position: 3, unit: s, none: -1},
@@ -278,7 +360,13 @@ algorithms:
       #   server_time: {position: 4, unit: us}: the TIME the decision used; lets the audit replay exactly
     # fixed_window | sliding_log (sliding_window) | token_bucket | leaky_bucket | gcra,
     # or bound with bound: {admitted: 100, per: 1s} to check only that promise
-    semantics: {{.Semantics}}{{if ne .Semantics "EDIT_ME"}}    # CHECK{{end}}
+{{- range .SemanticsNotes}}
+    # {{.}}
+{{- end}}
+    semantics: {{.Semantics}}{{if ne .Semantics "EDIT_ME"}}{{if .SemanticsCheck}}    # CHECK{{if .SemanticsNote}}: {{.SemanticsNote}}{{end}}{{else if .SemanticsNote}}    # {{.SemanticsNote}}{{end}}{{end}}
+{{- if .Bound}}
+    bound: {{.Bound}}    # {{.BoundWhy}}
+{{- end}}
 concurrency: 32
 scenarios:
   - name: steady             # a constant offered load, three times what the policy admits: more

@@ -30,6 +30,9 @@ func guessesOf(t *testing.T, src, function string) guessed {
 	g := guessed{timeFrom: string(l.timeFrom), allowed: allowedText(l.reply.layout), reply: map[string]string{}, semantics: string(l.semantics)}
 	var args []string
 	for _, a := range l.argGuesses {
+		if a.Value == "" {
+			a.Value = `""`
+		}
 		args = append(args, a.Value)
 	}
 	g.args = strings.Join(args, " ")
@@ -141,7 +144,7 @@ if count > max_requests then
 end
 return {max_requests - count, ttl, now_ms}`, "", guessed{
 				args: "${limit} ${window_ms}", timeFrom: "redis", allowed: "{position: 1, when: nonnegative}",
-				reply: map[string]string{"reset_after": "{position: 2, unit: ms}", "server_time": "{position: 3, unit: ms}"}, semantics: "fixed_window"}},
+				reply: map[string]string{"remaining": "1", "reset_after": "{position: 2, unit: ms}", "server_time": "{position: 3, unit: ms}"}, semantics: "fixed_window"}},
 		{"arguments read all at once, a window in seconds scaled to the milliseconds of TIME, an argument nobody could name",
 			`local limit, window, flavour = unpack(ARGV)
 local t = redis.call('TIME')
@@ -182,6 +185,43 @@ if n == 1 then redis.call('PEXPIRE', KEYS[1], window_ms) end
 redis.call('EXPIRE', KEYS[2], math.ceil(ARGV[3] / 1000))
 return n <= limit`, "", guessed{
 				args: "${window_s} ${limit} ${window_ms}", timeFrom: "redis", allowed: "1", reply: map[string]string{}, semantics: "fixed_window"}},
+		{"a reply that says 1 when it throttles and 0 when the request may go, by the branch each return sits in",
+			file("testdata/init/limited_flag.lua"), "", guessed{
+				args: "${limit} ${window_s} ${now_s_float}", timeFrom: "args", allowed: "{position: 1, when: zero}", reply: map[string]string{}, semantics: "sliding_log"}},
+		{"a table whose first element is 0 when admitted; what is left as the limit less the count",
+			file("testdata/init/limited_table.lua"), "", guessed{
+				args: "${limit} ${window_ms}", timeFrom: "redis", allowed: "{position: 1, when: zero}",
+				reply: map[string]string{"remaining": "2", "retry_after": "{position: 3, unit: ms, none: -1}"}, semantics: "fixed_window"}},
+		{"a per-request cost named n_tokens, compared with the tokens",
+			file("testdata/init/n_tokens_bucket.lua"), "", guessed{
+				args: "${burst} ${rate_per_s} ${cost}", timeFrom: "redis", allowed: "1", reply: map[string]string{"remaining": "2"}, semantics: "token_bucket"}},
+		{"the caller's clock in milliseconds, read from elapsed * rate / 1000 with a rate per second",
+			file("testdata/init/ms_bucket.lua"), "", guessed{
+				args: "${burst} ${rate_per_s} ${now_ms} ${cost}", timeFrom: "args", allowed: "1", reply: map[string]string{}, semantics: "token_bucket"}},
+		{"tonumber(ARGV[3]) or TIME: the application sends no time, the script takes Redis's",
+			file("testdata/init/time_fallback.lua"), "", guessed{
+				args: `${limit} ${window_s} ""`, timeFrom: "redis", allowed: "1", reply: map[string]string{"remaining": "2"}, semantics: "fixed_window"}},
+		{"an argument the script no longer reads, sent empty as a gateway sends it; TIME in whole seconds",
+			file("testdata/init/gateway_bucket.lua"), "", guessed{
+				args: `${rate_per_s} ${burst} "" ${cost}`, timeFrom: "redis", allowed: "1", reply: map[string]string{"remaining": "2"}, semantics: "token_bucket"}},
+		{"what is left, or a negative number, as the answer; the limit read as what the cost is taken from",
+			file("testdata/init/remaining_or_negative.lua"), "", guessed{
+				args: "${limit} ${window_s} ${cost}", timeFrom: "redis", allowed: "{position: 1, when: nonnegative}",
+				reply: map[string]string{"remaining": "1", "reset_after": "{position: 2, unit: s}"}, semantics: "fixed_window"}},
+		{"a bucket refilled in whole intervals, its units read from PEXPIRE ... * interval and the clock set against it: held to its bound",
+			file("testdata/init/stepwise_bucket.lua"), "", guessed{
+				args: "${burst} ${window_ms} ${limit} ${now_ms} ${cost}", timeFrom: "args", allowed: "{position: 1, when: nonnegative}",
+				reply: map[string]string{"remaining": "1"}, semantics: "bound"}},
+		{"a window in milliseconds (a comment, and the arithmetic with TIME in microseconds) that also goes to EXPIRE",
+			file("testdata/init/sliding_ms.lua"), "", guessed{
+				args: "${window_ms} ${limit}", timeFrom: "redis", allowed: "1", reply: map[string]string{"retry_after": "{position: 2, unit: us}"}, semantics: "sliding_log"}},
+		{"a rate per second beside a period of its own: not a rate per window",
+			file("testdata/init/rate_and_period.lua"), "", guessed{
+				args: "${burst} ${rate_per_s} ${window_s}", timeFrom: "redis", allowed: "1", reply: map[string]string{}, semantics: "leaky_bucket"}},
+		{"a name it never reads, a flag named blocked at position 3, a block after the limit: held to its bound",
+			file("testdata/init/blocking_window.lua"), "", guessed{
+				args: `"" ${window_ms} ${limit} ${window_ms}`, timeFrom: "redis", allowed: "{position: 3, when: zero}",
+				reply: map[string]string{"reset_after": "{position: 2, unit: ms}"}, semantics: "bound"}},
 		{"comments that name commands the code never calls",
 			`-- a token bucket? no: ZADD ZREMRANGEBYSCORE tat
 --[[ TIME is not called here ]]
@@ -319,5 +359,68 @@ func TestStripLuaComments(t *testing.T) {
 	}
 	if regexp.MustCompile(`\S`).FindString(strings.Split(got, "\n")[1]) != "" {
 		t.Errorf("the long comment's first line is not blank: %q", got)
+	}
+}
+
+// TestDraftCalibrated: a draft revised by a calibration takes the values
+// it fixed, writes what it found above each line it speaks of, keeps
+// CHECK only where it doubts (and on a clock in seconds whose precision
+// no probe can tell), declares a bound it found, and still parses.
+func TestDraftCalibrated(t *testing.T) {
+	src, err := os.ReadFile("testdata/init/n_tokens_bucket.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewDraft(SkeletonOptions{Name: "bucket", ScriptPath: "bucket.lua", Source: string(src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	decl, unknown, err := d.Declaration()
+	if err != nil || len(unknown) != 0 || decl.Semantics != algorithms.SemanticsTokenBucket || len(decl.Args) != 3 || decl.Args[2].String() != "${cost}" {
+		t.Fatalf("declaration %+v, unknown %v, %v", decl, unknown, err)
+	}
+	// As if the probes had found the cost taken for the limit, and doubted
+	// what is left.
+	fixed := *decl
+	fixed.Args = append([]algorithms.Template(nil), decl.Args...)
+	fixed.Args[1] = algorithms.MustParseTemplate("${rate_per_ms}", algorithms.ArgVariables)
+	notes := map[string]struct {
+		text  string
+		check bool
+	}{
+		"ARGV[2]":         {"${rate_per_ms}, not ${rate_per_s}: the probes said so", false},
+		"reply.remaining": {"it said 10 after the first request", true},
+		"semantics":       {"it refills in steps", true},
+	}
+	d.Calibrated(Calibration{Declaration: &fixed, BoundOf: algorithms.SemanticsTokenBucket, Where: "a test",
+		Note: func(field string) (string, bool, bool) { n, ok := notes[field]; return n.text, n.check, ok }})
+	text, err := d.Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(text)
+	for _, want := range []string{
+		"# calibration: ${rate_per_ms}, not ${rate_per_s}: the probes said so\n      - \"${rate_per_ms}\"    # ARGV[2] refill_per_sec: requests per millisecond\n",
+		"- \"${cost}\"    # ARGV[3] n_tokens: the units this request takes (a scenario's cost:, 1 by default)\n",
+		"remaining: 2    # CHECK: ",
+		"semantics: bound    # CHECK\n    bound: {admitted: 200, per: 1s}",
+		"checked its reading against a real Redis (a test)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the profile lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "time_from: redis         # CHECK") || strings.Contains(out, "allowed: 1    # CHECK") {
+		t.Errorf("a line the probes confirmed is still marked CHECK:\n%s", out)
+	}
+	if checks := d.Checks(); len(checks) != 2 || !strings.HasPrefix(checks[0], "reply.remaining: ") || !strings.HasPrefix(checks[1], "semantics: ") {
+		t.Errorf("checks %q, want the two doubts", checks)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bucket.lua"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Parse(filepath.Join(dir, "bucket.yaml"), text); err != nil {
+		t.Errorf("the calibrated profile does not parse: %v\n%s", err, out)
 	}
 }
