@@ -20,7 +20,8 @@ func TestInitWritesAProfileThatRuns(t *testing.T) {
 	copyExample(t, "textbook_fixed_window", lua)
 	out := filepath.Join(dir, "checkout.yaml")
 	code, stdout, stderr := runCLI(t, "init", lua, "-o", out)
-	if code != exitOK || !strings.Contains(stdout, "then: rlbench run "+out) || !strings.Contains(stdout, "semantics: fixed_window, guessed from INCR") {
+	if code != exitOK || !strings.Contains(stdout, "then: rlbench run "+out) || !strings.Contains(stdout, "calibrated on a private redis-server") ||
+		!strings.Contains(stdout, "every probe held") {
 		t.Fatalf("init: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	text, err := os.ReadFile(out)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rlbench/rlbench/internal/redistest"
 )
 
 const initLua = "local n = redis.call('INCR', KEYS[1])\nif n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end\nreturn n <= tonumber(ARGV[1])\n"
@@ -58,7 +61,7 @@ func TestInitQuotesThePath(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := filepath.Join(dir, "mine.yaml")
-		if code, stdout, stderr := runCLI(t, "init", "-o", out, lua); code != exitOK || !strings.Contains(stdout, "then: rlbench run") {
+		if code, stdout, stderr := runCLI(t, "init", "--no-calibrate", "-o", out, lua); code != exitOK || !strings.Contains(stdout, "then: rlbench run") {
 			t.Errorf("%q: init exit %d\n%s\n%s", name, code, stdout, stderr)
 			continue
 		}
@@ -118,4 +121,94 @@ func holdsOpen(pid int, path string) bool {
 		}
 	}
 	return false
+}
+
+// TestInitCalibrationFixesWhatItMisread: limiters init reads wrong (an
+// answer that is 1 when the request is limited, set into a local whose
+// name says nothing; a cost named and used like a limit) are probed on a
+// real Redis before the profile is written; init says what it changed and
+// why, and the profile holds the fix and validates.
+func TestInitCalibrationFixesWhatItMisread(t *testing.T) {
+	redistest.ServerPath(t)
+	for _, tc := range []struct {
+		why, lua string
+		// says is what init prints; holds what the profile holds.
+		says, holds []string
+	}{
+		{"an answer that is 1 when limited",
+			"local n = redis.call('INCR', KEYS[1])\nif n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end\nlocal r = 0\nif n > tonumber(ARGV[1]) then r = 1 end\nreturn r\n",
+			[]string{"every probe held", "changed by the calibration:", "reply.allowed: changed: read reversed", "the reply said 0 (10 times), then 1"},
+			[]string{"allowed: {position: 1, when: zero}    # 0 or false when admitted", "# calibration: read reversed"}},
+		{"a cost taken for the limit",
+			"local cap, step = tonumber(ARGV[1]), tonumber(ARGV[2])\nlocal v = tonumber(redis.call('GET', KEYS[1])) or 0\nif v + step > cap then return 0 end\n" +
+				"if v == 0 then redis.call('SET', KEYS[1], step, 'PX', ARGV[3]) else redis.call('SET', KEYS[1], v + step, 'KEEPTTL') end\nreturn 1\n",
+			[]string{"every probe held", "ARGV[2]: changed: ${cost}, not ${limit}", "admitted only the first of 11"},
+			[]string{`- "${cost}"    # ARGV[2] step: the units this request takes`, "# calibration: ${cost}, not ${limit}"}},
+	} {
+		dir := t.TempDir()
+		lua, out := filepath.Join(dir, "mine.lua"), filepath.Join(dir, "mine.yaml")
+		if err := os.WriteFile(lua, []byte(tc.lua), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := runCLI(t, "init", lua)
+		if code != exitOK || !strings.Contains(stderr, "checking what it read of "+lua+" against a private redis-server") {
+			t.Fatalf("%s: exit %d\n%s\n%s", tc.why, code, stdout, stderr)
+		}
+		for _, want := range tc.says {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("%s: init does not say %q:\n%s", tc.why, want, stdout)
+			}
+		}
+		text, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range tc.holds {
+			if !strings.Contains(string(text), want) {
+				t.Errorf("%s: the profile lacks %q:\n%s", tc.why, want, text)
+			}
+		}
+		// Nothing in the second script's commands names its family: that
+		// one line is the user's to write.
+		edited := strings.Replace(string(text), "semantics: EDIT_ME", "semantics: fixed_window", 1)
+		if err := os.WriteFile(out, []byte(edited), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, stdout, stderr := runCLI(t, "validate", out); code != exitOK {
+			t.Errorf("%s: validate exit %d\n%s\n%s", tc.why, code, stdout, stderr)
+		}
+	}
+}
+
+// TestInitStopsDuringCalibration: Ctrl-C while init probes its reading
+// stops it, says so, and writes nothing; a profile that exists already is
+// refused before any probe.
+func TestInitStopsDuringCalibration(t *testing.T) {
+	redistest.ServerPath(t)
+	dir := t.TempDir()
+	lua, out := filepath.Join(dir, "mine.lua"), filepath.Join(dir, "mine.yaml")
+	if err := os.WriteFile(lua, []byte(initLua), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The probes wait 1.5s and more after the server is up: a Ctrl-C
+	// 500ms in falls while the server starts or while they run.
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(500*time.Millisecond, cancel)
+	code, stdout, stderr := runCLIWithin(t, ctx, 30*time.Second, "init", "-o", out, lua)
+	if code != exitRuntime || !strings.Contains(stderr, "interrupted while calibrating on a private redis-server") {
+		t.Errorf("exit %d, want %d interrupted while calibrating\n%s\n%s", code, exitRuntime, stdout, stderr)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a profile was written: %v", err)
+	}
+	if err := os.WriteFile(out, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if code, _, stderr := runCLI(t, "init", "-o", out, lua); code != exitUsage || !strings.Contains(stderr, "does not overwrite") || time.Since(start) > time.Second {
+		t.Errorf("an existing profile: exit %d after %s: %s", code, time.Since(start), stderr)
+	}
+	if text, _ := os.ReadFile(out); string(text) != "mine" {
+		t.Errorf("the existing file was changed: %q", text)
+	}
 }
