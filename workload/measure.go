@@ -76,7 +76,7 @@ type phase struct {
 // stopped by close, however far the schedule got.
 type measurement struct {
 	r  *Runner
-	mc measureConfig
+	mc Step
 
 	session  *faults.Session
 	lim      algorithms.Limiter
@@ -107,10 +107,10 @@ type measurement struct {
 	// reported, m what a capacity step reads of it.
 	runErr error
 	parts  parts
-	m      measured
+	m      Measured
 }
 
-// measure makes one measured schedule, as a list of phases (see Phase):
+// Measure makes one measured schedule, as a list of phases (see Phase):
 // each opens what the next needs, and each has its own rule for an
 // interrupt. Before the traffic an interrupt ends the schedule unreported
 // (the warm-up's keys removed); the traffic stops issuing at it and keeps
@@ -119,7 +119,7 @@ type measurement struct {
 // is still judged on its keys. Whatever the interrupt, the run's keys are
 // removed (unless kept on purpose), and a schedule during which ctx ended
 // reports ErrInterrupted: an interrupted schedule is never complete.
-func (r *Runner) measure(ctx context.Context, mc measureConfig) (measured, error) {
+func (r *Runner) Measure(ctx context.Context, mc Step) (Measured, error) {
 	ms := &measurement{r: r, mc: mc}
 	hurry, stopHurry := r.hurryContext(ctx)
 	defer stopHurry()
@@ -136,13 +136,13 @@ func (r *Runner) measure(ctx context.Context, mc measureConfig) (measured, error
 		switch ph.rule {
 		case abandon:
 			if ctx.Err() != nil {
-				return measured{}, ErrInterrupted
+				return Measured{}, ErrInterrupted
 			}
 			if err := ph.run(ctx); err != nil {
 				if ctx.Err() != nil {
-					return measured{}, ErrInterrupted
+					return Measured{}, ErrInterrupted
 				}
-				return measured{}, err
+				return Measured{}, err
 			}
 		case cut:
 			ms.runErr = ph.run(ctx)
@@ -161,9 +161,9 @@ func (r *Runner) measure(ctx context.Context, mc measureConfig) (measured, error
 		ms.runErr = ErrInterrupted
 	}
 	ms.parts.err = ms.runErr
-	ms.m.run = assemble(ms.parts)
-	if prog := mc.progress; prog != nil && r.Observer != nil {
-		r.Observer.RunFinished(prog, ms.m.run)
+	ms.m.Run = assemble(ms.parts)
+	if prog := mc.Progress; prog != nil && r.Observer != nil {
+		r.Observer.RunFinished(prog, ms.m.Run)
 	}
 	return ms.m, ms.runErr
 }
@@ -186,18 +186,18 @@ func (r *Runner) hurryContext(ctx context.Context) (context.Context, context.Can
 
 // tell tells a phase observer that the run enters phase.
 func (ms *measurement) tell(name Phase) {
-	if ms.mc.progress == nil {
+	if ms.mc.Progress == nil {
 		return
 	}
 	if o, ok := ms.r.Observer.(PhaseObserver); ok {
-		o.RunPhase(ms.mc.progress, name)
+		o.RunPhase(ms.mc.Progress, name)
 	}
 }
 
 // prepare opens the faults and the caller, binds the limiter, loads it
 // (its script or library) and warms the connections.
 func (ms *measurement) prepare(ctx context.Context) error {
-	r, pl, spec := ms.r, ms.r.Plan, ms.mc.spec
+	r, pl, spec := ms.r, ms.r.Plan, ms.mc.Spec
 	var err error
 	if ms.session, err = faults.Open(ctx, faults.Config{Run: spec, Env: r.Env, Timeout: pl.Timeout, Clock: r.Clock}); err != nil {
 		return err
@@ -217,26 +217,26 @@ func (ms *measurement) prepare(ctx context.Context) error {
 	redisenv.WarmPool(setup, r.Env.Client, spec.Concurrency)
 	ms.session.Warm(setup, spec.Concurrency)
 	_, ms.declared = ms.lim.(interface{ Keys(string) []string })
-	ms.keys = ms.keyScheme(ms.mc.prefix)
+	ms.keys = ms.keyScheme(ms.mc.Prefix)
 	ms.target = probe.Target{Env: r.Env, Timeout: pl.Timeout, RunPrefix: r.RunPrefix()}
 	return nil
 }
 
 // keyScheme names the keys of the run's identities under prefix.
 func (ms *measurement) keyScheme(prefix string) event.KeyScheme {
-	return event.NewKeyScheme(prefix, ms.mc.spec.HashTag, ms.declared, ms.r.Env.Cluster != nil)
+	return event.NewKeyScheme(prefix, ms.mc.Spec.HashTag, ms.declared, ms.r.Env.Cluster != nil)
 }
 
 // warmUp sends the plan's warm-up on keys of its own, and removes them,
 // interrupted or not.
 func (ms *measurement) warmUp(ctx context.Context) error {
 	r, pl := ms.r, ms.r.Plan
-	if pl.Warmup <= 0 || !ms.mc.warmup {
+	if pl.Warmup <= 0 || !ms.mc.Warmup {
 		return nil
 	}
-	warm := ms.mc.spec
+	warm := ms.mc.Spec
 	warm.Duration, warm.Requests = pl.Warmup, 0
-	warmPrefix := strings.TrimSuffix(ms.mc.prefix, ":") + "~warmup:"
+	warmPrefix := strings.TrimSuffix(ms.mc.Prefix, ":") + "~warmup:"
 	_, _ = r.runSchedule(ctx, traffic{run: warm, limiter: ms.lim, windows: ms.lim, keys: ms.keyScheme(warmPrefix), rec: newRecorder(r.Clock.Now())})
 	_ = r.Env.RemoveKeys(warmPrefix)
 	return ctx.Err()
@@ -246,15 +246,15 @@ func (ms *measurement) warmUp(ctx context.Context) error {
 // segments, and starts what watches the traffic: evictions, the
 // reference, the server's view of resets, the audit, memory over time.
 func (ms *measurement) start(ctx context.Context) error {
-	r, pl, spec := ms.r, ms.r.Plan, ms.mc.spec
+	r, pl, spec := ms.r, ms.r.Plan, ms.mc.Spec
 	ms.prb = probe.Start(ctx, ms.target, probe.Config{Limiter: ms.lim, Keys: ms.keys, Identities: spec.Identities, Seed: pl.Seed})
-	if ms.mc.progress != nil {
-		if err := r.Segments.meet(ctx, r.Env.Client, r.Clock, r.Plan, ms.mc.progress.Index, r.RunID); err != nil {
+	if ms.mc.Progress != nil {
+		if err := r.Segments.meet(ctx, r.Env.Client, r.Clock, r.Plan, ms.mc.Progress.Index, r.RunID); err != nil {
 			return err
 		}
 	}
 	ms.evictions = probe.WatchEvictions(ctx, ms.target)
-	if !spec.Faults.Any() && ms.mc.reference {
+	if !spec.Faults.Any() && ms.mc.Reference {
 		// Trivial calls would go through the faults too: no reference.
 		ms.reference = probe.StartReference(ctx, ms.target, spec.ClosedLoop, spec.Concurrency)
 	}
@@ -274,7 +274,7 @@ func (ms *measurement) start(ctx context.Context) error {
 	ms.planned = plannedShare(ms.planned, r.Segments.Segment, spec.Identities)
 	// A capacity step's progress is no observer's: it is still what the
 	// live figures and the memory over time read.
-	ms.prog = ms.mc.progress
+	ms.prog = ms.mc.Progress
 	if ms.prog == nil {
 		ms.prog = &Progress{Run: spec}
 	}
@@ -290,7 +290,7 @@ func (ms *measurement) start(ctx context.Context) error {
 
 // auditConfig is how the run's audit judges it.
 func (ms *measurement) auditConfig() audit.Config {
-	pl, spec := ms.r.Plan, ms.mc.spec
+	pl, spec := ms.r.Plan, ms.mc.Spec
 	c := audit.Config{Limiter: ms.lim, Identities: spec.Identities, Sample: pl.AuditIdentities, Seed: pl.Seed,
 		Fleet: spec.Fleet, FleetStart: ms.rec.start}
 	if b := spec.Boundary; spec.Shape == plan.ShapeBoundary {
@@ -315,8 +315,8 @@ func (ms *measurement) auditConfig() audit.Config {
 // it waits for the calls in flight. It reports why the traffic ended
 // early, or nil.
 func (ms *measurement) traffic(ctx context.Context) error {
-	r, spec := ms.r, ms.mc.spec
-	if ms.mc.progress != nil && r.Observer != nil {
+	r, spec := ms.r, ms.mc.Spec
+	if ms.mc.Progress != nil && r.Observer != nil {
 		r.Observer.RunStarted(ms.prog)
 	}
 	t := traffic{run: spec, limiter: ms.session.Begin(ctx, ms.rec.start, ms.lim, ms.keys, spec.Duration+faultsGrace, ms.aud), windows: ms.lim,
@@ -337,7 +337,7 @@ func (ms *measurement) traffic(ctx context.Context) error {
 		out.generator = generatorFigures(cpuAfter.Sub(cpuBefore), out.elapsed)
 	}
 	ms.out = out
-	ms.m.lagP99, ms.m.busy = ms.rec.lagQuantile(99), out.busy
+	ms.m.LagP99, ms.m.Busy = ms.rec.lagQuantile(99), out.busy
 	return err
 }
 
@@ -349,12 +349,12 @@ func (ms *measurement) traffic(ctx context.Context) error {
 // ends some readings early, see probe.Probe.Finish), and reports the
 // traffic's error, or the server's.
 func (ms *measurement) readings(ctx context.Context) error {
-	r, spec, runErr := ms.r, ms.mc.spec, ms.runErr
+	r, spec, runErr := ms.r, ms.mc.Spec, ms.runErr
 	// The progress keeps its trend: its last reading is what the
 	// observers read of the finished run.
 	memoryOverTime := ms.prog.trend.Stop(ctx)
 	if serverAfter, ok := probe.ServerCPUSeconds(ctx, ms.target); ms.serverKnown && ok && ms.out.elapsed > 0 {
-		ms.m.serverCPU, ms.m.cpuKnown = max(serverAfter-ms.serverBefore, 0)/ms.out.elapsed.Seconds(), true
+		ms.m.ServerCPU, ms.m.ServerCPUKnown = max(serverAfter-ms.serverBefore, 0)/ms.out.elapsed.Seconds(), true
 	}
 	ms.out.reloads = ms.lim.NoScriptReloads() - ms.reloadsBefore
 	watched := ms.watch != nil
@@ -368,7 +368,7 @@ func (ms *measurement) readings(ctx context.Context) error {
 		sent, errs := ms.rec.counts()
 		runErr = probe.CheckServer(ctx, ms.target, spec.Key(), errs, sent, ms.rec.errorCounts())
 	}
-	p := parts{run: spec, prefix: ms.mc.prefix, planned: ms.planned, keys: ms.keys, rec: ms.rec, schedule: ms.out, err: runErr,
+	p := parts{run: spec, prefix: ms.mc.Prefix, planned: ms.planned, keys: ms.keys, rec: ms.rec, schedule: ms.out, err: runErr,
 		happenings: seen.Happenings, timeout: r.Plan.Timeout, takesTime: algorithms.TakesCallerTime(ms.lim), memoryOverTime: memoryOverTime}
 	p.eviction = ms.evictions.Finish(ctx, ms.session.Switches())
 	if p.eviction != nil && watched {
@@ -378,8 +378,8 @@ func (ms *measurement) readings(ctx context.Context) error {
 	}
 	p.audit = ms.aud.Finish(ms.session.StateLosses(), seen.Resets)
 	p.faults = ms.session.Finish(ms.out.elapsed)
-	p.probe = ms.prb.Finish(ctx, ms.mc.prefix, runErr, ms.session.Switches())
-	p.reference, p.cost = ms.reference.Finish(ctx, ms.lim, ms.mc.prefix, runErr)
+	p.probe = ms.prb.Finish(ctx, ms.mc.Prefix, runErr, ms.session.Switches())
+	p.reference, p.cost = ms.reference.Finish(ctx, ms.lim, ms.mc.Prefix, runErr)
 	ms.finished = true
 	ms.parts = p
 	return runErr
@@ -390,10 +390,10 @@ func (ms *measurement) readings(ctx context.Context) error {
 func (ms *measurement) cleanUp() {
 	r := ms.r
 	if ms.trafficBegan && !r.KeepKeys {
-		r.removeRunKeys(ms.mc.prefix, ms.keys, ms.declared, ms.mc.spec.Identities, ms.parts.probe.Memory)
+		r.removeRunKeys(ms.mc.Prefix, ms.keys, ms.declared, ms.mc.Spec.Identities, ms.parts.probe.Memory)
 	}
 	if ms.reference != nil {
-		_ = r.Env.RemoveKeys(probe.CostPrefix(ms.mc.prefix))
+		_ = r.Env.RemoveKeys(probe.CostPrefix(ms.mc.Prefix))
 	}
 }
 

@@ -133,6 +133,10 @@ type Runner struct {
 	// algorithms.New. It lets a caller run, and audit, a limiter of its
 	// own under a registered name.
 	NewLimiter func(name string, rdb algorithms.Redis, p algorithms.Policy) (algorithms.Limiter, error)
+	// Shapes makes the runs of the shapes that are not one measured
+	// schedule, by shape: capacity.Shapes gives the capacity search. A
+	// plan with a shape the runner was not given fails at that run.
+	Shapes map[plan.Shape]Shape
 }
 
 // NewRunID returns a short random run id.
@@ -227,41 +231,52 @@ func (r *Runner) runPlan(ctx context.Context) ([]result.Run, error) {
 	return runs, nil
 }
 
-// runOne makes one run: a capacity search of its own steps, or one
-// measured schedule.
+// runOne makes one run: one measured schedule, or a run of a shape of
+// its own (Runner.Shapes).
 func (r *Runner) runOne(ctx context.Context, index, total int, spec plan.Run) (*result.Run, error) {
-	if spec.Shape == plan.ShapeCapacity {
-		return r.searchCapacity(ctx, index, total, spec)
+	if shape, ok := r.Shapes[spec.Shape]; ok {
+		return shape(ctx, r, index, total, spec)
 	}
-	m, err := r.measure(ctx, measureConfig{spec: spec, prefix: r.KeyPrefix(spec), warmup: true, reference: true,
-		progress: &Progress{Run: spec, Index: index, Total: total}})
-	return m.run, err
+	if spec.Shape == plan.ShapeCapacity {
+		return nil, fmt.Errorf("%s: shape capacity needs the capacity search, which this runner was not given (Runner.Shapes)", spec.Key())
+	}
+	m, err := r.Measure(ctx, Step{Spec: spec, Prefix: r.KeyPrefix(spec), Warmup: true, Reference: true,
+		Progress: &Progress{Run: spec, Index: index, Total: total}})
+	return m.Run, err
 }
 
-// measureConfig is one measured schedule: the run it makes, the prefix its
-// keys live under, whether the plan's warm-up comes first and the
-// reference is measured around it, and the progress the observer is told
-// of (nil: none).
-type measureConfig struct {
-	spec              plan.Run
-	prefix            string
-	warmup, reference bool
-	progress          *Progress
+// Step is one measured schedule: the run it makes, the prefix its keys
+// live under, whether the plan's warm-up comes first and the reference is
+// measured around it, and the progress the observer is told of (nil:
+// none). A run is one step; a shape of its own (Runner.Shapes) makes a
+// run of many.
+type Step struct {
+	Spec              plan.Run
+	Prefix            string
+	Warmup, Reference bool
+	Progress          *Progress
 }
 
-// measured is what one measured schedule produced: the run's result, and
-// what a capacity step reads of it besides.
-type measured struct {
-	run *result.Run
-	// lagP99 is the p99 of each request's send after its due time.
-	lagP99 time.Duration
-	// busy counts the requests the schedule found every worker busy for.
-	busy int64
-	// serverCPU is the share of one CPU the server used over the traffic
-	// (INFO cpu), and cpuKnown whether it could be read.
-	serverCPU float64
-	cpuKnown  bool
+// Measured is what one measured schedule produced: the run's result, and
+// what a shape of its own (a capacity search's step) reads of it besides.
+type Measured struct {
+	Run *result.Run
+	// LagP99 is the p99 of each request's send after its due time.
+	LagP99 time.Duration
+	// Busy counts the requests that found every connection busy when they
+	// were due.
+	Busy int64
+	// ServerCPU is the share of one CPU the server used over the traffic
+	// (INFO cpu), and ServerCPUKnown whether it could be read.
+	ServerCPU      float64
+	ServerCPUKnown bool
 }
+
+// Shape makes the runs of a shape the engine does not run itself as one
+// measured schedule: a capacity search measures many (Runner.Measure), on
+// keys of their own, and reports one run of them. index and total place
+// the run in the plan, for the observer.
+type Shape func(ctx context.Context, r *Runner, index, total int, spec plan.Run) (*result.Run, error)
 
 // removeRunKeys removes the keys of a run under prefix. When the census
 // counted them, and there were no more than the identities (at most one

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/capacity"
 	"github.com/rlbench/rlbench/internal/livemetrics"
 	"github.com/rlbench/rlbench/internal/redisconf"
 	"github.com/rlbench/rlbench/internal/redisenv"
@@ -226,6 +227,7 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 		Segments:  segs,
 		ShareCPUs: true,
 		Hurry:     hurryOf(ctx),
+		Shapes:    capacity.Shapes(),
 	}
 	runner.NewLimiter = newLimiter
 	res, runErr := runner.Run(ctx)

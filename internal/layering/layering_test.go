@@ -41,6 +41,9 @@ var allowed = map[string][]string{
 	// renders.
 	"workload": {"algorithms", "plan", "result", "internal/event", "internal/audit", "internal/faults",
 		"internal/probe", "internal/redisenv", "internal/schedstat"},
+	// The capacity shape measures through the engine, which never imports
+	// it: beside the engine, as the command's other parts are.
+	"capacity": {"workload", "plan", "result"},
 	// The live metrics watch the engine from above, as the command's
 	// progress bar does: a sink and an observer of its runs, which nothing
 	// below it imports.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/capacity"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/result"
@@ -83,7 +84,7 @@ func compareCapacity(rounds int, span time.Duration, clients, identities int) (f
 			return 0, err
 		}
 		guess = b.rate
-		res, err := (&workload.Runner{Plan: prof.Plan(1), Env: env, KeepKeys: false, ShareCPUs: true}).Run(ctx)
+		res, err := (&workload.Runner{Plan: prof.Plan(1), Env: env, KeepKeys: false, ShareCPUs: true, Shapes: capacity.Shapes()}).Run(ctx)
 		if err != nil {
 			return 0, err
 		}

@@ -1,4 +1,4 @@
-package workload
+package capacity
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/workload"
 )
 
 // modelServer answers a capacity step with the figures a step at its rate
@@ -17,9 +18,9 @@ import (
 // reached through a round trip of rttUs, driven by an rlbench that spends
 // genUs of CPU per request sent alone (genPipedUs per request pipelined)
 // on one CPU. It is the fake server of the search's tests: deterministic,
-// each step moving the fake clock by the step's time and never sleeping.
+// each step adding the step's time to elapsed and never sleeping.
 type modelServer struct {
-	clock             *fakeClock
+	elapsed           time.Duration
 	serviceUs, rttUs  float64
 	genUs, genPipedUs float64
 	spurious          map[float64]int // rates that break once more each time they are offered, this many times
@@ -28,11 +29,11 @@ type modelServer struct {
 }
 
 // measure implements stepRunner.
-func (m *modelServer) measure(_ context.Context, step plan.Run, n int) (measured, error) {
+func (m *modelServer) measure(_ context.Context, step plan.Run, n int) (workload.Measured, error) {
 	m.steps = append(m.steps, step)
-	m.clock.advance(step.Duration)
+	m.elapsed += step.Duration
 	if m.failAt == n+1 {
-		return measured{}, errors.New("the server went away")
+		return workload.Measured{}, errors.New("the server went away")
 	}
 	rate := step.TargetPerSecond
 	sent := int64(rate * step.Duration.Seconds())
@@ -70,7 +71,7 @@ func (m *modelServer) measure(_ context.Context, step plan.Run, n int) (measured
 		Generator:            &result.Generator{CPUShare: min(cpu, 1), CPUWaitShare: 0.05},
 		Server:               &result.Server{UsecPerCall: m.serviceUs, Calls: sent, Usec: int64(float64(sent) * m.serviceUs)},
 	}
-	return measured{run: run, lagP99: lag, busy: busy, serverCPU: min(util, 1), cpuKnown: true}, nil
+	return workload.Measured{Run: run, LagP99: lag, Busy: busy, ServerCPU: min(util, 1), ServerCPUKnown: true}, nil
 }
 
 // capacitySpec is a capacity run of the default limiter shape for the
@@ -89,7 +90,7 @@ func capacitySpec(c func(*plan.Capacity)) plan.Run {
 }
 
 // TestCapacitySearchOnAModelServer runs the search against the model
-// server on a fake clock: it must find the rate at which the model's p99
+// server: it must find the rate at which the model's p99
 // crosses the SLO, to within the precision, blame rlbench (not the
 // limiter) where rlbench was short, add what the plan allows, and spend
 // exactly its steps' time.
@@ -127,11 +128,8 @@ func TestCapacitySearchOnAModelServer(t *testing.T) {
 			modelServer{serviceUs: 20, rttUs: 200, genUs: 5, genPipedUs: 1}, func(c *plan.Capacity) { c.Auto, c.FromPerSecond, c.ToPerSecond = false, 60000, 90000 },
 			result.CapacityBelowRange, 0, 0, false},
 	} {
-		clock := newFakeClock()
 		srv := tc.server
-		srv.clock = clock
 		spec := capacitySpec(tc.c)
-		start := clock.Now()
 		found := searchSteps(context.Background(), spec, 1, 1, srv.measure)
 		held, _, end, boundAt, steps := found.search.Found()
 		if found.err != nil || end != tc.end {
@@ -179,8 +177,8 @@ func TestCapacitySearchOnAModelServer(t *testing.T) {
 		if last := srv.steps[len(srv.steps)-1]; tc.pipelinedAll != (last.Pipeline.MaxBatch() > 1) {
 			t.Errorf("%s: the last step ran pipeline %d", tc.why, last.Pipeline.MaxBatch())
 		}
-		if got, want := clock.Now().Sub(start), time.Duration(steps)*spec.Capacity.Step; got != want || steps != len(srv.steps) || steps != len(found.steps) {
-			t.Errorf("%s: %d steps (%d measured, %d recorded) took %s of the fake clock, want %s", tc.why, steps, len(srv.steps), len(found.steps), got, want)
+		if got, want := srv.elapsed, time.Duration(steps)*spec.Capacity.Step; got != want || steps != len(srv.steps) || steps != len(found.steps) {
+			t.Errorf("%s: %d steps (%d measured, %d recorded) took %s of the model's time, want %s", tc.why, steps, len(srv.steps), len(found.steps), got, want)
 		}
 		if steps > spec.Capacity.MaxSteps {
 			t.Errorf("%s: %d steps, more than %d", tc.why, steps, spec.Capacity.MaxSteps)
@@ -192,10 +190,9 @@ func TestCapacitySearchOnAModelServer(t *testing.T) {
 // the server answers in time are rlbench's shortfall: the search doubles
 // the workers, offers the rate again, and goes on; the steps say so.
 func TestCapacitySearchAddsWorkers(t *testing.T) {
-	clock := newFakeClock()
 	// A slow round trip (5ms) at 20,000/s holds 100 requests in flight:
 	// 64 workers are too few, 128 enough.
-	srv := &modelServer{clock: clock, serviceUs: 10, rttUs: 1000, genUs: 5, genPipedUs: 1}
+	srv := &modelServer{serviceUs: 10, rttUs: 1000, genUs: 5, genPipedUs: 1}
 	spec := capacitySpec(func(c *plan.Capacity) {
 		c.SLO.P99 = 20 * time.Millisecond
 		c.Auto, c.FromPerSecond, c.ToPerSecond = false, 10000, 80000
@@ -216,14 +213,14 @@ func TestCapacitySearchAddsWorkers(t *testing.T) {
 // TestCapacitySearchStopsOnAFailedStep: a step that fails ends the search
 // with the error, keeping what it measured.
 func TestCapacitySearchStopsOnAFailedStep(t *testing.T) {
-	srv := &modelServer{clock: newFakeClock(), serviceUs: 20, rttUs: 200, genUs: 5, failAt: 3}
+	srv := &modelServer{serviceUs: 20, rttUs: 200, genUs: 5, failAt: 3}
 	found := searchSteps(context.Background(), capacitySpec(nil), 1, 1, srv.measure)
 	if found.err == nil || len(found.steps) != 2 {
 		t.Errorf("error %v after %d steps, want the server's after 2", found.err, len(found.steps))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if found := searchSteps(ctx, capacitySpec(nil), 1, 1, srv.measure); !errors.Is(found.err, ErrInterrupted) || len(found.steps) != 0 {
+	if found := searchSteps(ctx, capacitySpec(nil), 1, 1, srv.measure); !errors.Is(found.err, workload.ErrInterrupted) || len(found.steps) != 0 {
 		t.Errorf("a cancelled search: %v after %d steps", found.err, len(found.steps))
 	}
 }

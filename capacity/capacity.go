@@ -1,4 +1,12 @@
-package workload
+// Package capacity is the capacity shape: a search, step by step, for the
+// highest open-loop rate a limiter holds an SLO at (Search, a pure function
+// of the steps' outcomes), each step one schedule the engine measures
+// (workload.Runner.Measure) and judges against the SLO, whose doing a
+// broken step was (the limiter's, or rlbench's, which the search then
+// gives more workers or pipelining), and the run that reports what it
+// found (result.Capacity). It sits beside the engine: the engine runs it
+// as one of its Runner.Shapes and never imports it.
+package capacity
 
 import (
 	"context"
@@ -10,9 +18,15 @@ import (
 
 	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/workload"
 )
 
-// searchCapacity makes a capacity run. The search (Search) chooses each
+// Shapes gives a runner the capacity shape (workload.Runner.Shapes).
+func Shapes() map[plan.Shape]workload.Shape {
+	return map[plan.Shape]workload.Shape{plan.ShapeCapacity: Run}
+}
+
+// Run makes a capacity run (a workload.Shape). The search (Search) chooses each
 // step's rate; each step is one measured open loop at that rate for the
 // step's time, on keys of its own, audited as any run is. A step rlbench
 // could not keep is offered again with more workers or pipelining where
@@ -22,9 +36,9 @@ import (
 // capacity is set beside. The run's result is the step at the capacity
 // found, with the audit of every step and the capacity section (see
 // result.Capacity).
-func (r *Runner) searchCapacity(ctx context.Context, index, total int, spec plan.Run) (*result.Run, error) {
+func Run(ctx context.Context, r *workload.Runner, index, total int, spec plan.Run) (*result.Run, error) {
 	c := spec.Capacity
-	prog := &Progress{Run: spec, Index: index, Total: total, Started: r.Clock.Now(), Duration: c.Span()}
+	prog := &workload.Progress{Run: spec, Index: index, Total: total, Started: r.Clock.Now(), Duration: c.Span()}
 	if r.Observer != nil {
 		r.Observer.RunStarted(prog)
 	}
@@ -33,14 +47,14 @@ func (r *Runner) searchCapacity(ctx context.Context, index, total int, spec plan
 	if r.Env.Cluster != nil {
 		cores = max(r.Env.Cluster.Masters, 1)
 	}
-	found := searchSteps(ctx, spec, runtime.GOMAXPROCS(0), cores, func(ctx context.Context, step plan.Run, n int) (measured, error) {
-		return r.measure(ctx, measureConfig{spec: step, prefix: fmt.Sprintf("%s~s%d:", prefix, n+1), warmup: n == 0})
+	found := searchSteps(ctx, spec, runtime.GOMAXPROCS(0), cores, func(ctx context.Context, step plan.Run, n int) (workload.Measured, error) {
+		return r.Measure(ctx, workload.Step{Spec: step, Prefix: fmt.Sprintf("%s~s%d:", prefix, n+1), Warmup: n == 0})
 	})
 	runErr := found.err
 	audited := slices.Clone(found.runs)
 	var pipelined *result.PipelinedRun
 	if runErr == nil && c.Pipelined > 0 && ctx.Err() == nil {
-		p, m, err := r.pipelinedRun(ctx, spec, prefix+"~pipelined:")
+		p, m, err := pipelinedRun(ctx, r, spec, prefix+"~pipelined:")
 		if m != nil {
 			audited = append(audited, m)
 		}
@@ -65,7 +79,7 @@ func (r *Runner) searchCapacity(ctx context.Context, index, total int, spec plan
 
 // stepRunner measures step n of a search: the run spec at the step's
 // rate, for the step's time, with the step's workers and pipeline.
-type stepRunner func(ctx context.Context, step plan.Run, n int) (measured, error)
+type stepRunner func(ctx context.Context, step plan.Run, n int) (workload.Measured, error)
 
 // searched is what a search's steps found: the search itself, each step
 // judged with its run (in order), a step cut short by an error (its run,
@@ -93,7 +107,7 @@ func searchSteps(ctx context.Context, spec plan.Run, procs, cores int, measure s
 			return out
 		}
 		if ctx.Err() != nil {
-			out.err = ErrInterrupted
+			out.err = workload.ErrInterrupted
 			return out
 		}
 		step := gen.apply(spec)
@@ -102,7 +116,7 @@ func searchSteps(ctx context.Context, spec plan.Run, procs, cores int, measure s
 		step.Planned = int64(rate * c.Step.Seconds())
 		m, err := measure(ctx, step, n)
 		if err != nil {
-			out.cut, out.err = m.run, err
+			out.cut, out.err = m.Run, err
 			return out
 		}
 		figures := stepFiguresOf(m, cores)
@@ -111,29 +125,29 @@ func searchSteps(ctx context.Context, spec plan.Run, procs, cores int, measure s
 			outcome = StepGeneratorBound
 		}
 		out.search.Record(outcome)
-		out.steps, out.runs = append(out.steps, capacityStep(m, step, outcome, cause)), append(out.runs, m.run)
+		out.steps, out.runs = append(out.steps, capacityStep(m, step, outcome, cause)), append(out.runs, m.Run)
 	}
 }
 
 // pipelinedRun is the closed loop of the capacity run's script, pipelined
 // as redis-benchmark -P 16 is, on keys under prefix: what the server
 // decides a second when a batch shares each round trip.
-func (r *Runner) pipelinedRun(ctx context.Context, spec plan.Run, prefix string) (*result.PipelinedRun, *result.Run, error) {
+func pipelinedRun(ctx context.Context, r *workload.Runner, spec plan.Run, prefix string) (*result.PipelinedRun, *result.Run, error) {
 	c := spec.Capacity
 	run := spec
 	run.ClosedLoop, run.TargetPerSecond, run.Rate = true, 0, "max"
 	run.Duration, run.Requests, run.Planned = c.Pipelined, 0, 0
 	run.Pipeline = plan.Pipeline{Depth: c.PipelinedDepth}
-	m, err := r.measure(ctx, measureConfig{spec: run, prefix: prefix})
-	if m.run == nil {
+	m, err := r.Measure(ctx, workload.Step{Spec: run, Prefix: prefix})
+	if m.Run == nil {
 		return nil, nil, err
 	}
-	p := &result.PipelinedRun{PerS: m.run.Rate.AchievedPerS, Depth: c.PipelinedDepth, Connections: run.Concurrency,
-		ServerCPU: m.serverCPU, Generator: m.run.Generator}
-	if pp := m.run.Pipeline; pp != nil {
+	p := &result.PipelinedRun{PerS: m.Run.Rate.AchievedPerS, Depth: c.PipelinedDepth, Connections: run.Concurrency,
+		ServerCPU: m.ServerCPU, Generator: m.Run.Generator}
+	if pp := m.Run.Pipeline; pp != nil {
 		p.Depth = pp.Depth
 	}
-	return p, m.run, err
+	return p, m.Run, err
 }
 
 // generator is what rlbench sends a step's traffic with: its workers and
@@ -182,16 +196,16 @@ func (g *generator) grow(cause string, c plan.Capacity) bool {
 }
 
 // capacityStep is the contract's record of one step.
-func capacityStep(m measured, spec plan.Run, o StepOutcome, cause string) result.CapacityStep {
-	run := m.run
+func capacityStep(m workload.Measured, spec plan.Run, o StepOutcome, cause string) result.CapacityStep {
+	run := m.Run
 	s := result.CapacityStep{
 		TargetPerS: spec.TargetPerSecond, AchievedPerS: run.Rate.AchievedPerS,
 		Concurrency: spec.Concurrency, Pipeline: spec.Pipeline.MaxBatch(),
 		Sent: run.Requests.Sent, Errors: run.Requests.Errors, Late: run.Requests.Late,
 		P50Us: run.LatencyUs.P50, P99Us: run.LatencyUs.P99, P99FromSendUs: run.LatencyUncorrectedUs.P99,
-		LagP99Us:  m.lagP99.Microseconds(),
-		ServerCPU: m.serverCPU, Generator: run.Generator,
-		Outcome: o.String(), Cause: cause, Busy: m.busy, Unsent: run.Requests.Unsent,
+		LagP99Us:  m.LagP99.Microseconds(),
+		ServerCPU: m.ServerCPU, Generator: run.Generator,
+		Outcome: o.String(), Cause: cause, Busy: m.Busy, Unsent: run.Requests.Unsent,
 	}
 	if q := run.Requests; q.Sent > 0 {
 		s.ErrorShare = float64(q.Errors) / float64(q.Sent)

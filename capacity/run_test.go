@@ -1,11 +1,15 @@
-package workload_test
+package capacity_test
 
 import (
 	"context"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/rlbench/rlbench/capacity"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/internal/redistest"
+	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/workload"
 )
@@ -33,7 +37,8 @@ scenarios:
     pipelined: 200ms
     identities: 20
 `)
-	runs, err := runsOf((&workload.Runner{Plan: p.Plan(1), Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}}).Run(context.Background()))
+	runs, err := runsOf((&workload.Runner{Plan: p.Plan(1), Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private},
+		Shapes: capacity.Shapes()}).Run(context.Background()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,4 +88,57 @@ scenarios:
 	if n := countKeys(t, rdb, "rlbench:*"); n != 0 {
 		t.Errorf("%d keys left behind", n)
 	}
+}
+
+// TestCapacityNeedsItsShape: a runner not given the capacity shape says
+// so at the capacity run, rather than running it as something else.
+func TestCapacityNeedsItsShape(t *testing.T) {
+	p := mustProfile(t, `
+policy: {limit: 5, window: 1m}
+algorithms: [fixed_window]
+scenarios:
+  - {name: capacity, shape: capacity, slo: {p99: 10s, errors: 100%, lag: 10s}, range: [400/s, 800/s], step: 250ms, identities: 20}
+`)
+	_, err := (&workload.Runner{Plan: p.Plan(1), Env: &redisenv.Env{Client: redistest.Client(t)}}).Run(context.Background())
+	if err == nil {
+		t.Fatal("a capacity run without its shape ran")
+	}
+}
+
+func mustProfile(t *testing.T, yaml string) *profile.Profile {
+	t.Helper()
+	p, err := profile.Parse("test.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func runsOf(res *result.Result, err error) ([]result.Run, error) {
+	if res == nil {
+		return nil, err
+	}
+	return res.Runs, err
+}
+
+// checkCounts checks a run's requests add up, and its histogram holds
+// each.
+func checkCounts(t *testing.T, r *result.Run) {
+	t.Helper()
+	c := r.Requests
+	if c.Sent != c.Allowed+c.Denied+c.Errors {
+		t.Errorf("%s: sent %d != allowed %d + denied %d + errors %d", r.Key(), c.Sent, c.Allowed, c.Denied, c.Errors)
+	}
+	if got := r.LatencyUs.Count; got != c.Sent {
+		t.Errorf("%s: histogram holds %d of %d requests", r.Key(), got, c.Sent)
+	}
+}
+
+func countKeys(t *testing.T, rdb redis.Cmdable, pattern string) int {
+	t.Helper()
+	keys, err := rdb.Keys(context.Background(), pattern).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(keys)
 }

@@ -1,10 +1,11 @@
-package workload
+package capacity
 
 import (
 	"time"
 
 	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/workload"
 )
 
 // cpuBoundShare is the share of the CPUs rlbench may use past which a
@@ -37,20 +38,20 @@ type stepFigures struct {
 
 // stepFiguresOf reads the figures of a measured step, whose server has
 // cores cores (its masters).
-func stepFiguresOf(m measured, cores int) stepFigures {
-	run := m.run
+func stepFiguresOf(m workload.Measured, cores int) stepFigures {
+	run := m.Run
 	f := stepFigures{
 		p99:         time.Duration(run.LatencyUs.P99) * time.Microsecond,
 		p99FromSend: time.Duration(run.LatencyUncorrectedUs.P99) * time.Microsecond,
-		lagP99:      m.lagP99,
-		sent:        run.Requests.Sent, unsent: run.Requests.Unsent, busy: m.busy,
+		lagP99:      m.LagP99,
+		sent:        run.Requests.Sent, unsent: run.Requests.Unsent, busy: m.Busy,
 		generator: run.Generator,
 	}
 	if f.sent > 0 {
 		f.errorShare = float64(run.Requests.Errors) / float64(f.sent)
 	}
-	if m.cpuKnown {
-		f.serverCPU = m.serverCPU / float64(max(cores, 1))
+	if m.ServerCPUKnown {
+		f.serverCPU = m.ServerCPU / float64(max(cores, 1))
 	}
 	return f
 }
