@@ -261,10 +261,20 @@ func capacityRun(spec plan.Run, found searched, audited []*result.Run, pipelined
 	// workload's own mix of admissions and denials, fresh keys and used
 	// ones.
 	var usec, calls int64
+	var genUsec float64
+	var genSent int64
 	for _, p := range stepRuns {
 		if p.Server != nil {
 			usec, calls = usec+p.Server.Usec, calls+p.Server.Calls
 		}
+		if g := p.Generator; g != nil && g.UsecPerDecision > 0 {
+			genUsec, genSent = genUsec+g.UsecPerDecision*float64(p.Requests.Sent), genSent+p.Requests.Sent
+		}
+	}
+	if genSent > 0 {
+		// rlbench's own, beside the server's: which of the two the
+		// search measured.
+		out.GeneratorUsecPerDecision = genUsec / float64(genSent)
 	}
 	if calls > 0 && usec > 0 {
 		out.ServerUsecPerDecision = float64(usec) / float64(calls)

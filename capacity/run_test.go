@@ -58,7 +58,8 @@ scenarios:
 		}
 		var stepAllowed int64
 		for _, s := range c.Steps {
-			if s.Outcome != result.StepHeld || s.Audit == nil || s.Sent == 0 || s.P99Us <= 0 || s.LagP99Us <= 0 || s.Concurrency != 8 || s.Pipeline != 1 {
+			if s.Outcome != result.StepHeld || s.Audit == nil || s.Sent == 0 || s.P99Us <= 0 || s.LagP99Us <= 0 || s.Concurrency != 8 || s.Pipeline != 1 ||
+				s.Generator == nil || s.Generator.UsecPerDecision <= 0 {
 				t.Errorf("%s: step %+v", r.Key(), s)
 				continue
 			}
@@ -78,7 +79,7 @@ scenarios:
 		if a == nil || a.Allowed != stepAllowed+100 || a.Allowed != 300 || a.Overshoot != 0 || a.ModelMismatches != 0 || a.Coverage != 1 {
 			t.Errorf("%s: audit %+v, want the steps' %d admissions and the pipelined run's 100", r.Key(), a, stepAllowed)
 		}
-		if c.ServerUsecPerDecision <= 0 || c.CeilingPerS != 1e6/c.ServerUsecPerDecision || c.ShareOfCeiling != 1600/c.CeilingPerS || c.ShareOfPipelined != 1600/pl.PerS {
+		if c.ServerUsecPerDecision <= 0 || c.GeneratorUsecPerDecision <= 0 || c.CeilingPerS != 1e6/c.ServerUsecPerDecision || c.ShareOfCeiling != 1600/c.CeilingPerS || c.ShareOfPipelined != 1600/pl.PerS {
 			t.Errorf("%s: ceiling %+v", r.Key(), c)
 		}
 		if c.BytesPerIdentity <= 0 || r.Memory == nil || r.Memory.Identities != 20 {

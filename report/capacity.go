@@ -12,7 +12,7 @@ import (
 )
 
 // CapacityColumns name the cells of CapacityCells.
-var CapacityColumns = []string{"algorithm", "scenario", "capacity/s", "server µs/decision", "ceiling/s", "of ceiling",
+var CapacityColumns = []string{"algorithm", "scenario", "capacity/s", "server µs/decision", "rlbench µs/decision", "ceiling/s", "of ceiling",
 	"pipelined/s", "of pipelined", "Redis CPU at capacity", "B/identity", "steps", "end"}
 
 // CapacityRuns are the result's capacity runs, in its order.
@@ -27,35 +27,39 @@ func CapacityRuns(r *result.Result) []*result.Run {
 }
 
 // CapacityCells formats a capacity run's figures in the order of
-// CapacityColumns: the capacity found, the server's CPU per decision and
-// the ceiling one core could reach at it, the capacity's share of that
+// CapacityColumns: the capacity found, the server's CPU per decision,
+// rlbench's own beside it, the ceiling one core could reach at the
+// server's, the capacity's share of that
 // ceiling and of the pipelined run's rate, the Redis CPU at the capacity,
 // what an identity cost in Redis there, the steps the search took and how
 // it ended; "-" where the run has no figure.
 func CapacityCells(run *result.Run) []string {
 	c := run.Capacity
-	cells := []string{run.Algorithm, run.Scenario, "none held", "-", "-", "-", "-", "-", "-", "-", fmt.Sprint(len(c.Steps)), CapacityEnd(c)}
+	cells := []string{run.Algorithm, run.Scenario, "none held", "-", "-", "-", "-", "-", "-", "-", "-", fmt.Sprint(len(c.Steps)), CapacityEnd(c)}
 	if c.PerS > 0 {
 		cells[2] = FormatCount(int64(c.PerS))
 	}
 	if c.ServerUsecPerDecision > 0 {
 		cells[3] = fmt.Sprintf("%.2f", c.ServerUsecPerDecision)
-		cells[4] = FormatCount(int64(c.CeilingPerS))
+		cells[5] = FormatCount(int64(c.CeilingPerS))
 		if c.PerS > 0 {
-			cells[5] = FormatShare(c.ShareOfCeiling)
+			cells[6] = FormatShare(c.ShareOfCeiling)
 		}
 	}
+	if c.GeneratorUsecPerDecision > 0 {
+		cells[4] = fmt.Sprintf("%.2f", c.GeneratorUsecPerDecision)
+	}
 	if p := c.Pipelined; p != nil && p.PerS > 0 {
-		cells[6] = FormatCount(int64(p.PerS))
+		cells[7] = FormatCount(int64(p.PerS))
 		if c.PerS > 0 {
-			cells[7] = FormatShare(c.ShareOfPipelined)
+			cells[8] = FormatShare(c.ShareOfPipelined)
 		}
 	}
 	if c.ServerCPUAtCapacity > 0 {
-		cells[8] = FormatShare(c.ServerCPUAtCapacity)
+		cells[9] = FormatShare(c.ServerCPUAtCapacity)
 	}
 	if c.BytesPerIdentity > 0 {
-		cells[9] = fmt.Sprintf("%.0f", c.BytesPerIdentity)
+		cells[10] = fmt.Sprintf("%.0f", c.BytesPerIdentity)
 	}
 	return cells
 }
@@ -164,6 +168,10 @@ func generatorCause(c *result.Capacity) string {
 		s := c.Steps[at]
 		switch s.Cause {
 		case result.CauseGeneratorCPU:
+			if g := s.Generator; g != nil && g.UsecPerDecision > 0 && s.ServerUsecPerCall > 0 {
+				return fmt.Sprintf("rlbench ran %s of a CPU and waited %s of the step for one, spending %.2fµs of CPU per decision against the server's %.2fµs",
+					FormatShare(g.CPUShare), FormatShare(g.CPUWaitShare), g.UsecPerDecision, s.ServerUsecPerCall)
+			}
 			if g := s.Generator; g != nil {
 				return fmt.Sprintf("rlbench ran %s of a CPU and waited %s of the step for one", FormatShare(g.CPUShare), FormatShare(g.CPUWaitShare))
 			}

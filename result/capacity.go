@@ -42,6 +42,12 @@ type Capacity struct {
 	ServerUsecPerDecision float64 `json:"server_usec_per_decision"`
 	CeilingPerS           float64 `json:"ceiling_per_s"`
 	ShareOfCeiling        float64 `json:"share_of_ceiling"`
+	// GeneratorUsecPerDecision is rlbench's own CPU time per decision in
+	// microseconds, over every step's requests (each step's
+	// generator.usec_per_decision, weighted by its requests): beside the
+	// server's, whether the search measured Redis or rlbench. Zero when
+	// unknown.
+	GeneratorUsecPerDecision float64 `json:"generator_usec_per_decision,omitempty"`
 	// Pipelined is the closed-loop pipelined run of the same script after
 	// the search, and ShareOfPipelined is PerS over its rate; nil when it
 	// was not made.
@@ -102,7 +108,8 @@ type CapacityStep struct {
 	LagP99Us      int64 `json:"lag_p99_us"`
 	// ServerUsecPerCall is the server's CPU time per decision over the
 	// step (INFO commandstats), and ServerCPU the share of one CPU the
-	// server used (INFO cpu); zero when unknown.
+	// server used (INFO cpu); zero when unknown. Generator's
+	// usec_per_decision is rlbench's own beside it.
 	ServerUsecPerCall float64 `json:"server_usec_per_call"`
 	ServerCPU         float64 `json:"server_cpu"`
 	// Generator is how rlbench's own process fared for CPU over the step.

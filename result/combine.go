@@ -294,15 +294,16 @@ var rules = []rule{
 	// median repetition's. A segment searches for no load of its own
 	// (profile refuses the shape with --segment): the first's is kept.
 	{"capacity", keep, keep},
-	{"capacity.per_s", median, inSection},                    // noise
-	{"capacity.broke_per_s", median, inSection},              // noise
-	{"capacity.generator_bound_at_per_s", median, inSection}, // noise
-	{"capacity.server_usec_per_decision", median, inSection}, // noise
-	{"capacity.ceiling_per_s", median, inSection},            // follows the cost per decision
-	{"capacity.share_of_ceiling", median, inSection},         // noise
-	{"capacity.share_of_pipelined", median, inSection},       // noise
-	{"capacity.server_cpu_at_capacity", median, inSection},   // noise
-	{"capacity.bytes_per_identity", median, inSection},       // noise
+	{"capacity.per_s", median, inSection},                       // noise
+	{"capacity.broke_per_s", median, inSection},                 // noise
+	{"capacity.generator_bound_at_per_s", median, inSection},    // noise
+	{"capacity.server_usec_per_decision", median, inSection},    // noise
+	{"capacity.generator_usec_per_decision", median, inSection}, // noise
+	{"capacity.ceiling_per_s", median, inSection},               // follows the cost per decision
+	{"capacity.share_of_ceiling", median, inSection},            // noise
+	{"capacity.share_of_pipelined", median, inSection},          // noise
+	{"capacity.server_cpu_at_capacity", median, inSection},      // noise
+	{"capacity.bytes_per_identity", median, inSection},          // noise
 
 	// What merging keeps of repetitions; a segment's figures are its
 	// median repetition's, and the note says so.

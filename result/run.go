@@ -479,6 +479,13 @@ type Generator struct {
 	// Redis on it. Requests that waited so were sent, or their replies
 	// read, that much later.
 	CPUWaitShare float64 `json:"cpu_wait_share"`
+	// UsecPerDecision is rlbench's own CPU time (its threads on a CPU) per
+	// request it sent over the traffic, in microseconds: what one decision
+	// cost the generator, beside what it cost the server
+	// (server.usec_per_call). On a machine rlbench shares with Redis, a
+	// generator that spends more per decision than the server gives out
+	// first. Zero when nothing was sent.
+	UsecPerDecision float64 `json:"usec_per_decision,omitempty"`
 }
 
 // WindowLocation is how a boundary run found where each identity's window

@@ -106,10 +106,14 @@ func hostInfo() result.HostInfo {
 }
 
 // generatorFigures is rlbench's own CPU over a run's traffic of length
-// wall; nil for a run that sent nothing.
-func generatorFigures(t schedstat.Times, wall time.Duration) *result.Generator {
+// wall, in which it sent sent requests; nil for a run that took no time.
+func generatorFigures(t schedstat.Times, wall time.Duration, sent int64) *result.Generator {
 	if wall <= 0 {
 		return nil
 	}
-	return &result.Generator{CPUShare: t.Run.Seconds() / wall.Seconds(), CPUWaitShare: t.Wait.Seconds() / wall.Seconds()}
+	g := &result.Generator{CPUShare: t.Run.Seconds() / wall.Seconds(), CPUWaitShare: t.Wait.Seconds() / wall.Seconds()}
+	if sent > 0 {
+		g.UsecPerDecision = float64(t.Run.Microseconds()) / float64(sent)
+	}
+	return g
 }

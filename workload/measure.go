@@ -334,7 +334,7 @@ func (ms *measurement) traffic(ctx context.Context) error {
 	ms.trafficBegan = true
 	out, err := r.runSchedule(ctx, t)
 	if cpuAfter, ok := schedstat.Read(schedstat.Self); cpuKnown && ok {
-		out.generator = generatorFigures(cpuAfter.Sub(cpuBefore), out.elapsed)
+		out.generator = generatorFigures(cpuAfter.Sub(cpuBefore), out.elapsed, ms.rec.completed())
 	}
 	ms.out = out
 	ms.m.LagP99, ms.m.Busy = ms.rec.lagQuantile(99), out.busy

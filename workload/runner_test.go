@@ -95,9 +95,10 @@ scenarios:
 			t.Errorf("%s/%s: allowed %d, want %d", r.Algorithm, r.Scenario, r.Requests.Allowed, want)
 		}
 		// rlbench's own CPU over the traffic, where the kernel keeps it: it
-		// ran (it sent every request), and a wait is never negative.
+		// ran (it sent every request, each for some of its CPU), and a
+		// wait is never negative.
 		if _, known := schedstat.Read(schedstat.Self); known {
-			if g := r.Generator; g == nil || g.CPUShare <= 0 || g.CPUWaitShare < 0 {
+			if g := r.Generator; g == nil || g.CPUShare <= 0 || g.CPUWaitShare < 0 || g.UsecPerDecision <= 0 {
 				t.Errorf("%s/%s: generator figures %+v", r.Algorithm, r.Scenario, g)
 			}
 		}

@@ -17,15 +17,16 @@ func Capacity() *result.Result {
 	broken := step(60000, 900, 5000, result.StepBroke, result.CauseLatency)
 	broken.Audit.Overshoot = 3
 	fixed := &result.Capacity{SLO: slo, PerS: 40000, BrokePerS: 42000, End: result.CapacityConverged,
-		ServerUsecPerDecision: 5, CeilingPerS: 200000, ShareOfCeiling: 0.2,
+		ServerUsecPerDecision: 5, CeilingPerS: 200000, ShareOfCeiling: 0.2, GeneratorUsecPerDecision: 3.1,
 		Pipelined: &result.PipelinedRun{PerS: 160000, Depth: 16, Connections: 64}, ShareOfPipelined: 0.25,
 		ServerCPUAtCapacity: 0.71, BytesPerIdentity: 62,
 		Steps: []result.CapacityStep{step(10000, 150, 600, result.StepHeld, ""), step(20000, 160, 800, result.StepHeld, ""),
 			step(40000, 200, 1500, result.StepHeld, ""), broken, step(42000, 300, 2600, result.StepBroke, result.CauseLatency)}}
 	cpuBound := step(32000, 500, 9000, result.StepGeneratorBound, result.CauseGeneratorCPU)
-	cpuBound.Generator = &result.Generator{CPUShare: 0.97, CPUWaitShare: 0.05}
+	cpuBound.Generator = &result.Generator{CPUShare: 0.97, CPUWaitShare: 0.05, UsecPerDecision: 30.3}
+	cpuBound.ServerUsecPerCall = 9
 	sliding := &result.Capacity{SLO: slo, PerS: 16000, End: result.CapacityGeneratorBound, GeneratorBoundAtPerS: 32000,
-		ServerUsecPerDecision: 9, CeilingPerS: 111111, ShareOfCeiling: 0.144,
+		ServerUsecPerDecision: 9, CeilingPerS: 111111, ShareOfCeiling: 0.144, GeneratorUsecPerDecision: 12.5,
 		Steps: []result.CapacityStep{step(8000, 150, 700, result.StepHeld, ""), step(16000, 170, 900, result.StepHeld, ""), cpuBound}}
 	base := r.Runs[0]
 	base.Scenario, base.Shape, base.Errors = "capacity", "capacity", nil
