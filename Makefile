@@ -105,7 +105,8 @@ bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./algorithms ./workload ./report/...
 
 ## fuzz: fuzz the profile decoder, the result decoder, the merge of
-## segments, a declared limiter's reply parsing and the trace reader for FUZZTIME each (make
+## segments, rlbench merge and rlbench report on arbitrary result files, a
+## declared limiter's reply parsing and the trace reader for FUZZTIME each (make
 ## test already runs their committed seed corpus); a crasher lands in the
 ## package's testdata/fuzz
 FUZZTIME ?= 60s
@@ -113,6 +114,8 @@ fuzz:
 	$(GO) test ./profile -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./result -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./result -run '^$$' -fuzz '^FuzzMergeSegments$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./cmd/rlbench -run '^$$' -fuzz '^FuzzMerge$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./cmd/rlbench -run '^$$' -fuzz '^FuzzReport$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./algorithms -run '^$$' -fuzz '^FuzzDeclaredReply$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./trace -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME)
 

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/rlbench/rlbench/result"
 )
 
 // MaxSegments bounds how many processes may split one profile.
-const MaxSegments = 10_000
+const MaxSegments = result.MaxSegments
 
 // Segment is one of Count disjoint parts of a profile's identities, run by
 // one of Count processes that together make one load: identity i belongs

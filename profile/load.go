@@ -21,6 +21,7 @@ import (
 	"github.com/rlbench/rlbench/internal/input"
 	"github.com/rlbench/rlbench/internal/suggest"
 	"github.com/rlbench/rlbench/plan"
+	"github.com/rlbench/rlbench/result"
 )
 
 var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "report", "scenarios", "thresholds",
@@ -109,8 +110,8 @@ func ParseWith(file string, data []byte, o Options) (*Profile, error) {
 	root := doc.Content[0]
 	top := d.mapping(root, "", profileFields...)
 	top.str("name", &p.Name)
-	if !namePattern.MatchString(p.Name) {
-		top.errorf("name", "%q must be 1-64 letters, digits, '.', '_' or '-'", p.Name)
+	if err := result.CheckName(p.Name); err != nil {
+		top.errorf("name", "%v", err)
 	}
 	var policyOK bool
 	p.Policy, policyOK = parsePolicy(d, top)

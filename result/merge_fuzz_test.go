@@ -49,6 +49,9 @@ func FuzzMergeSegments(f *testing.F) {
 		r.Complete, r.IncompleteReason = false, "interrupted (Ctrl-C)"
 	}))
 	f.Add(segmentSample(f, 0, 2, nil), segmentSample(f, 1, 2, func(r *result.Result) { r.Runs = nil }), []byte{})
+	// A count that sized the merge, and one that made it panic.
+	f.Add(segmentSample(f, 0, 2, func(r *result.Result) { r.Segment.Count = 10_000_000 }), segmentSample(f, 1, 2, nil), []byte{})
+	f.Add(segmentSample(f, 0, 2, func(r *result.Result) { r.Segment.Count = 1_000_000_000_000_000 }), segmentSample(f, 1, 2, nil), []byte{})
 	f.Fuzz(func(t *testing.T, a, b, c []byte) {
 		var parts []*result.Result
 		for _, data := range [][]byte{a, b, c} {

@@ -3,8 +3,26 @@ package result
 import (
 	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 )
+
+// MaxSegments bounds how many processes may split one load (rlbench run
+// --segment I/N), and so how many segments a result may say its load had.
+const MaxSegments = 10_000
+
+// namePattern is what a profile's name may be: it names the folder of
+// every result of the profile, so it is one path element of a few safe
+// characters. A result's profile.name is held to it as the profile is.
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+
+// CheckName says why name cannot be a profile's name, or nil.
+func CheckName(name string) error {
+	if !namePattern.MatchString(name) || name == "." || name == ".." {
+		return fmt.Errorf("%q must be 1-64 letters, digits, '.', '_' or '-' (and not . or ..)", name)
+	}
+	return nil
+}
 
 // signedFields are the JSON paths (within a run, or from the top) of the
 // numbers that can rightly be negative; every other count and figure in a
@@ -31,6 +49,21 @@ var signedFields = map[string]bool{
 // up (sent = allowed + denied + errors). The error names the run and the
 // field.
 func (r *Result) validate() error {
+	if err := CheckName(r.Profile.Name); err != nil {
+		return fmt.Errorf("profile.name %w", err)
+	}
+	if s := r.Segment; s != nil {
+		// A count sizes what merge builds: the same bounds --segment has.
+		if s.Count < 1 || s.Count > MaxSegments {
+			return fmt.Errorf("segment.count %d: want 1 to %d", s.Count, MaxSegments)
+		}
+		if s.Index < 0 || s.Index >= s.Count {
+			return fmt.Errorf("segment.index %d: want 0 to %d for %d segments", s.Index, s.Count-1, s.Count)
+		}
+	}
+	if len(r.MergedSegments) > MaxSegments {
+		return fmt.Errorf("merged_segments holds %d segments: want at most %d", len(r.MergedSegments), MaxSegments)
+	}
 	w := &signWalk{keys: map[[2]string]string{}}
 	if err := w.check(reflect.ValueOf(r).Elem(), ""); err != nil {
 		return err
