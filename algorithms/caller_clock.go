@@ -60,6 +60,31 @@ func TakesCallerTime(lim Limiter) bool {
 	return false
 }
 
+// CallerTicked is implemented by limiters that take their time from their
+// caller: CallerTick is the unit the time reaches the script in, the
+// caller's clock rounded down to it (a second for ${now_s}, a millisecond
+// for ${now_ms}, a microsecond for ${now_us}, ${now_s_float} and the
+// client-time built-ins). A limiter whose tick is coarse cannot tell two
+// requests a few milliseconds apart across a tick from two a tick apart.
+type CallerTicked interface {
+	CallerTick() time.Duration
+}
+
+var (
+	_ CallerTicked = (*clientTimed)(nil)
+	_ CallerTicked = (*Declared)(nil)
+)
+
+// CallerTick implements CallerTicked: the client-time built-ins take the
+// caller's clock in microseconds.
+func (c *clientTimed) CallerTick() time.Duration { return time.Microsecond }
+
+// CallerTick implements CallerTicked: the unit of the finest time its
+// arguments carry (a microsecond when none does).
+func (l *Declared) CallerTick() time.Duration {
+	return time.Duration(l.decl.clockUnitMicros()) * time.Microsecond
+}
+
 // callerClockKey is the context key of the caller's clock.
 type callerClockKey struct{}
 

@@ -80,7 +80,7 @@ var (
 	kindByBound = &noteKind{title: "judged by its bound only",
 		explain: "these limiters declare a bound, not a semantics with a reference model to replay; they were judged by the bound at the server times their replies carried"}
 	kindCallerTime = &noteKind{title: "judged by its bound only, on the caller's clock",
-		explain: "these limiters decide by the caller's clock, so they were judged by their bound only, at the times their arguments carried"}
+		explain: "these limiters decide by the caller's clock, so they were judged by their bound only, on the true clock: each decision somewhere between its request's send and its reply"}
 	kindClientTime = &noteKind{title: "judged by its bound only, on the client's clock",
 		explain: "these limiters' replies carry no server time, so they were judged by their bound only, on the client's clock: each decision lies within half its round trip of the midpoint"}
 	kindSampled = &noteKind{title: "audit of a sample"}

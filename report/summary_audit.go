@@ -227,8 +227,15 @@ func auditBasisNote(key string, a *result.Audit) (note, bool) {
 		return note{kind: kindByBound, where: key, detail: key,
 			text: fmt.Sprintf("%s: judged by its bound only (it declares a bound, not a semantics with a reference model to replay), at the server times its replies carried", key)}, true
 	case result.AuditByBoundCallerTime:
-		return note{kind: kindCallerTime, where: key, detail: key,
-			text: fmt.Sprintf("%s: it decides by the caller's clock, so it was judged by its bound only, at the times its arguments carried", key)}, true
+		n := note{kind: kindCallerTime, where: key, detail: key,
+			text: fmt.Sprintf("%s: it decides by the caller's clock, so it was judged by its bound only, on the true clock: each decision somewhere between its request's send and its reply", key)}
+		if c := a.CallerClock; c != nil {
+			figures := fmt.Sprintf("most admissions of one identity certainly in one window: %d; on its own clock (the times its arguments carried, in %s): %d",
+				a.MaxWindowAdmitted, tickUnit(c.TickUs), c.MaxWindowAdmittedOwn)
+			n.text += "; " + figures
+			n.detail += ": " + figures
+		}
+		return n, true
 	case result.AuditByBoundClientTime:
 		n := note{kind: kindClientTime, where: key, detail: key,
 			text: fmt.Sprintf("%s: its replies carry no server time, so it was judged by its bound only, on the client's clock: each decision lies within half its round trip of the midpoint", key)}
@@ -241,6 +248,19 @@ func auditBasisNote(key string, a *result.Audit) (note, bool) {
 		return n, true
 	}
 	return note{}, false
+}
+
+// tickUnit names the unit a caller's clock reached the script in.
+func tickUnit(tickUs int64) string {
+	switch tickUs {
+	case 1_000_000:
+		return "whole seconds"
+	case 1000:
+		return "whole milliseconds"
+	case 1:
+		return "microseconds"
+	}
+	return "steps of " + FormatMicros(tickUs)
 }
 
 // windowNote says how a boundary run found its windows' ends, when it was

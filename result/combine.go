@@ -134,45 +134,49 @@ var rules = []rule{
 	// noise, so repetitions report the worst; the other figures go with
 	// the median repetition. Segments audited disjoint identities: counts
 	// add up, a window's figures are the busiest of any.
-	{"audit", byField, firstPresent},                             // a segment without an audit adds nothing to it
-	{"audit.identities", keep, sum},                              // disjoint identities
-	{"audit.sampled", keep, anyOf},                               // one sample makes the whole a sample
-	{"audit.decisions", keep, sum},                               // the disjoint identities' decisions
-	{"audit.allowed", keep, sum},                                 // likewise
-	{"audit.expected_allowed", keep, sum},                        // likewise
-	{"audit.model_mismatches", worst, sum},                       // a finding; each segment found its own
-	{"audit.under_admitted", worst, sum},                         // a finding; each segment found its own
-	{"audit.overshoot", worst, sum},                              // a finding, summed over identities
-	{"audit.policy_excess", worst, highest},                      // a finding of one window: the busiest
-	{"audit.max_window_admitted", worst, highest},                // a finding of one window: the busiest
-	{"audit.bound_window", keep, highest},                        // one promise; the highest should segments state it otherwise
-	{"audit.violations", worst, sum},                             // a finding, counted in identities
-	{"audit.coverage", keep, auditCoverage},                      // the merged audit's decisions over the merged run's
-	{"audit.basis", keep, keep},                                  // one limiter, judged one way
-	{"audit.window_ms", keep, keep},                              // one declared interval
-	{"audit.timing", byField, firstPresent},                      // present when any segment judged on client times
-	{"audit.timing.uncertainty_p50_us", keep, highest},           // medians of parts are no median of all: the larger to stand behind
-	{"audit.timing.uncertainty_max_us", keep, highest},           // the largest of any
-	{"audit.timing.max_window_admitted_possible", keep, highest}, // the busiest window of any
-	{"audit.reply", byField, firstPresent},                       // present when any segment checked replies
-	{"audit.reply.remaining_checked", keep, sum},                 // replies of disjoint identities
-	{"audit.reply.remaining_wrong", worst, sum},                  // a finding
-	{"audit.reply.retry_after_checked", keep, sum},               // replies of disjoint identities
-	{"audit.reply.retry_after_too_early", worst, sum},            // a finding
-	{"audit.vs_exact", byField, firstPresent},                    // present when any segment compared
-	{"audit.vs_exact.algorithm", keep, keep},                     // one exact algorithm to compare with
-	{"audit.vs_exact.decisions", keep, sum},                      // the disjoint identities' decisions
-	{"audit.vs_exact.differ", keep, sum},                         // likewise
-	{"audit.vs_exact.admitted_beyond", keep, sum},                // likewise
-	{"audit.vs_exact.denied_within", keep, sum},                  // likewise
-	{"audit.power", byField, firstPresent},                       // what the audit could have caught
-	{"audit.power.offered_max_in_window", keep, highest},         // the busiest identity of any segment
-	{"audit.power.replayed", keep, allOf},                        // every segment replayed, or the sum of denials is not the model's
-	{"audit.power.expected_denied", keep, sum},                   // the disjoint identities' denials
-	{"audit.power.excess", keep, anyOf},                          // one segment that could show it is enough
-	{"audit.power.shortfall", keep, anyOf},                       // likewise
-	{"audit.power.promise_admits", keep, keep},                   // one limiter's promise
-	{"audit.power.promise_within_ms", keep, keep},                // likewise
+	{"audit", byField, firstPresent},                                     // a segment without an audit adds nothing to it
+	{"audit.identities", keep, sum},                                      // disjoint identities
+	{"audit.sampled", keep, anyOf},                                       // one sample makes the whole a sample
+	{"audit.decisions", keep, sum},                                       // the disjoint identities' decisions
+	{"audit.allowed", keep, sum},                                         // likewise
+	{"audit.expected_allowed", keep, sum},                                // likewise
+	{"audit.model_mismatches", worst, sum},                               // a finding; each segment found its own
+	{"audit.under_admitted", worst, sum},                                 // a finding; each segment found its own
+	{"audit.overshoot", worst, sum},                                      // a finding, summed over identities
+	{"audit.policy_excess", worst, highest},                              // a finding of one window: the busiest
+	{"audit.max_window_admitted", worst, highest},                        // a finding of one window: the busiest
+	{"audit.bound_window", keep, highest},                                // one promise; the highest should segments state it otherwise
+	{"audit.violations", worst, sum},                                     // a finding, counted in identities
+	{"audit.coverage", keep, auditCoverage},                              // the merged audit's decisions over the merged run's
+	{"audit.basis", keep, keep},                                          // one limiter, judged one way
+	{"audit.window_ms", keep, keep},                                      // one declared interval
+	{"audit.timing", byField, firstPresent},                              // present when any segment judged on client times
+	{"audit.timing.uncertainty_p50_us", keep, highest},                   // medians of parts are no median of all: the larger to stand behind
+	{"audit.timing.uncertainty_max_us", keep, highest},                   // the largest of any
+	{"audit.timing.max_window_admitted_possible", keep, highest},         // the busiest window of any
+	{"audit.caller_clock", byField, firstPresent},                        // present when any segment judged a caller's clock
+	{"audit.caller_clock.tick_us", keep, keep},                           // one limiter's arguments
+	{"audit.caller_clock.max_window_admitted_own", worst, highest},       // a window's figure: the busiest
+	{"audit.caller_clock.burst", mostAt("admitted"), mostAt("admitted")}, // the busiest of any, whole
+	{"audit.reply", byField, firstPresent},                               // present when any segment checked replies
+	{"audit.reply.remaining_checked", keep, sum},                         // replies of disjoint identities
+	{"audit.reply.remaining_wrong", worst, sum},                          // a finding
+	{"audit.reply.retry_after_checked", keep, sum},                       // replies of disjoint identities
+	{"audit.reply.retry_after_too_early", worst, sum},                    // a finding
+	{"audit.vs_exact", byField, firstPresent},                            // present when any segment compared
+	{"audit.vs_exact.algorithm", keep, keep},                             // one exact algorithm to compare with
+	{"audit.vs_exact.decisions", keep, sum},                              // the disjoint identities' decisions
+	{"audit.vs_exact.differ", keep, sum},                                 // likewise
+	{"audit.vs_exact.admitted_beyond", keep, sum},                        // likewise
+	{"audit.vs_exact.denied_within", keep, sum},                          // likewise
+	{"audit.power", byField, firstPresent},                               // what the audit could have caught
+	{"audit.power.offered_max_in_window", keep, highest},                 // the busiest identity of any segment
+	{"audit.power.replayed", keep, allOf},                                // every segment replayed, or the sum of denials is not the model's
+	{"audit.power.expected_denied", keep, sum},                           // the disjoint identities' denials
+	{"audit.power.excess", keep, anyOf},                                  // one segment that could show it is enough
+	{"audit.power.shortfall", keep, anyOf},                               // likewise
+	{"audit.power.promise_admits", keep, keep},                           // one limiter's promise
+	{"audit.power.promise_within_ms", keep, keep},                        // likewise
 
 	// The pipeline: each segment wrote its own batches.
 	{"pipeline", byField, firstPresent},       // a segment that sent nothing has none
@@ -426,6 +430,44 @@ var (
 		return nil
 	}}
 )
+
+// mostAt is, whole, the section of the part whose field named field holds
+// the most (the first of those that tie); nil when no part has one.
+func mostAt(field string) combiner {
+	return combiner{name: "the one with the most " + field, whole: true, apply: func(m *merging, path string) error {
+		dst, ok := locate(m.out, path)
+		if !ok {
+			return nil
+		}
+		var best reflect.Value
+		for _, p := range m.parts {
+			v, ok := locate(p, path)
+			if !ok || v.IsNil() {
+				continue
+			}
+			if !best.IsValid() || greater(jsonField(v.Elem(), field), jsonField(best.Elem(), field)) {
+				best = v
+			}
+		}
+		dst.SetZero()
+		if best.IsValid() {
+			c := reflect.New(best.Elem().Type())
+			c.Elem().Set(best.Elem())
+			dst.Set(c)
+		}
+		return nil
+	}}
+}
+
+// jsonField is the field of struct v that JSON names name.
+func jsonField(v reflect.Value, name string) reflect.Value {
+	for i := range v.NumField() {
+		if jsonName(v.Type().Field(i)) == name {
+			return v.Field(i)
+		}
+	}
+	panic("result: no field " + name + " in " + v.Type().String())
+}
 
 // weightedBy is the mean over the parts weighted by the field at weight in
 // each; the base's value when the weights add up to nothing.

@@ -267,8 +267,13 @@ type Audit struct {
 	// of so many requests per its own interval.
 	WindowMs int64 `json:"window_ms,omitempty"`
 	// Timing says how uncertain the decisions' times were, when the audit
-	// had only the client's (AuditByBoundClientTime).
+	// had only the client's (AuditByBoundClientTime), or judged a limiter
+	// that takes its time from its caller on the true clock (CallerClock).
 	Timing *AuditTiming `json:"timing,omitempty"`
+	// CallerClock sets the true clock beside the limiter's own, for a
+	// limiter that takes its time from its caller (time_from: args, the
+	// client-time built-ins); nil for one that reads Redis TIME.
+	CallerClock *AuditCallerClock `json:"caller_clock,omitempty"`
 	// Reply is what checking the replies' remaining and retry_after against
 	// the reference model found; nil when nothing was checked. Each wrong
 	// answer also counts its decision in ModelMismatches.
@@ -354,9 +359,10 @@ const (
 	// decision lies somewhere between its send and its reply, and only
 	// what holds for every such placement counts (see AuditTiming).
 	AuditByBoundClientTime = "bound_client_time"
-	// AuditByBoundCallerTime: only the bound, at the times the limiter's
-	// arguments carried (it decides by the caller's clock): exact
-	// instants, on the server's clock through the measured offset.
+	// AuditByBoundCallerTime: only the bound, for a limiter that decides
+	// by the caller's clock, on the true clock: each decision somewhere
+	// between its request's send and its reply, on the server's clock
+	// through the measured offset (see AuditCallerClock).
 	AuditByBoundCallerTime = "bound_caller_time"
 )
 
@@ -378,6 +384,44 @@ type AuditTiming struct {
 	// one window, wherever in its round trip each was decided: overshoot
 	// is judged on that, so what it reports holds for every placement.
 	MaxWindowAdmittedPossible int64 `json:"max_window_admitted_possible"`
+}
+
+// AuditCallerClock is how a limiter that takes its time from its caller
+// fared on the true clock. Every decision is placed on rlbench's own clock,
+// somewhere between its request's send and its reply (on the server's
+// clock through the run's offset), and MaxWindowAdmitted, Overshoot and
+// Timing count only what lies in one window wherever in that span each
+// decision was made; its reference model is still fed the time its
+// arguments carried, which is the limiter's own view. A caller's clock
+// coarser than the window can bear shows here: a whole-second clock takes
+// two requests 10ms apart across a second boundary for a second apart.
+type AuditCallerClock struct {
+	// TickUs is the unit the caller's time reached the script in, in
+	// microseconds: 1000000 for ${now_s}, 1000 for ${now_ms}, 1 for
+	// ${now_us}, ${now_s_float} and the client-time built-ins. The script's
+	// clock is the caller's rounded down to it.
+	TickUs int64 `json:"tick_us"`
+	// MaxWindowAdmittedOwn is the most units one identity was admitted
+	// within one window on the limiter's own clock: at the times its
+	// arguments carried (a fleet instance's skew and the tick included).
+	MaxWindowAdmittedOwn int64 `json:"max_window_admitted_own"`
+	// Burst is the busiest window of an identity that went past the bound
+	// on the true clock; nil when none did.
+	Burst *CallerClockBurst `json:"burst,omitempty"`
+}
+
+// CallerClockBurst is what one identity was admitted, on the true clock,
+// within the busiest window that went past the bound.
+type CallerClockBurst struct {
+	// Admitted is the units certainly admitted within that window.
+	Admitted int64 `json:"admitted"`
+	// WithinMs is the shortest stretch of them that holds more than the
+	// bound, from the earliest send to the latest reply among them: how
+	// quickly the limiter let more than its bound through.
+	WithinMs float64 `json:"within_ms"`
+	// AcrossTicks says the requests of that stretch carried times of more
+	// than one tick (both sides of a second boundary, for ${now_s}).
+	AcrossTicks bool `json:"across_ticks"`
 }
 
 // ReplyCheck is what the audit found in the parts of the replies a caller

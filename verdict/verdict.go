@@ -10,6 +10,7 @@ package verdict
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -400,8 +401,8 @@ func assessRun(r *result.Result, run *result.Run) Run {
 		}
 		if a.Overshoot > 0 {
 			out.Promise = Broken
-			add(Overshoot, a.Overshoot, fmt.Sprintf("%s: OVERSHOOT: %s identities got more than the algorithm's own bound of %s within one %s (%s admissions beyond it)",
-				run.Key(), numfmt.Count(a.Violations), numfmt.Count(a.BoundWindow), numfmt.Millis(r.AuditWindowMs(run)), numfmt.Count(a.Overshoot)))
+			add(Overshoot, a.Overshoot, fmt.Sprintf("%s: OVERSHOOT: %s identities got more than the algorithm's own bound of %s within one %s (%s admissions beyond it)%s",
+				run.Key(), numfmt.Count(a.Violations), numfmt.Count(a.BoundWindow), numfmt.Millis(r.AuditWindowMs(run)), numfmt.Count(a.Overshoot), callerClockCost(r, run)))
 		}
 		if a.ModelMismatches > 0 {
 			out.Promise = Broken
@@ -493,6 +494,60 @@ func resetCause(w result.FaultWindow) string {
 		return "the " + w.Kind
 	}
 	return ""
+}
+
+// callerClockCost says, for a limiter that takes its time from its caller
+// and went past its bound on the true clock, what that looked like there
+// and on its own clock; for one whose own clock saw no excess, that its
+// caller's clock is what let it through: a clock coarser than the window
+// can bear takes requests milliseconds apart across a tick for a tick
+// apart. "" when there is nothing to say.
+func callerClockCost(r *result.Result, run *result.Run) string {
+	a := run.Audit
+	cc := a.CallerClock
+	if cc == nil || cc.Burst == nil {
+		return ""
+	}
+	b := cc.Burst
+	within := numfmt.Micros(int64(b.WithinMs * 1000))
+	window := numfmt.Millis(r.AuditWindowMs(run))
+	inWindow := fmt.Sprintf("%s in one %s window on the true clock", numfmt.Count(b.Admitted), window)
+	if limit := run.Params.Limit; limit > 0 {
+		inWindow += fmt.Sprintf(" (%s the limit of %s)", timesOf(float64(b.Admitted)/float64(limit)), numfmt.Count(limit))
+	}
+	own := fmt.Sprintf("on its own clock (the times its requests carried) %s", numfmt.Count(cc.MaxWindowAdmittedOwn))
+	if cc.MaxWindowAdmittedOwn > a.BoundWindow {
+		return fmt.Sprintf("; %s, more than its bound within %s; %s", inWindow, within, own)
+	}
+	tick, ok := tickName(cc.TickUs)
+	if !ok || !b.AcrossTicks {
+		return fmt.Sprintf("; more than its bound went through within %s, %s, where %s at most: its callers' clocks, not its own, let them through",
+			within, inWindow, own)
+	}
+	return fmt.Sprintf("; its caller's whole-%s clock let more than its bound through within %s across a %s boundary, requests it took for a %s apart: %s, %s at most",
+		tick, within, tick, tick, inWindow, own)
+}
+
+// tickName names a caller's clock tick of tickUs microseconds as a unit
+// ("second"), when it is a whole unit coarser than a microsecond.
+func tickName(tickUs int64) (string, bool) {
+	switch tickUs {
+	case 1_000_000:
+		return "second", true
+	case 1000:
+		return "millisecond", true
+	case 60_000_000:
+		return "minute", true
+	}
+	return "", false
+}
+
+// timesOf writes a ratio as "2x" or "1.8x".
+func timesOf(f float64) string {
+	if f == math.Trunc(f) {
+		return fmt.Sprintf("%.0fx", f)
+	}
+	return fmt.Sprintf("%.1fx", f)
 }
 
 // underText says how the limiter denied what its semantics promise.

@@ -54,6 +54,26 @@ func TestAssess(t *testing.T) {
 		{"overshoot: the limiter broke its own bound", func(r *result.Result) {
 			r.Runs[0].Audit.Overshoot, r.Runs[0].Audit.Violations = 5000, 50
 		}, "OVERSHOOT: 50 identities got more than the algorithm's own bound of 200 within one 1s"},
+		{"a caller's whole-second clock let twice the limit through: the excess is on the true clock alone", func(r *result.Result) {
+			a, p := r.Runs[0].Audit, &r.Runs[0].Params
+			p.Limit, a.BoundWindow, a.MaxWindowAdmitted, a.Overshoot, a.Violations = 100, 100, 200, 100, 1
+			a.CallerClock = &result.AuditCallerClock{TickUs: 1_000_000, MaxWindowAdmittedOwn: 100,
+				Burst: &result.CallerClockBurst{Admitted: 200, WithinMs: 87.4, AcrossTicks: true}}
+		}, "OVERSHOOT: 1 identities got more than the algorithm's own bound of 100 within one 1s (100 admissions beyond it); " +
+			"its caller's whole-second clock let more than its bound through within 87.4ms across a second boundary, requests it took for a second apart: " +
+			"200 in one 1s window on the true clock (2x the limit of 100), on its own clock (the times its requests carried) 100 at most"},
+		{"a caller-clocked limiter past its bound on its own clock too", func(r *result.Result) {
+			a, p := r.Runs[0].Audit, &r.Runs[0].Params
+			p.Limit, a.BoundWindow, a.MaxWindowAdmitted, a.Overshoot, a.Violations = 100, 100, 150, 50, 1
+			a.CallerClock = &result.AuditCallerClock{TickUs: 1, MaxWindowAdmittedOwn: 140,
+				Burst: &result.CallerClockBurst{Admitted: 150, WithinMs: 900}}
+		}, "(50 admissions beyond it); 150 in one 1s window on the true clock (1.5x the limit of 100), more than its bound within 900ms; on its own clock (the times its requests carried) 140"},
+		{"a fleet's clocks let it past its bound: not a tick", func(r *result.Result) {
+			a, p := r.Runs[0].Audit, &r.Runs[0].Params
+			p.Limit, a.BoundWindow, a.MaxWindowAdmitted, a.Overshoot, a.Violations = 100, 100, 120, 20, 1
+			a.CallerClock = &result.AuditCallerClock{TickUs: 1, MaxWindowAdmittedOwn: 100,
+				Burst: &result.CallerClockBurst{Admitted: 120, WithinMs: 950}}
+		}, "more than its bound went through within 950ms, 120 in one 1s window on the true clock (1.2x the limit of 100), where on its own clock (the times its requests carried) 100 at most: its callers' clocks, not its own, let them through"},
 		{"mismatches: the limiter disagreed with its model", func(r *result.Result) { r.Runs[0].Audit.ModelMismatches = 97 }, "MISMATCH: 97 of 1,000 decisions differ"},
 		{"every call failed: no decision at all", func(r *result.Result) {
 			r.Runs[0].Requests = result.Requests{Sent: 400, Errors: 400}

@@ -68,8 +68,10 @@ type Auditor struct {
 		ok                        bool
 	}
 	// argsClock says the limiter decides by the caller's clock its
-	// arguments carry (Decision.ClientNowMicros).
+	// arguments carry (Decision.ClientNowMicros); tickUs is the unit they
+	// carry it in (algorithms.CallerTicked), in microseconds.
 	argsClock bool
+	tickUs    int64
 	// seenTooFar is set when a decision by the caller's clock carried a
 	// time further than an int32 of microseconds from the server's: the
 	// model cannot be fed the times the limiter saw, and only the bound
@@ -172,6 +174,14 @@ type auditRecord struct {
 	// instance is the application instance of the run's fleet that sent
 	// the request (0 without a fleet).
 	instance uint8
+	// callerTimed says the limiter decided by the caller's clock: its
+	// bound is judged on the true clock, where the decision lies somewhere
+	// from sentUs after its time (a negative number: before it) to
+	// roundTripUs after that, its request's send and its reply on the
+	// server's clock.
+	callerTimed bool
+	sentUs      int32
+	roundTripUs uint32
 }
 
 // noRetry marks a record whose reply carried no retry hint.
@@ -230,7 +240,10 @@ func New(c Config) *Auditor {
 		au.linear.capacity, au.linear.limit, au.linear.windowUs, au.linear.ok = c, l, w.Microseconds(), ok
 	}
 	if c, ok := lim.(algorithms.Clocked); ok && c.TimeFrom() == algorithms.TimeFromArgs {
-		au.argsClock = true
+		au.argsClock, au.tickUs = true, 1
+		if t, ok := lim.(algorithms.CallerTicked); ok {
+			au.tickUs = max(t.CallerTick().Microseconds(), 1)
+		}
 	}
 	if pr, ok := lim.(algorithms.Promiser); ok {
 		admits, within := pr.AdmitPromise()
@@ -301,6 +314,9 @@ func (a *Auditor) Record(o *event.Outcome) {
 		// reply.
 		at = o.Sent.UnixMicro()
 		r.widthUs = uint32(min(max(o.Done.Sub(o.Sent).Microseconds(), 1), math.MaxUint32))
+	}
+	if a.argsClock && d.ClientNowMicros > 0 {
+		a.placeOnTrueClock(&r, at, o)
 	}
 	r.key = uint64(at) << 1
 	if !d.Allowed {
@@ -400,6 +416,7 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 	var admitted []auditRecord
 	var offered, admittedUnits tally
 	var offeredMax, spanMax int64
+	var cc *result.AuditCallerClock
 	replayed, trueTimes := false, false
 	a.placeAfterDecisions()
 	for i := range a.logs {
@@ -415,14 +432,15 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 		res.Identities++
 		res.Decisions += int64(len(decs))
 		spanMax = max(spanMax, decs[len(decs)-1].at()-decs[0].at())
-		// The bound and the promise are judged at the true times; a
-		// limiter that decided by its caller's clock, and whose replies
-		// say when the server ran each decision, is replayed in the
-		// server's order and judged at the times its requests carried, its
-		// instance's skew taken off.
-		judged := decs
-		if decs[0].seen {
-			judged, trueTimes = a.atTrueTimes(decs), true
+		// The bound and the promise are judged at the true times: a
+		// limiter that decided by its caller's clock is replayed at the
+		// times its requests carried (in the server's order when its
+		// replies say when the server ran each), and its bound is judged on
+		// rlbench's own clock, each decision somewhere between its send and
+		// its reply.
+		judged, onTrue := decs, decs[0].callerTimed
+		if onTrue {
+			judged, trueTimes = onTrueClock(decs), true
 		}
 		// Resets seen on the server start a new lifetime of the state:
 		// where the replay placed them, or, judged by the bound alone,
@@ -432,7 +450,7 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 			under := res.UnderAdmitted
 			cuts = a.faults.replay(a, slot, decs, res, &checks)
 			replayed = true
-			if decs[0].seen {
+			if decs[0].callerTimed {
 				// The model was fed the times the limiter saw; the promise
 				// to admit holds on the true clock. A denial either finds
 				// is counted once: the larger count stands.
@@ -441,7 +459,7 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 			}
 		} else {
 			cuts = a.faults.resetCuts(decs)
-			res.UnderAdmitted += a.shortfall(decs, a.faults.unseen[slot%auditShards][slot])
+			res.UnderAdmitted += a.shortfall(judged, a.faults.unseen[slot%auditShards][slot])
 		}
 		if a.exact != nil && !decs[0].timed() {
 			if vsExact == nil {
@@ -453,7 +471,8 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 				compareWithExact(a.exact.Model(), epoch, vsExact)
 			}
 		}
-		var busiest, policyBusiest, beyond int64
+		var busiest, policyBusiest, beyond, own int64
+		var burst *result.CallerClockBurst
 		// Windows are measured within each lifetime of the limiter's
 		// state: across a fault that took it away, what was admitted
 		// before is not what the limiter knew of after.
@@ -483,7 +502,14 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 				if timing == nil {
 					timing = newTimingAudit()
 				}
-				b, pb = timing.identity(epoch, admitted, a.window, policy.WindowMicros())
+				var at int64
+				b, pb, at = timing.identity(epoch, admitted, a.window, policy.WindowMicros())
+				if onTrue {
+					own = max(own, a.ownBusiest(admitted))
+					if b > res.BoundWindow && (burst == nil || b > burst.Admitted) {
+						burst = a.burstAt(admitted, at, b, res.BoundWindow)
+					}
+				}
 			} else {
 				b = stamps.maxIn(a.window)
 				pb = b
@@ -494,6 +520,9 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 			busiest, policyBusiest = max(busiest, b), max(policyBusiest, pb)
 		}
 		a.faults.identity(a, slot, decs)
+		if onTrue {
+			cc = a.callerClock(cc, own, burst)
+		}
 		res.MaxWindowAdmitted = max(res.MaxWindowAdmitted, busiest)
 		if over := max(busiest-res.BoundWindow, beyond); over > 0 {
 			res.Overshoot += over
@@ -504,9 +533,12 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 	}
 	a.logs = [auditShards]logShard{}
 	if timing != nil {
-		res.Basis = result.AuditByBoundClientTime
+		if !trueTimes {
+			res.Basis = result.AuditByBoundClientTime
+		}
 		res.Timing = timing.result()
 	}
+	res.CallerClock = cc
 	if checks != (result.ReplyCheck{}) {
 		res.Reply = &checks
 	}

@@ -56,7 +56,7 @@ func TestSpanMaxInWindow(t *testing.T) {
 		{"a span as long as the window is never certainly in one", []span{{0, 10, 1}}, 10, 0, 1},
 		{"far apart either way", []span{{0, 2, 1}, {30, 32, 1}}, 10, 1, 1},
 	} {
-		c, p, _ := spanMaxInWindow(tc.spans, tc.window, nil)
+		c, p, _, _ := spanMaxInWindow(tc.spans, tc.window, nil)
 		if c != tc.certain || p != tc.possible {
 			t.Errorf("%s: certain %d, possible %d; want %d, %d", tc.why, c, p, tc.certain, tc.possible)
 		}
@@ -88,9 +88,19 @@ func TestSpanMaxInWindowByBruteForce(t *testing.T) {
 			}
 			certain, possible = max(certain, in), max(possible, touch)
 		}
-		c, p, _ := spanMaxInWindow(spans, w, nil)
+		c, p, at, _ := spanMaxInWindow(spans, w, nil)
 		if c != certain || p != possible {
 			t.Fatalf("spans %v, window %d: sweep says %d certain, %d possible; brute force %d, %d", spans, w, c, p, certain, possible)
+		}
+		// The window it names holds the certain count.
+		var in int64
+		for _, s := range spans {
+			if s.lo >= at && s.hi < at+w {
+				in++
+			}
+		}
+		if in != c {
+			t.Fatalf("spans %v, window %d: the window from %d holds %d, the sweep says %d", spans, w, at, in, c)
 		}
 	}
 }

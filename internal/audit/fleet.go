@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/plan"
 )
 
@@ -54,38 +55,46 @@ func (a *Auditor) excessByInstance() []int64 {
 	return append([]int64(nil), a.inExcess[:a.instances]...)
 }
 
-// atTrueTimes is decs — in the server's order, decided by the caller's
-// clock, each reply with the server's time (seen) — at the true times
-// their requests carried: the time the limiter saw less the skew of the
-// instance that sent it (its offset when the server ran it), on the
-// server's clock, in time order. They are judged as decisions by the times
-// their arguments carried (argsTime): requests the server ran before one
-// may carry later times, which its width (how much later, at most) says.
-func (a *Auditor) atTrueTimes(decs []auditRecord) []auditRecord {
+// onTrueClock is decs — one identity's decisions by the caller's clock —
+// placed on the true clock, in time order: each somewhere from its
+// request's send to its reply on the server's clock, a span the bound is
+// judged on as a client's time is (only what lies in one window wherever
+// in its span each decision was made counts). Whatever time the request
+// carried (rounded to the tick the caller's clock reached the script in,
+// skewed by its fleet instance's clock), its decision was made within that
+// span: the true time. Each keeps, as carried(), the time its request
+// carried.
+func onTrueClock(decs []auditRecord) []auditRecord {
 	out := make([]auditRecord, len(decs))
-	latest := int64(math.MinInt64)
 	for i, r := range decs {
-		t := a.trueAt(r)
-		c := r
-		c.seen, c.argsTime = false, true
-		c.key = uint64(t)<<1 | r.key&1
-		c.widthUs = uint32(min(max(latest-t, 0), math.MaxUint32))
-		latest = max(latest, t)
+		lo := r.at() + int64(r.sentUs)
+		carried := r.modelAt() - lo
+		c := auditRecord{key: uint64(max(lo, 0))<<1 | r.key&1, remaining: math.NaN(), retryMs: noRetry,
+			units: r.units, instance: r.instance, widthUs: max(r.roundTripUs, 1),
+			sentUs: int32(min(max(carried, math.MinInt32), math.MaxInt32))}
 		out[i] = c
 	}
 	slices.SortFunc(out, func(x, y auditRecord) int { return cmp.Compare(x.key, y.key) })
 	return out
 }
 
-// trueAt is the true time, on the server's clock, of the request of a
-// seen decision r: the time the limiter saw less the skew its instance's
-// clock had when the server ran it (none without a fleet).
-func (a *Auditor) trueAt(r auditRecord) int64 {
+// carried is, for a decision placed on the true clock (onTrueClock), the
+// time its request carried, on the server's clock.
+func (r auditRecord) carried() int64 { return r.at() + int64(r.sentUs) }
+
+// placeOnTrueClock notes, on r, a decision by the caller's clock at at
+// (the server's time, or the one its request carried), where its request
+// was sent and its reply came on the server's clock: the span the decision
+// was truly made in. An outcome without a send (a caller that did not time
+// its call) is placed at the time its request carried, its skew taken off.
+func (a *Auditor) placeOnTrueClock(r *auditRecord, at int64, o *event.Outcome) {
 	offset := a.faults.offset
-	var skew int64
-	if a.fleet != nil && int(r.instance) < a.fleet.Instances() {
-		local := time.UnixMicro(r.at()).Add(-offset.Offset)
-		skew = a.fleet.OffsetAt(int(r.instance), local.Sub(a.fleetStart)).Microseconds()
+	lo, hi := offset.ServerMicros(o.Sent), offset.ServerMicros(o.Done)
+	if o.Sent.IsZero() {
+		lo = offset.ServerMicros(time.UnixMicro(o.Decision.ClientNowMicros - o.Decision.ClientSkewMicros))
+		hi = lo
 	}
-	return offset.ServerMicros(time.UnixMicro(r.modelAt() - skew))
+	r.callerTimed = true
+	r.sentUs = int32(min(max(lo-at, math.MinInt32), math.MaxInt32))
+	r.roundTripUs = uint32(min(max(hi-lo, 0), math.MaxUint32))
 }

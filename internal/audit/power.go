@@ -12,9 +12,9 @@ import (
 // within the promised interval before the denial, with the denied
 // request's own, were no more than the promise, wherever in its round trip
 // each decision was made (a decision with the server's time was made at
-// that instant; one by the time its arguments carried was made by that
-// time, but the server may have run it after admissions of later times
-// sent within its round trip, which count as possibly before it). A call whose outcome is unknown counts as an admission
+// that instant; one by the caller's clock, placed on the true clock, at
+// some instant from its send to its reply). A call whose outcome is
+// unknown counts as an admission
 // that may have happened at any time from its send: the count is the most
 // units any placement puts in the interval, so a denial counted here is
 // one no placement explains.

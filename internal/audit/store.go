@@ -55,7 +55,7 @@ const chunkRecords = 1024
 func encode(slot int, r auditRecord, extras *[]auditRecord) storedRecord {
 	s := storedRecord{key: r.key, slot: uint32(slot)}
 	kind := kindExtra
-	fits := r.key <= keyMask && r.widthUs == 0 && r.units == 0 && !r.argsTime
+	fits := r.key <= keyMask && r.widthUs == 0 && r.units == 0 && !r.argsTime && !r.seen && !r.callerTimed
 	remNone, remZero := math.IsNaN(r.remaining), math.Float64bits(r.remaining) == 0
 	switch {
 	case !fits:

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -29,8 +30,9 @@ func newTimingAudit() *timingAudit {
 
 // identity measures one identity's decisions (in time order) and their
 // admissions: the most admissions certainly within one interval of window
-// microseconds, and within one of policyWindow.
-func (t *timingAudit) identity(decs, admitted []auditRecord, window, policyWindow int64) (busiest, policyBusiest int64) {
+// microseconds, the start of the first such interval, and the most within
+// one of policyWindow.
+func (t *timingAudit) identity(decs, admitted []auditRecord, window, policyWindow int64) (busiest, policyBusiest, busiestAt int64) {
 	for _, r := range decs {
 		_ = t.halfRTT.RecordValue(min(max(r.width()/2, result.HistLowestMicros), result.HistHighestMicros))
 	}
@@ -39,13 +41,13 @@ func (t *timingAudit) identity(decs, admitted []auditRecord, window, policyWindo
 		t.spans = append(t.spans, span{lo: r.at(), hi: r.at() + r.width(), units: unitsOf(r.units)})
 	}
 	var possible int64
-	busiest, possible, t.events = spanMaxInWindow(t.spans, window, t.events)
+	busiest, possible, busiestAt, t.events = spanMaxInWindow(t.spans, window, t.events)
 	t.possible = max(t.possible, possible)
 	policyBusiest = busiest
 	if policyWindow != window {
-		policyBusiest, _, t.events = spanMaxInWindow(t.spans, policyWindow, t.events)
+		policyBusiest, _, _, t.events = spanMaxInWindow(t.spans, policyWindow, t.events)
 	}
-	return busiest, policyBusiest
+	return busiest, policyBusiest, busiestAt
 }
 
 func (t *timingAudit) result() *result.AuditTiming {
@@ -74,9 +76,10 @@ type spanEvent struct {
 // starting at a for a in [hi-window+1, lo], and touches it for a in
 // [lo-window+1, hi]: both counts are the deepest overlap of those ranges of
 // a, found with one sorted sweep each. For exact times (lo = hi) both are
-// maxInWindow. events is scratch space, returned for reuse.
-func spanMaxInWindow(spans []span, window int64, events []spanEvent) (certain, possible int64, _ []spanEvent) {
-	deepest := func(from, to func(s span) int64) int64 {
+// maxInWindow. certainAt is the start of the first window that holds the
+// certain count. events is scratch space, returned for reuse.
+func spanMaxInWindow(spans []span, window int64, events []spanEvent) (certain, possible, certainAt int64, _ []spanEvent) {
+	deepest := func(from, to func(s span) int64) (most, mostAt int64) {
 		events = events[:0]
 		for _, s := range spans {
 			if f, t := from(s), to(s); f <= t {
@@ -91,14 +94,103 @@ func spanMaxInWindow(spans []span, window int64, events []spanEvent) (certain, p
 			}
 			return cmp.Compare(x.delta, y.delta)
 		})
-		var depth, most int64
+		var depth int64
 		for _, e := range events {
 			depth += e.delta
-			most = max(most, depth)
+			if depth > most {
+				most, mostAt = depth, e.at
+			}
 		}
-		return most
+		return most, mostAt
 	}
-	certain = deepest(func(s span) int64 { return s.hi - window + 1 }, func(s span) int64 { return s.lo })
-	possible = deepest(func(s span) int64 { return s.lo - window + 1 }, func(s span) int64 { return s.hi })
-	return certain, possible, events
+	certain, certainAt = deepest(func(s span) int64 { return s.hi - window + 1 }, func(s span) int64 { return s.lo })
+	possible, _ = deepest(func(s span) int64 { return s.lo - window + 1 }, func(s span) int64 { return s.hi })
+	return certain, possible, certainAt, events
+}
+
+// ownBusiest is the most units of admitted (decisions placed on the true
+// clock, onTrueClock) within one window on the limiter's own clock: at the
+// times their requests carried.
+func (a *Auditor) ownBusiest(admitted []auditRecord) int64 {
+	var own tally
+	carried := make([]auditRecord, len(admitted))
+	for i, r := range admitted {
+		carried[i] = r
+		carried[i].key = uint64(max(r.carried(), 0)) << 1
+	}
+	slices.SortFunc(carried, func(x, y auditRecord) int { return cmp.Compare(x.key, y.key) })
+	return tallyOf(&own, carried).maxIn(a.window)
+}
+
+// burstAt is what the window starting at at holds of admitted (decisions
+// placed on the true clock, in time order), units of them certainly: the
+// shortest stretch of them that holds more than bound units (from the
+// earliest send to the latest reply), and whether the times those
+// requests carried fall in more than one tick of the caller's clock.
+func (a *Auditor) burstAt(admitted []auditRecord, at, units, bound int64) *result.CallerClockBurst {
+	var in []auditRecord
+	for _, r := range admitted {
+		if r.at() >= at && r.at()+r.width() < at+a.window {
+			in = append(in, r)
+		}
+	}
+	// Two pointers: for each first admission i, the fewest that follow it
+	// to pass the bound, and the latest reply among them (a queue of the
+	// latest replies, decreasing).
+	best, bestI, bestJ := int64(math.MaxInt64), -1, -1
+	var queue []int
+	var sum int64
+	j := 0
+	for i := range in {
+		for j < len(in) && sum <= bound {
+			sum += unitsOf(in[j].units)
+			for len(queue) > 0 && in[queue[len(queue)-1]].at()+in[queue[len(queue)-1]].width() <= in[j].at()+in[j].width() {
+				queue = queue[:len(queue)-1]
+			}
+			queue = append(queue, j)
+			j++
+		}
+		if sum <= bound {
+			break
+		}
+		if d := in[queue[0]].at() + in[queue[0]].width() - in[i].at(); d < best {
+			best, bestI, bestJ = d, i, j
+		}
+		sum -= unitsOf(in[i].units)
+		if queue[0] == i {
+			queue = queue[1:]
+		}
+	}
+	if bestI < 0 {
+		return nil
+	}
+	ticks := map[int64]bool{}
+	for _, r := range in[bestI:bestJ] {
+		ticks[floorDivMicros(r.carried(), a.tickUs)] = true
+	}
+	return &result.CallerClockBurst{Admitted: units, WithinMs: float64(best) / 1000, AcrossTicks: len(ticks) > 1}
+}
+
+// callerClock adds one identity's figures to the run's: the busiest
+// window on the limiter's own clock, and the biggest burst past the bound
+// on the true clock.
+func (a *Auditor) callerClock(cc *result.AuditCallerClock, own int64, burst *result.CallerClockBurst) *result.AuditCallerClock {
+	if cc == nil {
+		cc = &result.AuditCallerClock{TickUs: a.tickUs}
+	}
+	cc.MaxWindowAdmittedOwn = max(cc.MaxWindowAdmittedOwn, own)
+	if burst != nil && (cc.Burst == nil || burst.Admitted > cc.Burst.Admitted ||
+		burst.Admitted == cc.Burst.Admitted && burst.WithinMs < cc.Burst.WithinMs) {
+		cc.Burst = burst
+	}
+	return cc
+}
+
+// floorDivMicros is t / unit rounded down.
+func floorDivMicros(t, unit int64) int64 {
+	q := t / unit
+	if t%unit != 0 && t < 0 {
+		q--
+	}
+	return q
 }

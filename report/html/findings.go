@@ -99,7 +99,7 @@ func promiseRemark(v *view, alg string, runs []*result.Run) []string {
 	case len(broken) > 0:
 		out = append(out, "It broke its promise: "+strings.Join(broken, "; ")+".")
 	case a.Basis == result.AuditByBoundCallerTime:
-		out = append(out, "It decides by the caller's clock, so it was judged by its bound alone at the times its arguments carried, and kept it.")
+		out = append(out, "It decides by the caller's clock, so it was judged by its bound alone on the true clock (each decision somewhere between its request's send and its reply), and kept it.")
 	case a.Basis == result.AuditByBoundClientTime:
 		out = append(out, "Its replies carry no server time, so it was judged by its bound alone, counting only admissions that fell in one window wherever in its round trip each was decided; it kept it.")
 	case !a.HasModel():
