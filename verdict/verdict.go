@@ -367,7 +367,13 @@ func assessRun(r *result.Result, run *result.Run) Run {
 		NegativeControl: slices.Contains(r.Profile.ExpectBroken, run.Algorithm),
 		Accepted:        run.Params.AcceptInconclusive,
 	}
+	// A clean factor between what the limiter admitted and what its
+	// policy allows is said beside its first finding.
+	hint := unitHint(r, run)
 	add := func(k Kind, count int64, text string) {
+		if k.limiter() && hint != "" {
+			text, hint = text+hint, ""
+		}
 		f := Finding{Kind: k, Run: run.Key(), Count: count, Text: text}
 		if k.inconclusive() {
 			out.Inconclusive = append(out.Inconclusive, f)
