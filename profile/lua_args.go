@@ -100,6 +100,8 @@ func roleByName(name string) (argRole, bool) {
 	case has(w, "cost", "amount", "weight", "permit", "permits", "quantity", "requested", "increment", "incr", "incrby", "consume", "delta", "fillup") ||
 		only("tokens", "token", "units", "unit", "hits", "hit", "n") || has(w, "n", "num", "number") && has(w, "tokens", "units", "permits"):
 		return roleCost, true
+	case has(w, "per") && has(w, "second", "sec", "s", "ms", "millisecond", "minute", "min") || has(w, "rps", "qps", "persec"):
+		return roleRate, true
 	case has(w, "window", "period", "interval", "duration", "ttl", "expire", "expiry", "expiration", "expires", "span", "lifetime", "frame", "timeout", "decay") || only("per", "secs", "seconds"):
 		return roleWindow, true
 	case has(w, "limit", "quota", "allowance", "threshold") && !has(w, "rate"), has(w, "max", "maximum") && !has(w, "rate"), only("requests", "count", "allowed", "allow"):
@@ -169,6 +171,8 @@ func (l *luaLimiter) roleOf(k int) (argRole, string) {
 	}
 	for _, st := range sts {
 		switch {
+		case l.timesATime(st, tok):
+			return roleRate, "from its use: a time passed is multiplied by it"
 		case timeFieldCompare(tok).MatchString(st):
 			return roleNow, "from its use: it is compared with, or stored as, a time"
 		case expiryUnit(st, tok) != "":
@@ -181,6 +185,22 @@ func (l *luaLimiter) roleOf(k int) (argRole, string) {
 		}
 	}
 	return roleUnknown, ""
+}
+
+// timeWords name a time or a time passed.
+var timeWords = regexp.MustCompile(`(?i)\b(now|elapsed|delta|passed|dt|diff|interval_passed|time_passed|since|ts|last|then)\b|now\s*-`)
+
+// timesATime reports whether statement st multiplies tok by a time passed:
+// (now - ts) * tok, elapsed * tok, tok * delta.
+func (l *luaLimiter) timesATime(st, tok string) bool {
+	operand := `(\([^()]*\)|[A-Za-z_][\w.]*)`
+	for _, m := range regexp.MustCompile(operand+`\s*\*\s*(?:tonumber\s*\(\s*)?`+tok+`|`+tok+`\s*\)?\s*\*\s*`+operand).FindAllStringSubmatch(st, -1) {
+		x := m[1] + m[2]
+		if timeWords.MatchString(x) || l.src.nowVar != "" && regexp.MustCompile(`\b`+regexp.QuoteMeta(l.src.nowVar)+`\b`).MatchString(x) {
+			return true
+		}
+	}
+	return false
 }
 
 // roleAmong places argument k by the arguments already placed: added to a

@@ -210,6 +210,9 @@ func (l *luaLimiter) guessAllowed(g *replyGuess, pos int, rs []returned) {
 	case l.isCost(others):
 		g.layout.When = algorithms.AllowedCost
 		note = "the cost when admitted, 0 when not"
+	case l.allCounts(others) && !slices.Contains(literals, "0") && !slices.Contains(literals, "-1"):
+		g.layout.When = algorithms.AllowedCount
+		note = fmt.Sprintf("the count so far (%s): its application admits while it is at most the limit", others[0])
 	case slices.Contains(literals, "-1") || l.leftOrNegative(others):
 		g.layout.When = algorithms.AllowedNonNegative
 		note = "0 or more when admitted, a negative number when not"
@@ -717,4 +720,31 @@ func (l *luaLimiter) timePlusWindow(e string) algorithms.TimeUnit {
 		}
 	}
 	return ""
+}
+
+// countFrom matches a count a script keeps: what INCR, INCRBY or HINCRBY
+// return.
+var countFrom = regexp.MustCompile(`(?i)redis\.p?call\s*\(\s*['"](h?incr(by)?)['"]`)
+
+// allCounts reports whether every element is the count the script keeps:
+// what INCR or INCRBY returned, or a local set from it (or named as one,
+// hits, count, consumed), never the limit less it.
+func (l *luaLimiter) allCounts(elems []string) bool {
+	for _, e := range elems {
+		main := l.mainIdentifier(e)
+		if main == "" || strings.TrimSpace(e) != main && !regexp.MustCompile(`^\s*tonumber\s*\(\s*`+regexp.QuoteMeta(main)+`\s*\)\s*$`).MatchString(e) {
+			if !countFrom.MatchString(e) {
+				return false
+			}
+			continue
+		}
+		fromIncr := false
+		for _, d := range l.definitions(main) {
+			fromIncr = fromIncr || countFrom.MatchString(d)
+		}
+		if !fromIncr {
+			return false
+		}
+	}
+	return len(elems) > 0
 }

@@ -328,10 +328,12 @@ func (s *luaSource) readTime() {
 // token is how the code refers to argument k: its local, or ARGV[k] where
 // it reads it inline.
 func (s *luaSource) token(k int) *regexp.Regexp {
+	inline := `\b` + regexp.QuoteMeta(s.argsName) + `\s*\[\s*` + strconv.Itoa(k) + `\s*\]`
 	if name := s.argVars[k]; name != "" {
-		return regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\b`)
+		// The local, or the argument read again inline.
+		return regexp.MustCompile(`(?:\b` + regexp.QuoteMeta(name) + `\b|` + inline + `)`)
 	}
-	return regexp.MustCompile(`\b` + regexp.QuoteMeta(s.argsName) + `\s*\[\s*` + strconv.Itoa(k) + `\s*\]`)
+	return regexp.MustCompile(inline)
 }
 
 // statements are the code's lines that use argument k, other than the one

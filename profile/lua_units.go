@@ -31,6 +31,10 @@ func expiryOf(st, tok string) (algorithms.TimeUnit, string) {
 		if loc == nil {
 			continue
 		}
+		if multipliedBy.MatchString(expr[:loc[0]]) && !regexp.MustCompile(`\*\s*\(?\s*(tonumber\s*\(\s*)?$`).MatchString(expr[:loc[0]]) {
+			// capacity / rate: a divisor of the expiry, not the expiry.
+			continue
+		}
 		unit, command := algorithms.Seconds, strings.ToUpper(m[1])
 		if command == "PEXPIRE" || command == "PSETEX" || command == "PX" {
 			unit = algorithms.Milliseconds

@@ -229,6 +229,8 @@ func allowedMeaning(r algorithms.ReplyLayout) string {
 		return "0 or more when admitted, a negative number when not"
 	case algorithms.AllowedCost:
 		return "the cost when admitted, 0 when not"
+	case algorithms.AllowedCount:
+		return "the count so far: admitted while it is at most the limit"
 	}
 	if len(r.Admit)+len(r.Deny) > 0 {
 		return fmt.Sprintf("admitted on %s, denied on %s", strings.Join(r.Admit, ", "), strings.Join(r.Deny, ", "))

@@ -205,8 +205,23 @@ func checkRemaining(pick *scored, v algorithms.ReplyValue, b burst) (keep bool, 
 			shown, burstPolicy, limit-1)}
 	case step(1):
 		return false, &Finding{Fixed: true, Text: fmt.Sprintf("left out: it rose by one with each admitted request (%s...), a count of requests, not what is left", shown)}
+	case roundedDown(vals, limit-1):
+		return true, &Finding{Doubt: true, Text: fmt.Sprintf("it said %s... over the first requests of a fresh identity under %s, where what is left falls by one from %g: what is left less a fraction, rounded down (a Lua number reaches Redis as an integer, its fraction dropped); the audit reads it as it comes",
+			shown, burstPolicy, limit-1)}
 	case slices.Equal(vals, make([]float64, len(vals))):
 		return true, &Finding{Doubt: true, Text: fmt.Sprintf("it said 0 to every admitted request of a fresh identity under %s: is it what is left?", burstPolicy)}
 	}
 	return true, &Finding{Doubt: true, Text: fmt.Sprintf("it said %s... over the first requests of a fresh identity under %s, where what is left falls by one from %g: is it what is left?", shown, burstPolicy, limit-1)}
+}
+
+// roundedDown reports whether vals are what is left, from first down by
+// one, each less a fraction at most: 8, 8, 7, 6 for 9, 8, 7, 6.
+func roundedDown(vals []float64, first float64) bool {
+	for i, v := range vals {
+		want := first - float64(i)
+		if v > want+0.001 || v < want-1 {
+			return false
+		}
+	}
+	return true
 }

@@ -105,7 +105,7 @@ func limitThenDeny(o outcome, n int, what string) verdict {
 	if ok {
 		return verdict{ok: true}
 	}
-	return verdict{low: k < n, text: fmt.Sprintf("%s: %s", what, pattern(o, n))}
+	return verdict{low: k < n, text: fmt.Sprintf("%s %s", what, pattern(o, n))}
 }
 
 // pattern says what a burst that should have admitted n did.

@@ -21,7 +21,7 @@ type reading struct {
 // 0 or more where they hold a negative number. Each is tried on the same
 // replies: reading costs no call.
 func readings(guess algorithms.ReplyLayout, runs []*run) []reading {
-	width, negative := replyShape(runs)
+	width, negative, rising := replyShape(runs)
 	out := []reading{{layout: allowedOnly(guess)}}
 	add := func(r algorithms.ReplyLayout, change string) {
 		for _, o := range out {
@@ -43,6 +43,9 @@ func readings(guess algorithms.ReplyLayout, runs []*run) []reading {
 	if negative[guess.Allowed] {
 		add(at(guess.Allowed, algorithms.AllowedNonNegative), "read as 0 or more admitting, a negative number denying")
 	}
+	if rising[guess.Allowed] {
+		add(at(guess.Allowed, algorithms.AllowedCount), "read as the count so far, admitting while it is at most the limit (when: count)")
+	}
 	for pos := 1; pos <= width; pos++ {
 		if pos == guess.Allowed {
 			continue
@@ -52,15 +55,36 @@ func readings(guess algorithms.ReplyLayout, runs []*run) []reading {
 		if negative[pos] {
 			add(at(pos, algorithms.AllowedNonNegative), fmt.Sprintf("read at position %d: 0 or more admits", pos))
 		}
+		if rising[pos] {
+			add(at(pos, algorithms.AllowedCount), fmt.Sprintf("read at position %d: the count so far, admitting while it is at most the limit (when: count)", pos))
+		}
 	}
 	return out
 }
 
-// replyShape is the widest reply the probes saw, and the positions that
-// held a negative number.
-func replyShape(runs []*run) (width int, negative map[int]bool) {
-	negative = map[int]bool{}
+// replyShape is the widest reply the probes saw, the positions that held
+// a negative number, and those that rose by one over a fresh identity's
+// first burst (a count).
+func replyShape(runs []*run) (width int, negative, rising map[int]bool) {
+	negative, rising = map[int]bool{}, map[int]bool{}
 	for _, r := range runs {
+		for pos := 1; pos <= algorithms.MaxReplyPosition; pos++ {
+			var vals []float64
+			for _, c := range r.first.calls {
+				if arr, ok := c.raw.([]any); ok && pos <= len(arr) {
+					if f, ok := number(arr[pos-1]); ok {
+						vals = append(vals, f)
+					}
+				} else if f, ok := number(c.raw); ok && pos == 1 {
+					vals = append(vals, f)
+				}
+			}
+			up := len(vals) > 2
+			for i := 1; up && i < len(vals); i++ {
+				up = vals[i] == vals[i-1]+1
+			}
+			rising[pos] = rising[pos] || up
+		}
 		for _, b := range r.bursts() {
 			for _, c := range b.calls {
 				arr, ok := c.raw.([]any)
@@ -76,7 +100,7 @@ func replyShape(runs []*run) (width int, negative map[int]bool) {
 			}
 		}
 	}
-	return width, negative
+	return width, negative, rising
 }
 
 // allowedOnly is the answer's part of a layout.
@@ -121,6 +145,8 @@ func describeAllowed(r algorithms.ReplyLayout) string {
 		return fmt.Sprintf("position %d, 1 (or true) admits", r.Allowed)
 	case r.When == algorithms.AllowedZero:
 		return fmt.Sprintf("position %d, 0 (or false) admits (when: zero)", r.Allowed)
+	case r.When == algorithms.AllowedCount:
+		return fmt.Sprintf("position %d, the count so far, admitting while it is at most the limit (when: count)", r.Allowed)
 	}
 	return fmt.Sprintf("position %d, when: %s", r.Allowed, r.When)
 }
