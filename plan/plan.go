@@ -48,6 +48,10 @@ type Run struct {
 	Shape      Shape
 	// Policy is the policy the limiter enforces in this run.
 	Policy algorithms.Policy
+	// Ideal is the ideal limiter of Policy the run's decisions are set
+	// beside, on the same arrivals (false admits and false denies); empty
+	// means algorithms.DefaultIdeal(Policy).
+	Ideal algorithms.Ideal
 	// Cost is how many units each request asks for: the scenario's cost
 	// for a declared limiter that is told it (${cost}); the zero Cost, one
 	// unit, for every other.

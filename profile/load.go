@@ -25,7 +25,7 @@ import (
 )
 
 var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "report", "scenarios", "thresholds",
-	"expect_broken", "error_budget", "pipeline", "client", "fleet"}
+	"expect_broken", "error_budget", "pipeline", "client", "fleet", "ideal"}
 var policyFields = []string{"limit", "window", "burst", "bucket"}
 var redisFields = []string{"addr", "username", "password_env", "db", "tls", "tls_ca_file", "tls_insecure", "cluster"}
 
@@ -130,6 +130,7 @@ func ParseWith(file string, data []byte, o Options) (*Profile, error) {
 		p.Redis = parseRedis(d, top)
 	}
 	p.Audit = parseAudit(d, top)
+	p.Ideal = parseIdeal(top)
 	p.Report = parseReport(d, top)
 	var pol *algorithms.Policy
 	if policyOK {

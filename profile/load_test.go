@@ -186,6 +186,9 @@ func TestParseProfileErrors(t *testing.T) {
 		{"a scenario's own policy is checked like the profile's, where it stands",
 			head + scen + "    policy: {limit: 5, window: 1s, bucket: 300ms}\n",
 			`x.yaml:9: scenarios[0].policy.bucket: 300ms does not divide the window 1s`},
+		{"an ideal that is no ideal limiter, with the ones there are",
+			head + "ideal: fixed_window\n" + scen,
+			`x.yaml:4: ideal: unknown ideal "fixed_window" (known: sliding_window, token_bucket)`},
 		{"a scenario's own policy is checked against every limiter listed",
 			head + "algorithms: [sliding_counter]\n" + scen + "    policy: {limit: 100000000, window: 24h, burst: 1}\n",
 			`x.yaml:10: scenarios[0].policy: sliding_counter cannot run under 100000000 per 24h0m0s (burst 1)`},
@@ -325,5 +328,33 @@ thresholds:
 	}
 	if _, err := LoadWith(context.Background(), path, Options{Algorithms: []string{"gcra"}}); err == nil || !strings.Contains(err.Error(), "selector fixed_window/* matches no run (algorithms: gcra;") {
 		t.Errorf("a threshold left without a run: %v", err)
+	}
+}
+
+// TestIdealOfEachRun: a profile that names no ideal sets each run beside
+// the one its policy describes (a bucket when it gives a burst); one that
+// names an ideal sets every run beside it.
+func TestIdealOfEachRun(t *testing.T) {
+	const doc = "policy: {limit: 100, window: 1s}\nscenarios:\n  - {name: plain, shape: steady, rate: 2x, duration: 1s}\n" +
+		"  - {name: bursty, shape: steady, rate: 2x, duration: 1s, policy: {burst: 150}}\n"
+	p, err := Parse("x.yaml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]algorithms.Ideal{}
+	for _, r := range p.Plan(1).Runs {
+		got[r.Scenario] = r.Ideal
+	}
+	if got["plain"] != algorithms.IdealSlidingWindow || got["bursty"] != algorithms.IdealTokenBucket {
+		t.Errorf("ideals by default %v, want sliding_window for plain and token_bucket for bursty", got)
+	}
+	p, err = Parse("x.yaml", []byte("ideal: token_bucket\n"+doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range p.Plan(1).Runs {
+		if r.Ideal != algorithms.IdealTokenBucket {
+			t.Errorf("%s: ideal %q, want the profile's token_bucket", r.Key(), r.Ideal)
+		}
 	}
 }

@@ -51,6 +51,7 @@ func (p *Profile) resolve(s Scenario, alg string, rep int) plan.Run {
 		Repetition:      rep,
 		Shape:           s.Shape,
 		Policy:          pol,
+		Ideal:           p.IdealFor(pol),
 		Cost:            p.runCost(s, alg),
 		Identities:      s.Identities,
 		Duration:        s.Duration,

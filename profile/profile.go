@@ -63,6 +63,11 @@ type Profile struct {
 	Redis *RedisSpec
 	// Audit bounds the per-identity audit.
 	Audit AuditSpec
+	// Ideal is the ideal limiter every run's decisions are set beside, on
+	// the same arrivals; empty means each run's policy decides
+	// (algorithms.DefaultIdeal: the token bucket when it gives a burst,
+	// the exact sliding window otherwise).
+	Ideal algorithms.Ideal
 	// Report says how the report presents the result.
 	Report ReportSpec
 	// Scenarios are the traffic shapes, in order.
@@ -136,6 +141,15 @@ func (p *Profile) Policies() []algorithms.Policy {
 		}
 	}
 	return out
+}
+
+// IdealFor is the ideal limiter the runs under policy pol are set beside:
+// the profile's, or the one pol describes.
+func (p *Profile) IdealFor(pol algorithms.Policy) algorithms.Ideal {
+	if p.Ideal != "" {
+		return p.Ideal
+	}
+	return algorithms.DefaultIdeal(pol)
 }
 
 // ScenarioNames lists the scenarios' names, in order.
