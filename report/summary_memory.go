@@ -26,6 +26,10 @@ func leakNotes(r *result.Result, j verdict.Judgement) []note {
 			out = append(out, note{kind: kindOutside, where: run.Key(), text: fmt.Sprintf("FAIL %s: the script wrote %d keys outside the run prefix %s it was given (e.g. %s): a limiter must touch only its KEYS, or cleanup is not exact and Redis Cluster refuses it",
 				run.Key(), m.KeysOutsidePrefix, run.Params.KeyPrefix, strings.Join(m.OutsidePrefixExamples, ", "))})
 		}
+		if j.Runs[i].Has(verdict.KeyOtherDatabase) {
+			out = append(out, note{kind: kindOutside, where: run.Key(), text: fmt.Sprintf("FAIL %s: the script wrote %d keys in other logical databases than the run's (e.g. %s), %d of them without a TTL; rlbench removed them: a limiter must touch only its KEYS in the database it is called in",
+				run.Key(), m.KeysOtherDatabases, strings.Join(m.OtherDatabaseExamples, ", "), m.KeysOtherDatabasesWithoutTTL)})
+		}
 	}
 	return out
 }

@@ -199,6 +199,9 @@ var rules = []rule{
 	{"memory.keys_without_ttl", worst, sum},                                          // a leak is a finding; disjoint keys
 	{"memory.keys_outside_prefix", worst, sum},                                       // likewise
 	{"memory.outside_prefix_examples", keep, keep},                                   // a few examples say enough
+	{"memory.keys_other_databases", worst, sum},                                      // a finding; disjoint keys
+	{"memory.keys_other_databases_without_ttl", worst, sum},                          // likewise
+	{"memory.other_database_examples", keep, keep},                                   // a few examples say enough
 	{"memory.client_buffers_delta_bytes", keep, keep},                                // one server's reading, as used_memory
 	{"memory.sampled_keys", keep, sum},                                               // every segment's sample
 	{"memory.encodings", keep, sumPerKey},                                            // every segment's sample

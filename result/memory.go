@@ -23,6 +23,15 @@ type Memory struct {
 	KeysOutsidePrefix int64 `json:"keys_outside_prefix"`
 	// OutsidePrefixExamples names a few of those keys.
 	OutsidePrefixExamples []string `json:"outside_prefix_examples,omitempty"`
+	// KeysOtherDatabases counts the keys the run's limiter wrote in
+	// logical databases other than the run's own (a script that SELECTs
+	// another): on a server rlbench started every key there, elsewhere
+	// those under the run's prefix (provably rlbench's); all of them were
+	// removed. KeysOtherDatabasesWithoutTTL counts those that had no
+	// expiry, and OtherDatabaseExamples names a few as db<N>:<key>.
+	KeysOtherDatabases           int64    `json:"keys_other_databases,omitempty"`
+	KeysOtherDatabasesWithoutTTL int64    `json:"keys_other_databases_without_ttl,omitempty"`
+	OtherDatabaseExamples        []string `json:"other_database_examples,omitempty"`
 
 	// ClientBuffersDeltaBytes is the change in mem_clients_normal over the
 	// run: the buffers of rlbench's own connections, left out of

@@ -145,6 +145,9 @@ const (
 	// KeyOutsidePrefix: the limiter's script wrote keys outside the run
 	// prefix it was given.
 	KeyOutsidePrefix
+	// KeyOtherDatabase: the limiter's script wrote keys in another logical
+	// database than the run's (it SELECTed one).
+	KeyOtherDatabase
 	// ControlNotCaught: a limiter the profile declares broken
 	// (expect_broken) got through every run of it.
 	ControlNotCaught
@@ -174,6 +177,7 @@ var kindNames = [...]string{
 	KeyWithoutTTL:    "NO TTL",
 	WindowNoTTL:      "WINDOW WITHOUT TTL",
 	KeyOutsidePrefix: "OUTSIDE PREFIX",
+	KeyOtherDatabase: "OTHER DATABASE",
 	ControlNotCaught: "NOT CAUGHT",
 	ThresholdFailed:  "THRESHOLD",
 	NoPower:          "NO POWER",
@@ -193,7 +197,7 @@ func (k Kind) String() string {
 // limiter reports whether a finding of this kind blames the limiter: it
 // catches a negative control, and fails any other limiter.
 func (k Kind) limiter() bool {
-	return k == Overshoot || k == ModelMismatch || k == UnderAdmission || k == KeyWithoutTTL || k == WindowNoTTL || k == KeyOutsidePrefix
+	return k == Overshoot || k == ModelMismatch || k == UnderAdmission || k == KeyWithoutTTL || k == WindowNoTTL || k == KeyOutsidePrefix || k == KeyOtherDatabase
 }
 
 // inconclusive reports whether a finding of this kind leaves a run unable
@@ -429,6 +433,10 @@ func assessRun(r *result.Result, run *result.Run) Run {
 	}
 	if m := run.Memory; m != nil && m.KeysWithoutTTL > 0 {
 		add(KeyWithoutTTL, m.KeysWithoutTTL, fmt.Sprintf("%s: %s keys were left without a TTL and never expire (a leak)", run.Key(), numfmt.Count(m.KeysWithoutTTL)))
+	}
+	if m := run.Memory; m != nil && m.KeysOtherDatabases > 0 {
+		add(KeyOtherDatabase, m.KeysOtherDatabases, fmt.Sprintf("%s: the limiter's script wrote %s keys in other logical databases than the run's, %s of them without a TTL (e.g. %s): a script that SELECTs another database escapes the run's prefix, its census and its cleanup",
+			run.Key(), numfmt.Count(m.KeysOtherDatabases), numfmt.Count(m.KeysOtherDatabasesWithoutTTL), strings.Join(m.OtherDatabaseExamples, ", ")))
 	}
 	if m := run.Memory; m != nil && m.KeysOutsidePrefix > 0 {
 		add(KeyOutsidePrefix, m.KeysOutsidePrefix, fmt.Sprintf("%s: the limiter's script wrote %s keys outside the run prefix it was given (e.g. %s)",

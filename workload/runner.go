@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/internal/probe"
@@ -192,9 +194,13 @@ func (r *Runner) Run(ctx context.Context) (*result.Result, error) {
 	res.Host = hostInfo()
 	res.Segment = r.Segments.contract(r.Plan)
 	var runs []result.Run
+	keyspace := r.keyspace(ctx)
 	err := r.Segments.waitForStart(ctx, r.Clock)
 	if err == nil {
 		runs, err = r.runPlan(ctx)
+	}
+	if !r.KeepKeys {
+		r.removeFromOtherDatabases(keyspace)
 	}
 	res.Runs = result.MergeRepetitions(runs)
 	res.FinishedAt = time.Now().UTC()
@@ -297,6 +303,34 @@ func (r *Runner) removeRunKeys(prefix string, keys event.KeyScheme, declared boo
 		}
 	}
 	_ = r.Env.RemoveKeys(prefix)
+}
+
+// keyspace is each logical database's keys as the invocation starts, on
+// a single server (nil elsewhere, or when INFO keyspace is refused).
+func (r *Runner) keyspace(ctx context.Context) map[int]redisenv.DBKeys {
+	single, ok := r.Env.Client.(*redis.Client)
+	if !ok || r.Env.Mode == redisenv.Embedded {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.Plan.Timeout)
+	defer cancel()
+	k, _ := redisenv.Keyspace(ctx, single)
+	return k
+}
+
+// removeFromOtherDatabases removes the invocation's keys that a script
+// wrote in other logical databases than the run's and no run's readings
+// removed (a run interrupted before them): every database that gained
+// keys since before, swept for the invocation's prefix (on a private
+// server, for every key).
+func (r *Runner) removeFromOtherDatabases(before map[int]redisenv.DBKeys) {
+	single, ok := r.Env.Client.(*redis.Client)
+	if !ok || before == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), r.Plan.Timeout+30*time.Second)
+	defer cancel()
+	_, _ = redisenv.SweepOtherDatabases(ctx, single, r.Env.Mode, r.RunPrefix(), before, 0)
 }
 
 // serverOffset estimates how far the server's clock is from this one, for

@@ -2,7 +2,10 @@ package probe
 
 import (
 	"context"
+	"fmt"
 	"strconv"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/event"
@@ -82,4 +85,37 @@ func (p *Probe) sweepOutside(ctx context.Context, m *result.Memory) {
 		return
 	}
 	m.KeysOutsidePrefix, m.OutsidePrefixExamples = out.Keys, out.Examples
+}
+
+// sweepOtherDatabases finds, counts and removes the keys the run's limiter
+// wrote in logical databases other than the run's own (a script may SELECT
+// one): every key of a database that gained keys on a server rlbench
+// started, elsewhere only the keys under the run's prefix. Keys another
+// database gained besides those are said in a note and left alone: they
+// may be anyone's.
+func (p *Probe) sweepOtherDatabases(ctx context.Context, prefix string, m *result.Memory) {
+	single, ok := p.t.Env.Client.(*redis.Client)
+	if !ok || p.t.Env.Mode == redisenv.Embedded {
+		return
+	}
+	if p.keyspace == nil {
+		m.Skipped = append(m.Skipped, "keys in other logical databases were not looked for: INFO keyspace could not be read before the run")
+		return
+	}
+	found, err := redisenv.SweepOtherDatabases(ctx, single, p.t.Env.Mode, prefix, p.keyspace, outsideExamples)
+	if err != nil {
+		m.Skipped = append(m.Skipped, "keys in other logical databases were not looked for: "+err.Error())
+	}
+	for _, db := range found {
+		m.KeysOtherDatabases += db.Keys
+		m.KeysOtherDatabasesWithoutTTL += db.WithoutTTL
+		for _, k := range db.Examples {
+			if len(m.OtherDatabaseExamples) < outsideExamples {
+				m.OtherDatabaseExamples = append(m.OtherDatabaseExamples, fmt.Sprintf("db%d:%s", db.DB, k))
+			}
+		}
+		if db.Grew > 0 {
+			m.Notes = append(m.Notes, fmt.Sprintf("logical database %d gained %d keys during the run besides any under the run's prefix: another client's, or the limiter's under names of its own (a script that SELECTs it); on a server rlbench did not start they are left alone", db.DB, db.Grew))
+		}
+	}
 }

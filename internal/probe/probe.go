@@ -78,6 +78,9 @@ type Probe struct {
 	// redirects the redirections counted by then.
 	nodes     nodeReading
 	redirects redisenv.RedirectCounts
+	// keyspace is each logical database's keys before the run (a single
+	// server's), against which the databases a script SELECTed show.
+	keyspace map[int]redisenv.DBKeys
 }
 
 // Report is what a Probe measured of a run: its sections of the result
@@ -140,6 +143,9 @@ func Start(ctx context.Context, t Target, c Config) *Probe {
 		return err
 	})
 	p.nodes = readNodes(ctx, srv, 0)
+	if single, ok := t.Env.Client.(*redis.Client); ok {
+		p.keyspace, _ = redisenv.Keyspace(ctx, single)
+	}
 	return p
 }
 
@@ -203,6 +209,7 @@ func (p *Probe) Finish(ctx context.Context, prefix string, runErr error, switche
 	}
 	m.Keys, m.KeysWithoutTTL = census.Keys, census.WithoutTTL
 	p.sweepOutside(ctx, m)
+	p.sweepOtherDatabases(ctx, prefix, m)
 	if haveUsedMemory && m.Identities > 0 {
 		m.BytesPerIdentity = float64(m.UsedMemoryDeltaBytes-m.ClientBuffersDeltaBytes) / float64(m.Identities)
 	}
