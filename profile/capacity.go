@@ -123,11 +123,16 @@ func parseCapacity(f *yamlMap, s *Scenario, pol *algorithms.Policy) {
 	if pol == nil {
 		return
 	}
-	s.Duration = time.Duration(c.MaxSteps)*c.Step + c.Pipelined
-	if s.Duration > MaxDuration {
-		f.errorf("max_steps", "%d steps of %s make the scenario last more than %s", c.MaxSteps, c.Step, MaxDuration)
+	span, ok := checkedSpan(c.Step, int64(c.MaxSteps), c.Pipelined)
+	if !ok {
+		pipelined := ""
+		if c.Pipelined > 0 {
+			pipelined = fmt.Sprintf(" and a pipelined run of %s", c.Pipelined)
+		}
+		f.errorf("max_steps", "%d steps of %s%s make the scenario last more than %s", c.MaxSteps, c.Step, pipelined, MaxDuration)
 		return
 	}
+	s.Duration = span
 	from, to := c.From.TargetPerSecond(*pol, s.Identities), c.To.TargetPerSecond(*pol, s.Identities)
 	switch {
 	case to > maxTargetPerSecond:

@@ -26,6 +26,15 @@ func parseClient(d *decoder, top *yamlMap, profileTimeout time.Duration) *plan.C
 		f.errorf("retries", "%d is more than %d: a caller that retries that often makes an outage worse", c.Retries, MaxRetries)
 	}
 	f.duration("backoff", &c.Backoff, 0)
+	if c.Retries > 0 && c.Retries <= MaxRetries && c.Backoff > 0 {
+		// The backoff doubles for each retry: the caller waits up to
+		// backoff x (2^retries - 1) besides its timeouts, all of which
+		// must stay a duration.
+		waits := int64(1)<<c.Retries - 1
+		if _, ok := checkedSpan(c.Backoff, waits, time.Duration(c.Retries+1)*min(c.Timeout, MaxDuration)); !ok {
+			f.errorf("backoff", "%s doubled for each of %d retries makes a call wait more than %s", c.Backoff, c.Retries, MaxDuration)
+		}
+	}
 	if !f.has("on_error") {
 		f.errorf("on_error", "missing: what the caller does when Redis gives no decision: %s, or a list of them to run each", policyNames())
 		return c

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -259,7 +260,11 @@ func PlanLength(pl *plan.Plan) Length {
 // closed loop".
 func (l Length) String() string {
 	var parts []string
-	if l.Time > 0 {
+	switch {
+	case l.Time == math.MaxInt64:
+		// The runs add up past what a duration holds.
+		parts = append(parts, "more than 292 years")
+	case l.Time > 0:
 		parts = append(parts, "at most "+l.Time.Round(time.Millisecond).String())
 	}
 	if l.ClosedLoopRequests > 0 {

@@ -42,7 +42,12 @@ func parseRamp(f *yamlMap, s *Scenario, pol *algorithms.Policy) {
 			continue
 		}
 		s.Stages = append(s.Stages, st)
-		s.Duration += st.Duration
+		total, ok := checkedSpan(st.Duration, 1, s.Duration)
+		if !ok {
+			f.errorf("stages", "the stages last more than %s", MaxDuration)
+			return
+		}
+		s.Duration = total
 	}
 	if pol != nil && len(s.Stages) == len(items) {
 		total := RampRequests(s.From, s.Stages, *pol, s.Identities)
