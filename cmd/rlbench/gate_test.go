@@ -87,6 +87,7 @@ func writeResult(t *testing.T, r *result.Result) string {
 func gateResult(p99 int64, overshoot int64) *result.Result {
 	return &result.Result{
 		Schema: result.Schema, Verdict: result.Pass, Complete: true, Thresholds: []result.ThresholdResult{},
+		Profile: result.ProfileInfo{Name: "gate"},
 		Runs: []result.Run{{Algorithm: "fixed_window", Scenario: "steady",
 			LatencyUs: result.Latency{Count: 5000, P50: 100, P99: p99}, Audit: &result.Audit{Overshoot: overshoot}}},
 	}
