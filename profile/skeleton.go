@@ -292,10 +292,11 @@ type replyLine struct {
 }
 
 var skeletonTemplate = template.Must(template.New("profile").Funcs(template.FuncMap{"quote": strconv.Quote}).Parse(`# A profile for your own limiter, written by rlbench init.
-{{- if .Calibrated}} It read the Lua, then
-# checked its reading against a real Redis ({{.Calibrated}}): lines
-# marked CHECK are what it still doubts. Check them, replace any EDIT_ME,
-# then:
+{{- if .Calibrated}} It read the Lua,
+# then checked its reading against a real Redis:
+#   {{.Calibrated}}
+# Lines marked CHECK are what it still doubts: check them, replace any
+# EDIT_ME, then:
 {{- else}} Every line
 # marked CHECK is a guess from reading the Lua: check it, replace any
 # EDIT_ME, then:

@@ -404,7 +404,7 @@ func TestDraftCalibrated(t *testing.T) {
 		"- \"${cost}\"    # ARGV[3] n_tokens: the units this request takes (a scenario's cost:, 1 by default)\n",
 		"remaining: 2    # CHECK: ",
 		"semantics: bound    # CHECK\n    bound: {admitted: 200, per: 1s}",
-		"checked its reading against a real Redis (a test)",
+		"checked its reading against a real Redis:\n#   a test\n# Lines marked CHECK",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the profile lacks %q:\n%s", want, out)

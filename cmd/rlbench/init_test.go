@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/rlbench/rlbench/internal/redistest"
 )
 
@@ -210,5 +212,67 @@ func TestInitStopsDuringCalibration(t *testing.T) {
 	}
 	if text, _ := os.ReadFile(out); string(text) != "mine" {
 		t.Errorf("the existing file was changed: %q", text)
+	}
+}
+
+// TestInitCalibratesOnAGivenRedis: with --redis, init probes on that
+// server, leaves every key it did not write as it was, and removes its
+// own (under rlbench:init:) after.
+func TestInitCalibratesOnAGivenRedis(t *testing.T) {
+	addr := redistest.Start(t)
+	rdb := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, DisableIdentity: true})
+	t.Cleanup(func() { _ = rdb.Close() })
+	ctx := context.Background()
+	for i := range 50 {
+		if err := rdb.Set(ctx, fmt.Sprintf("theirs:%d", i), i, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	lua, out := filepath.Join(dir, "mine.lua"), filepath.Join(dir, "mine.yaml")
+	if err := os.WriteFile(lua, []byte(initLua), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "init", "--redis", addr, "-o", out, lua)
+	if code != exitOK || !strings.Contains(stdout, "calibrated on the Redis at "+addr) || !strings.Contains(stdout, "every probe held") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	keys, err := rdb.Keys(ctx, "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 50 {
+		t.Errorf("%d keys after init, want the 50 it found: %v", len(keys), keys)
+	}
+	for i := range 50 {
+		if v, err := rdb.Get(ctx, fmt.Sprintf("theirs:%d", i)).Int(); err != nil || v != i {
+			t.Errorf("theirs:%d = %d, %v", i, v, err)
+		}
+	}
+	if code, _, stderr := runCLI(t, "init", "--redis", addr, "--no-calibrate", "-o", out+"2", lua); code != exitUsage || !strings.Contains(stderr, "give one") {
+		t.Errorf("--redis with --no-calibrate: exit %d, %s", code, stderr)
+	}
+}
+
+// TestInitWithoutRedisServer: with no redis-server to start and no
+// --redis, init says it could not calibrate and writes the reading, every
+// guess marked CHECK.
+func TestInitWithoutRedisServer(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	dir := t.TempDir()
+	lua, out := filepath.Join(dir, "mine.lua"), filepath.Join(dir, "mine.yaml")
+	if err := os.WriteFile(lua, []byte(initLua), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "init", "-o", out, lua)
+	if code != exitOK || !strings.Contains(stdout, "not calibrated: no redis-server on PATH") || !strings.Contains(stdout, "check (marked CHECK in the file):") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	text, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(text), `- "${limit}"    # ARGV[1]: requests per window; CHECK`) || strings.Contains(string(text), "calibration:") {
+		t.Errorf("the uncalibrated profile:\n%s", text)
 	}
 }
