@@ -112,10 +112,11 @@ func (k FaultKind) LosesState() bool {
 }
 
 // HoldsCalls reports whether the fault holds the calls themselves back
-// until it ends (a pause, a stall, a black hole): a call sent during it
-// that ran at all ran as it ended.
+// until it ends (a pause, a stall): a call sent during it that ran at all
+// ran as it ended. (A black hole holds nothing: it drops what it gets, so
+// a call it caught ran before it took, if at all.)
 func (k FaultKind) HoldsCalls() bool {
-	return k == FaultPause || k == FaultStall || k == FaultTimeout
+	return k == FaultPause || k == FaultStall
 }
 
 // FaultKindNames lists the kinds' names, in the order messages name them.

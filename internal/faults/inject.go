@@ -349,10 +349,11 @@ func (s *Session) network(ctx context.Context, i int, f plan.Fault, o *observati
 	if err != nil {
 		return err
 	}
-	if f.Kind == plan.FaultReset {
-		// Every connection a request arrives on from now until the toxic
-		// is removed is reset by the proxy, which drops the request: a
-		// call that failed so never reached the server.
+	if f.Kind == plan.FaultReset || f.Kind == plan.FaultTimeout {
+		// From now until the toxics are removed the proxy drops every
+		// request: a reset resets the connection it arrived on, a black
+		// hole drops it and closes the connection as it goes. A call that
+		// failed so never reached the server.
 		s.rec.requestsDropped(i, s.clock.Now())
 	}
 	s.sleepUntil(ctx, f.End())

@@ -74,8 +74,8 @@ type recorder struct {
 	// server surely held every command; zero while unknown.
 	held []heldSpan
 	// dropped is, per fault, the local span (unix nanos) in which the
-	// proxy reset every connection a request arrived on, dropping the
-	// request; zero while unknown.
+	// proxy dropped every request (a reset, a black hole); zero while
+	// unknown.
 	dropped []heldSpan
 	// quiet says since when calls without an answer are not explained by
 	// a fault (unix nanos); see Session.QuietSince.
@@ -195,11 +195,21 @@ func (f *recorder) failedCall(identity uint64, sent, done time.Time, units int64
 		if from, to := f.held[k].from.Load(), f.held[k].to.Load(); from != 0 && sent.UnixNano() >= from && done.UnixNano() < to {
 			return
 		}
-		// A connection reset by the proxy while it dropped every request
-		// that arrived: the reset is what the request's arrival set off.
-		if from, to := f.dropped[k].from.Load(), f.dropped[k].to.Load(); from != 0 && redisenv.ErrorKind(err) == redisenv.KindReset &&
-			sent.UnixNano() >= from && done.UnixNano() < to {
-			return
+		if from, to := f.dropped[k].from.Load(), f.dropped[k].to.Load(); from != 0 && sent.UnixNano() >= from {
+			switch f.faults[k].Kind {
+			case plan.FaultReset:
+				// A connection reset by the proxy while it dropped every
+				// request: the reset is what the request's arrival set off.
+				if redisenv.ErrorKind(err) == redisenv.KindReset && done.UnixNano() < to {
+					return
+				}
+			case plan.FaultTimeout:
+				// Sent into the black hole, on a connection it closes as
+				// it goes: dropped, whenever its caller gave up.
+				if sent.UnixNano() < to {
+					return
+				}
+			}
 		}
 	}
 	f.unseenCalls.Add(1)
@@ -328,8 +338,8 @@ func (f *recorder) errorLatency(k int) result.Latency {
 type heldSpan struct{ from, to atomic.Int64 }
 
 // requestsDropped records that from from on, until requestsPass, network
-// fault k resets every connection a request arrives on, dropping the
-// request. A nil recorder (no faults) ignores it.
+// fault k drops every request that arrives (resetting its connection, or
+// into a black hole). A nil recorder (no faults) ignores it.
 func (f *recorder) requestsDropped(k int, from time.Time) {
 	if f == nil || k >= len(f.dropped) {
 		return

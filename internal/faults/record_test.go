@@ -3,6 +3,7 @@ package faults
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"syscall"
@@ -169,6 +170,36 @@ func TestResetDroppedRequestsNeverRan(t *testing.T) {
 		{"sent before the proxy dropped requests", 1005, 1011, byPeer, true},
 		{"reset once the proxy let requests through again", 1600, 1601, byPeer, true},
 		{"timed out while the proxy dropped requests", 1100, 1200, context.DeadlineExceeded, true},
+	} {
+		before := f.unseenCalls.Load()
+		f.failedCall(1, at(c.sent), at(c.done), 1, c.err)
+		if got := f.unseenCalls.Load() > before; got != c.ran {
+			t.Errorf("%s: may have run %v, want %v", c.why, got, c.ran)
+		}
+	}
+}
+
+// TestBlackHoleDroppedRequestsNeverRan: a black hole drops every request
+// sent once it is in place, whatever the caller's error (a timeout, or the
+// connection it closes as it goes); a call sent before it took may have
+// run, its reply the one lost.
+func TestBlackHoleDroppedRequestsNeverRan(t *testing.T) {
+	start := time.Unix(1_700_000_000, 0)
+	at := func(ms int) time.Time { return start.Add(time.Duration(ms) * time.Millisecond) }
+	hole := []plan.Fault{{Kind: plan.FaultTimeout, At: time.Second, For: 500 * time.Millisecond}}
+	f := newRecorder(start, 3*time.Second, hole, nil, event.Offset{})
+	f.requestsDropped(0, at(1010))
+	f.requestsPass(0, at(1500))
+	for _, c := range []struct {
+		why        string
+		sent, done int
+		err        error
+		ran        bool
+	}{
+		{"sent into the black hole, timed out there", 1100, 1200, context.DeadlineExceeded, false},
+		{"sent into the black hole, closed as it went", 1400, 1501, io.EOF, false},
+		{"sent before the black hole took: its reply lost", 1005, 1105, context.DeadlineExceeded, true},
+		{"sent as it went", 1500, 1600, context.DeadlineExceeded, true},
 	} {
 		before := f.unseenCalls.Load()
 		f.failedCall(1, at(c.sent), at(c.done), 1, c.err)
