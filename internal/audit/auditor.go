@@ -280,7 +280,7 @@ func (a *Auditor) Record(o *event.Outcome) {
 			a.recordOnError(o.Identity, a.faults.offset.ServerMicros(o.Sent), pd.Allowed, o.Decision.Units())
 		}
 		if a.unseenFromOutcomes && o.MayHaveRun {
-			a.RecordUnseen(o.Identity, a.faults.offset.ServerMicros(o.Sent), a.faults.offset.ServerMicros(o.Done), o.Decision.Units())
+			a.RecordUnseen(o.Identity, a.faults.offset.ServerMicros(o.Sent), a.faults.offset.ServerMicros(o.Done), o.Decision.Units(), o.Decision.ClientNowMicros)
 		}
 		return
 	}

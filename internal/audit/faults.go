@@ -129,8 +129,9 @@ func (a *Auditor) recordOnError(identity uint64, atUs int64, allowed bool, units
 
 // RecordUnseen notes that a call of identity sent at sentUs and given up
 // at doneUs (server microseconds) failed in a way that may have let it
-// run on the server. A nil Auditor, or one without a timeline, ignores it.
-func (a *Auditor) RecordUnseen(identity uint64, sentUs, doneUs, units int64) {
+// run on the server; carriedUs is the caller's time its request carried
+// (0: none). A nil Auditor, or one without a timeline, ignores it.
+func (a *Auditor) RecordUnseen(identity uint64, sentUs, doneUs, units, carriedUs int64) {
 	if a == nil || a.faults == nil {
 		return
 	}
@@ -144,7 +145,11 @@ func (a *Auditor) RecordUnseen(identity uint64, sentUs, doneUs, units int64) {
 	if *m == nil {
 		*m = map[int][]unseenCall{}
 	}
-	(*m)[slot] = append((*m)[slot], unseenCall{sentUs: sentUs, doneUs: doneUs, units: recordUnits(units)})
+	u := unseenCall{sentUs: sentUs, doneUs: doneUs, units: recordUnits(units)}
+	if a.argsClock {
+		u.carriedUs = carriedUs
+	}
+	(*m)[slot] = append((*m)[slot], u)
 	mu.Unlock()
 }
 
@@ -353,6 +358,10 @@ type unseenCall struct {
 	// notBeforeUs is the earliest instant it may have run: its send, or
 	// the end of a fault that held the calls back (0 until known).
 	notBeforeUs int64
+	// carriedUs is, for a limiter that decides by its caller's clock, the
+	// time the request carried: whenever the server ran it, that is the
+	// time it decided by (0: not known).
+	carriedUs int64
 }
 
 // placeAfterDecisions finds, for every call whose outcome is unknown, the

@@ -171,7 +171,7 @@ func TestAuditAcrossAFailover(t *testing.T) {
 // identity is judged as strictly as ever.
 func TestAuditBranchesOnUnseenCalls(t *testing.T) {
 	a, start := faultAuditor(t, []plan.Fault{{Kind: plan.FaultStall, At: 100 * time.Millisecond, For: 100 * time.Millisecond}})
-	a.RecordUnseen(0, start.Add(150*time.Millisecond).UnixMicro(), start.Add(200*time.Millisecond).UnixMicro(), 1)
+	a.RecordUnseen(0, start.Add(150*time.Millisecond).UnixMicro(), start.Add(200*time.Millisecond).UnixMicro(), 1, 0)
 	// Identity 0: the unseen call took the 10th admission.
 	for i := range 10 {
 		decide(a, start, 0, float64(300+10*i), i < 9)
@@ -222,8 +222,8 @@ func TestAuditTellsWhatThePolicyDecided(t *testing.T) {
 func TestAuditUnseenCallsAcrossARestart(t *testing.T) {
 	a, start := faultAuditor(t, []plan.Fault{{Kind: plan.FaultRestart, At: 400 * time.Millisecond}})
 	us := func(ms int) int64 { return start.Add(time.Duration(ms) * time.Millisecond).UnixMicro() }
-	a.RecordUnseen(0, us(420), us(520), 1) // given up after the new server came
-	a.RecordUnseen(1, us(380), us(420), 1) // given up before the old one went
+	a.RecordUnseen(0, us(420), us(520), 1, 0) // given up after the new server came
+	a.RecordUnseen(1, us(380), us(420), 1, 0) // given up before the old one went
 	// On the new server, identity 0's unseen call took the 10th admission;
 	// identity 1 is denied its 10th with nothing unseen: a mismatch.
 	for i := range 10 {

@@ -356,8 +356,9 @@ func (rp *identityReplay) add(u unseenCall) {
 // backlog) or at the decision's own instant; or one call ran alone, the
 // earlier ones lost with a connection that broke. Instants are the
 // server's; the model is fed them shift later, as it is fed the decision
-// at at (a limiter that decides by its caller's clock saw the time shift
-// from the server's: the calls are taken to have carried the same).
+// at at, or, for a limiter that decides by its caller's clock, at the time
+// the call's request carried: whenever the server ran it, that is the
+// time it decided by.
 func (rp *identityReplay) placeUnseen(at, shift int64) {
 	fresh := rp.a.model.Model
 	var added []*branch
@@ -366,14 +367,20 @@ func (rp *identityReplay) placeUnseen(at, shift int64) {
 		if n == 0 {
 			continue
 		}
-		last := b.lastFed(math.MinInt64)
-		if last != math.MinInt64 {
-			last -= shift
+		last := b.lastServed(math.MinInt64)
+		// place runs call p on c at server instant t, the earliest it may
+		// have run being lo.
+		place := func(c *branch, p pendingCall, t, lo int64) {
+			if p.carriedUs > 0 {
+				c.placeRun(p.carriedUs, t, unitsOf(p.units), p.carriedUs, p.carriedUs)
+				return
+			}
+			c.uncertainUs = max(c.uncertainUs, at-lo)
+			c.placeRun(t+shift, t, unitsOf(p.units), lo+shift, at+shift)
 		}
 		ranAlone := func(i int) *branch {
 			c := b.copyOf(fresh)
-			c.placeRun(at+shift, at, unitsOf(b.pending[i].units), b.pending[i].earliestUs(last)+shift, at+shift)
-			c.uncertainUs = max(c.uncertainUs, at-b.pending[i].earliestUs(last))
+			place(c, b.pending[i], at, b.pending[i].earliestUs(last))
 			c.pending = slices.Delete(slices.Clone(b.pending), i, i+1)
 			return c
 		}
@@ -383,12 +390,10 @@ func (rp *identityReplay) placeUnseen(at, shift int64) {
 			differ := false
 			for _, p := range b.pending[:m] {
 				lo := p.earliestUs(last)
-				u := at - lo
-				atWake.uncertainUs, atSend.uncertainUs = max(atWake.uncertainUs, u), max(atSend.uncertainUs, u)
-				atWake.placeRun(at+shift, at, unitsOf(p.units), lo+shift, at+shift)
-				t := min(max(p.sentUs, p.nextUs, atSend.lastFed(last+shift)-shift), at)
+				place(atWake, p, at, lo)
+				t := min(max(p.sentUs, p.nextUs, atSend.lastServed(last)), at)
 				differ = differ || t != at
-				atSend.placeRun(t+shift, t, unitsOf(p.units), lo+shift, at+shift)
+				place(atSend, p, t, lo)
 			}
 			atWake.pending, atSend.pending = slices.Clone(b.pending[m:]), slices.Clone(b.pending[m:])
 			added = append(added, atWake)
@@ -410,6 +415,15 @@ func (rp *identityReplay) placeUnseen(at, shift int64) {
 func (b *branch) lastFed(otherwise int64) int64 {
 	if n := len(b.hist); n > 0 {
 		return b.hist[n-1].at
+	}
+	return otherwise
+}
+
+// lastServed is the server's instant of the last request fed to b, or
+// otherwise.
+func (b *branch) lastServed(otherwise int64) int64 {
+	if n := len(b.hist); n > 0 {
+		return b.hist[n-1].serverAt
 	}
 	return otherwise
 }

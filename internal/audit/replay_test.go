@@ -28,7 +28,7 @@ func replayOf(a *Auditor, resets ...event.Reset) (*result.Audit, *result.Faults)
 // in every state the model may have been in.
 func TestUnseenCallsDoNotExcuseABrokenLimiter(t *testing.T) {
 	a, start := faultAuditor(t, nil)
-	a.RecordUnseen(0, start.Add(150*time.Millisecond).UnixMicro(), start.Add(200*time.Millisecond).UnixMicro(), 1)
+	a.RecordUnseen(0, start.Add(150*time.Millisecond).UnixMicro(), start.Add(200*time.Millisecond).UnixMicro(), 1, 0)
 	// 12 admitted in one window of a limit of 10, the doubtful call
 	// besides.
 	for i := range 12 {
@@ -106,7 +106,7 @@ func manyStates(t *testing.T) (*Auditor, time.Time) {
 	a, start := faultAuditorOf(t, algorithms.NewSlidingLog(nil, algorithms.Policy{Limit: 100, Window: time.Second}), nil)
 	for i := range 60 {
 		at := start.Add(time.Duration(100+i) * time.Millisecond).UnixMicro()
-		a.RecordUnseen(0, at, at+500, 1)
+		a.RecordUnseen(0, at, at+500, 1, 0)
 	}
 	return a, start
 }
@@ -136,7 +136,7 @@ func TestReplayResumesAfterARestartThatKeptNothing(t *testing.T) {
 		a, start := faultAuditorOf(t, lim, []plan.Fault{{Kind: plan.FaultRestart, At: 300 * time.Millisecond}})
 		for i := range 60 {
 			at := start.Add(time.Duration(100+i) * time.Millisecond).UnixMicro()
-			a.RecordUnseen(0, at, at+500, 1)
+			a.RecordUnseen(0, at, at+500, 1, 0)
 		}
 		for i := range 10 {
 			decide(a, start, 0, float64(170+i), true)
@@ -239,7 +239,7 @@ func TestReplayResumesAtAReplyThatStatesTheState(t *testing.T) {
 		a, start := faultAuditorOf(t, lim, nil)
 		for i := range 150 {
 			at := start.Add(time.Duration(100+i) * time.Millisecond).UnixMicro()
-			a.RecordUnseen(0, at, at+500, 1)
+			a.RecordUnseen(0, at, at+500, 1, 0)
 		}
 		// No remaining in these replies: the calls in doubt leave more
 		// states than the replay keeps.
@@ -271,7 +271,7 @@ func TestLogCountsPruneStatesOfCallsInDoubt(t *testing.T) {
 		a, start := faultAuditorOf(t, algorithms.NewSlidingLog(nil, algorithms.Policy{Limit: 100, Window: time.Second}), nil)
 		for i := range 60 {
 			at := start.Add(time.Duration(100+i) * time.Millisecond).UnixMicro()
-			a.RecordUnseen(0, at, at+500, 1)
+			a.RecordUnseen(0, at, at+500, 1, 0)
 		}
 		// Ten of the calls in doubt ran; then ten admissions.
 		for i := range 10 {
@@ -305,7 +305,7 @@ func TestLogHeldWhileCallsInDoubtExpire(t *testing.T) {
 		a, start := faultAuditorOf(t, algorithms.NewSlidingLog(nil, algorithms.Policy{Limit: 10, Window: time.Second}), nil)
 		for i := range 50 {
 			at := start.Add(time.Duration(100+i) * time.Millisecond).UnixMicro()
-			a.RecordUnseen(0, at, at+500, 1)
+			a.RecordUnseen(0, at, at+500, 1, 0)
 		}
 		// Ten of the calls in doubt ran, from 100ms: the log is full.
 		decideLeft(a, start, 0, 400, false, 0)
@@ -360,7 +360,7 @@ func TestWindowHeldUntilItReopens(t *testing.T) {
 		}
 		for i := range 10 {
 			at := start.Add(time.Duration(1020+10*i) * time.Millisecond).UnixMicro()
-			a.RecordUnseen(0, at, at+100_000, 1) // ran from 1020ms: a new window
+			a.RecordUnseen(0, at, at+100_000, 1, 0) // ran from 1020ms: a new window
 		}
 		decideLeft(a, start, 0, 1500, false, 0)
 		decideLeft(a, start, 0, 2030, true, 9) // the first of a window
@@ -387,7 +387,7 @@ func TestCallsHeldByAPauseRanAsItEnded(t *testing.T) {
 		a, start := faultAuditor(t, faults)
 		for i := range 10 {
 			at := start.Add(time.Duration(1100+10*i) * time.Millisecond).UnixMicro()
-			a.RecordUnseen(0, at, at+100_000, 1)
+			a.RecordUnseen(0, at, at+100_000, 1, 0)
 		}
 		decideLeft(a, start, 0, 1600, false, 0) // they ran as the pause ended
 		decideLeft(a, start, 0, 2200, false, 0) // their window is still full
@@ -420,7 +420,7 @@ func TestNoAnchorOnAWholeNumberLeft(t *testing.T) {
 		truth := algorithms.NewGCRA(nil, p).Model().(algorithms.ReplyModel)
 		ms := func(v float64) int64 { return start.Add(time.Duration(v * float64(time.Millisecond))).UnixMicro() }
 		truth.Allow(ms(0))
-		a.RecordUnseen(0, ms(0), ms(5), 1)
+		a.RecordUnseen(0, ms(0), ms(5), 1, 0)
 		decide(a, start, 1, 20, true) // the other identity: the server's next decision
 		reply := func(atMs float64, forceAllowed bool) {
 			at := ms(atMs)
@@ -440,6 +440,47 @@ func TestNoAnchorOnAWholeNumberLeft(t *testing.T) {
 		res, _ := replayOf(a)
 		if want := b2i(broken); res.ModelMismatches != want || res.UnderAdmitted != 0 {
 			t.Errorf("broken %v: %d mismatches, %d under-admitted; want %d and none", broken, res.ModelMismatches, res.UnderAdmitted, want)
+		}
+	}
+}
+
+// TestCallInDoubtDecidesByTheTimeItCarried: a limiter that decides by its
+// caller's clock (the client-time sliding log, 2 a second) stamps a call
+// with the time its request carried, whenever the server runs it. One
+// carried 10ms, was held by a pause and ran as it ended, unanswered: its
+// stamp leaves the window at 1010ms, not a second after the pause. The
+// limiter admits at 1015ms, as the replay placing the call at the time it
+// carried says; placed at the server's instant, it would have been a
+// mismatch. A limiter that admits a third within the second is caught.
+func TestCallInDoubtDecidesByTheTimeItCarried(t *testing.T) {
+	p := algorithms.Policy{Limit: 2, Window: time.Second}
+	for _, broken := range []bool{false, true} {
+		lim := algorithms.NewSlidingLogClientTime(nil, p)
+		a, start := faultAuditorOf(t, lim, []plan.Fault{{Kind: plan.FaultPause, At: 5 * time.Millisecond, For: 500 * time.Millisecond}})
+		truth := lim.Model().(algorithms.ReplyModel)
+		ms := func(v float64) int64 { return start.Add(time.Duration(v * float64(time.Millisecond))).UnixMicro() }
+		// seen records a decision whose request carried carriedMs, run by
+		// the server 100us later.
+		seen := func(carriedMs float64, force bool) {
+			c := ms(carriedMs)
+			allowed := truth.Allow(c) || force
+			d := algorithms.Decision{Allowed: allowed, Remaining: strconv.FormatFloat(truth.Remaining(), 'f', -1, 64),
+				ClientNowMicros: c, ServerNowMicros: c + 100}
+			if !allowed {
+				d.RetryAfter = time.Duration((truth.NextAdmitMicros()-c+999)/1000) * time.Millisecond
+			}
+			record(a, 0, &event.Outcome{Sent: time.UnixMicro(c), Done: time.UnixMicro(c + 200), Decision: d})
+		}
+		seen(0, false)
+		truth.Allow(ms(10)) // the call in doubt, run as the pause ended
+		a.RecordUnseen(0, ms(10), ms(110), 1, ms(10))
+		seen(600, false)   // denied: two within the second
+		seen(1005, false)  // the first left the window
+		seen(1015, false)  // the call in doubt left it too
+		seen(1020, broken) // two within the second again
+		res, f := replayOf(a)
+		if want := b2i(broken); res.ModelMismatches != want || res.UnderAdmitted != 0 || f.Unjudged != 0 {
+			t.Errorf("broken %v: %d mismatches, %d under-admitted, %d unjudged; want %d, none, none", broken, res.ModelMismatches, res.UnderAdmitted, f.Unjudged, want)
 		}
 	}
 }

@@ -72,7 +72,7 @@ func (c *caller) Allow(ctx context.Context, key string) (algorithms.Decision, er
 			c.rec.calls(done, int64(n))
 			return d, nil
 		}
-		c.rec.failedCall(c.identity(key), sent, done, d.Units(), err)
+		c.rec.failedCall(c.identity(key), sent, done, d, err)
 		if !retryable(err) {
 			break
 		}

@@ -9,6 +9,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/plan"
@@ -182,8 +183,9 @@ func (f *recorder) calls(done time.Time, n int64) {
 // failed with err at done, when it may still have run on the server (and
 // changed the limiter's state) after its caller gave up: a call that timed
 // out may have run, and a retry then charges the caller twice. The model
-// cannot know it ran. units is what the call asked for.
-func (f *recorder) failedCall(identity uint64, sent, done time.Time, units int64, err error) {
+// cannot know it ran. asked is what the call asked (its units, and the
+// caller's time its request carried).
+func (f *recorder) failedCall(identity uint64, sent, done time.Time, asked algorithms.Decision, err error) {
 	if !redisenv.MayHaveRun(err) {
 		return
 	}
@@ -216,7 +218,7 @@ func (f *recorder) failedCall(identity uint64, sent, done time.Time, units int64
 	if f.unseen == nil {
 		return
 	}
-	f.unseen.RecordUnseen(identity, f.offset.ServerMicros(sent), f.offset.ServerMicros(done), units)
+	f.unseen.RecordUnseen(identity, f.offset.ServerMicros(sent), f.offset.ServerMicros(done), asked.Units(), asked.ClientNowMicros)
 }
 
 // span sums the fine bins from the one holding a up to the one holding b

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/plan"
 )
@@ -120,7 +121,7 @@ func TestPauseHeldCallsFromTheServersClock(t *testing.T) {
 	f := newRecorder(start, 3*time.Second, pause, nil, event.Offset{})
 	timeout := context.DeadlineExceeded
 	// Before the pause was answered nothing is known to be held.
-	f.failedCall(1, at(1050), at(1100), 1, timeout)
+	f.failedCall(1, at(1050), at(1100), algorithms.Decision{}, timeout)
 	// It took 200ms late.
 	f.pauseHeld(0, at(1200), at(1700))
 	for _, c := range []struct {
@@ -133,7 +134,7 @@ func TestPauseHeldCallsFromTheServersClock(t *testing.T) {
 		{"given up after the pause ended: it ran", 1650, 1750, false},
 	} {
 		before := f.unseenCalls.Load()
-		f.failedCall(1, at(c.sent), at(c.done), 1, timeout)
+		f.failedCall(1, at(c.sent), at(c.done), algorithms.Decision{}, timeout)
 		if got := f.unseenCalls.Load() == before; got != c.held {
 			t.Errorf("%s: held %v, want %v", c.why, got, c.held)
 		}
@@ -155,7 +156,7 @@ func TestResetDroppedRequestsNeverRan(t *testing.T) {
 	f := newRecorder(start, 3*time.Second, reset, nil, event.Offset{})
 	byPeer := &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}
 	f.requestsDropped(0, at(1010))
-	f.failedCall(1, at(1050), at(1051), 1, byPeer) // while it lasts
+	f.failedCall(1, at(1050), at(1051), algorithms.Decision{}, byPeer) // while it lasts
 	if f.unseenCalls.Load() != 0 {
 		t.Error("a call the proxy reset, while it still resets them, may have run")
 	}
@@ -172,7 +173,7 @@ func TestResetDroppedRequestsNeverRan(t *testing.T) {
 		{"timed out while the proxy dropped requests", 1100, 1200, context.DeadlineExceeded, true},
 	} {
 		before := f.unseenCalls.Load()
-		f.failedCall(1, at(c.sent), at(c.done), 1, c.err)
+		f.failedCall(1, at(c.sent), at(c.done), algorithms.Decision{}, c.err)
 		if got := f.unseenCalls.Load() > before; got != c.ran {
 			t.Errorf("%s: may have run %v, want %v", c.why, got, c.ran)
 		}
@@ -202,7 +203,7 @@ func TestBlackHoleDroppedRequestsNeverRan(t *testing.T) {
 		{"sent as it went", 1500, 1600, context.DeadlineExceeded, true},
 	} {
 		before := f.unseenCalls.Load()
-		f.failedCall(1, at(c.sent), at(c.done), 1, c.err)
+		f.failedCall(1, at(c.sent), at(c.done), algorithms.Decision{}, c.err)
 		if got := f.unseenCalls.Load() > before; got != c.ran {
 			t.Errorf("%s: may have run %v, want %v", c.why, got, c.ran)
 		}

@@ -296,9 +296,10 @@ func (n *node) close() {
 // UnseenRecorder is told of calls that failed in a way that may have let
 // them run on the server all the same: the audit then knows that
 // identity's state is no longer what the replies say. units is what the
-// call asked for.
+// call asked for, carriedUs the caller's time its request carried
+// (algorithms.Decision.ClientNowMicros; 0 when it carried none).
 type UnseenRecorder interface {
-	RecordUnseen(identity uint64, sentUs, doneUs, units int64)
+	RecordUnseen(identity uint64, sentUs, doneUs, units, carriedUs int64)
 }
 
 // Begin starts the session with the run's traffic, which starts at start
