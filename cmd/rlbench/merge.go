@@ -60,7 +60,9 @@ func mergeResults(ctx context.Context, paths []string, outDir string, noReport b
 	}
 	verdict.Judge(merged, thresholds)
 	if outDir == "" {
-		outDir = filepath.Join("results", fmt.Sprintf("%s-%s-merged", merged.Profile.Name, merged.StartedAt.Format("20060102T150405Z")))
+		if outDir, err = newResultDir("results", fmt.Sprintf("%s-%s-merged", merged.Profile.Name, merged.StartedAt.Format("20060102T150405Z"))); err != nil {
+			return fmt.Errorf("writing the merged result: %w", err)
+		}
 	}
 	path := filepath.Join(outDir, "result.json")
 	if err := result.WriteFile(path, merged); err != nil {

@@ -2,8 +2,10 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // checkOutDir makes sure results can be written under dir before a run
@@ -36,4 +38,32 @@ func plainError(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// maxResultDirSuffix bounds the suffixes tried for a result's folder.
+const maxResultDirSuffix = 1000
+
+// newResultDir creates the folder a result is written into, under parent,
+// named name, or name-2, name-3, ... when that is taken: two runs of one
+// profile started in the same second (their names are the profile and the
+// start to the second) each get a folder of their own, created
+// exclusively, and neither overwrites the other's result.
+func newResultDir(parent, name string) (string, error) {
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", err
+	}
+	for i := 1; i <= maxResultDirSuffix; i++ {
+		dir := filepath.Join(parent, name)
+		if i > 1 {
+			dir = filepath.Join(parent, fmt.Sprintf("%s-%d", name, i))
+		}
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("%s: %s and %d more folders of that name are taken", parent, name, maxResultDirSuffix-1)
 }

@@ -249,9 +249,13 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	if s := res.Segment; s != nil {
 		name += fmt.Sprintf("-segment%dof%d", s.Index, s.Count)
 	}
-	dir := filepath.Join(o.outDir, name)
+	dir, writeErr := newResultDir(o.outDir, name)
 	path := filepath.Join(dir, "result.json")
-	writeErr := result.WriteFile(path, res)
+	if writeErr == nil {
+		writeErr = result.WriteFile(path, res)
+	} else {
+		path = filepath.Join(o.outDir, name, "result.json")
+	}
 	var cleanupErr error
 	if !o.keepKeys {
 		// Every key of the invocation, after Ctrl-C too.
