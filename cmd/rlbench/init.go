@@ -71,10 +71,6 @@ var notNameChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 // the first run. It never overwrites a file, and stops, having written
 // nothing, when ctx ends (the first Ctrl-C) while it reads or calibrates.
 func writeSkeleton(ctx context.Context, luaPath string, o initOptions, stdout, stderr io.Writer) error {
-	src, err := readLua(ctx, luaPath)
-	if err != nil {
-		return err
-	}
 	name := o.name
 	if name == "" {
 		name = notNameChars.ReplaceAllString(strings.TrimSuffix(filepath.Base(luaPath), filepath.Ext(luaPath)), "_")
@@ -85,7 +81,17 @@ func writeSkeleton(ctx context.Context, luaPath string, o initOptions, stdout, s
 	}
 	out := o.out
 	if out == "" {
-		out = filepath.Join(filepath.Dir(luaPath), name+".yaml")
+		dir, kind := inputFolder(luaPath)
+		if dir == "" {
+			return usageErrorf("%s is %s, not a file in a folder to write the profile beside: name the profile with -o FILE", luaPath, kind)
+		}
+		out = filepath.Join(dir, name+".yaml")
+	} else if dir, kind := inputFolder(luaPath); dir == "" {
+		fmt.Fprintf(stderr, "rlbench: warning: %s is %s: the profile names it as the limiter's Lua, and every run reads it again\n", luaPath, kind)
+	}
+	src, err := readLua(ctx, luaPath)
+	if err != nil {
+		return err
 	}
 	rel, err := relativeTo(filepath.Dir(out), luaPath)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // checkOutDir makes sure results can be written under dir before a run
@@ -66,4 +67,53 @@ func newResultDir(parent, name string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%s: %s and %d more folders of that name are taken", parent, name, maxResultDirSuffix-1)
+}
+
+// inputFolder is the folder of the input file at path, where a command
+// writes its output unless told where: a report beside its result, a
+// profile beside its Lua. It is "" when path is not a file in a folder of
+// files — a pipe or a device, or a path under /dev or /proc such as
+// /dev/stdin or /dev/fd/63, whose folder holds devices and descriptors,
+// not the user's files — and kind then says what path is, for a message.
+// A path that cannot be read is left to the read to report.
+func inputFolder(path string) (dir, kind string) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return filepath.Dir(path), ""
+	}
+	switch mode := fi.Mode(); {
+	case mode&fs.ModeNamedPipe != 0:
+		return "", "a pipe"
+	case mode&fs.ModeCharDevice != 0:
+		return "", "a character device"
+	case mode&fs.ModeDevice != 0:
+		return "", "a block device"
+	case mode&fs.ModeSocket != 0:
+		return "", "a socket"
+	case !mode.IsRegular():
+		return "", "not a regular file"
+	}
+	dir = filepath.Dir(path)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return dir, ""
+	}
+	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = resolved
+	}
+	if under(abs, "/dev/shm") {
+		// A folder of files in memory, like /tmp.
+		return dir, ""
+	}
+	for _, special := range []string{"/dev", "/proc"} {
+		if under(abs, special) {
+			return "", "a file under " + special + " (a device or a descriptor)"
+		}
+	}
+	return dir, ""
+}
+
+// under reports whether the absolute path abs is dir or lies in it.
+func under(abs, dir string) bool {
+	return abs == dir || strings.HasPrefix(abs, dir+"/")
 }

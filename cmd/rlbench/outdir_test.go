@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,5 +82,65 @@ func TestResultFoldersAreCreatedExclusively(t *testing.T) {
 			t.Errorf("%s handed out twice", d)
 		}
 		seen[d] = true
+	}
+}
+
+// openFD opens path and returns the /proc path of its descriptor: the
+// path /dev/stdin stands for when a file is redirected into rlbench.
+func openFD(t *testing.T, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return fmt.Sprintf("/proc/self/fd/%d", f.Fd())
+}
+
+// TestOutputsAreNeverWrittenBesideADeviceOrPipe: report and init write
+// beside their input unless told where; an input that is a pipe, or a
+// file reached through /proc or /dev (/dev/stdin, /dev/fd/N), has no
+// folder of the user's beside it. The command says so and asks for -o,
+// before it reads the input (a pipe without a writer does not hold it),
+// and writes nothing; with -o it reads such an input and writes there.
+func TestOutputsAreNeverWrittenBesideADeviceOrPipe(t *testing.T) {
+	result := fixtureResult(t)
+	lua := filepath.Join(t.TempDir(), "limiter.lua")
+	if err := os.WriteFile(lua, []byte(initLua), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resultPipe, luaPipe := fifo(t, false), fifo(t, false)
+	for _, tc := range []struct {
+		why, want string
+		args      []string
+	}{
+		{"report of a pipe", "is a pipe, not a file in a folder to write the report beside: name the folder with -o DIR", []string{"report", resultPipe}},
+		{"report of a descriptor", "is a file under /proc (a device or a descriptor)", []string{"report", openFD(t, result)}},
+		{"init of a pipe", "is a pipe, not a file in a folder to write the profile beside: name the profile with -o FILE", []string{"init", "--no-calibrate", luaPipe}},
+		{"init of a descriptor", "is a file under /proc (a device or a descriptor)", []string{"init", "--no-calibrate", openFD(t, lua)}},
+	} {
+		code, stdout, stderr := runCLIWithin(t, context.Background(), 30*time.Second, tc.args...)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, %q %q; want exit 2 saying %q", tc.why, code, stdout, stderr, tc.want)
+		}
+	}
+	for _, pipe := range []string{resultPipe, luaPipe} {
+		if entries, _ := os.ReadDir(filepath.Dir(pipe)); len(entries) != 1 {
+			t.Errorf("beside %s: %d files, want the pipe alone", pipe, len(entries))
+		}
+	}
+
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "report", "-o", out, openFD(t, result))
+	if _, err := os.Stat(filepath.Join(out, "report.html")); code != exitOK || err != nil {
+		t.Errorf("report -o: exit %d, %v\n%s%s", code, err, stdout, stderr)
+	}
+	if code, stdout, stderr := runCLI(t, "report", "--format", "text", openFD(t, result)); code != exitOK || !strings.Contains(stdout, "verdict") {
+		t.Errorf("report --format text prints, writes nothing: exit %d\n%s%s", code, stdout, stderr)
+	}
+	profile := filepath.Join(t.TempDir(), "p.yaml")
+	if code, stdout, stderr := runCLI(t, "init", "--no-calibrate", "-o", profile, openFD(t, lua)); code != exitOK ||
+		!strings.Contains(stderr, "the profile names it as the limiter's Lua, and every run reads it again") {
+		t.Errorf("init -o: exit %d, want 0 and a warning\n%s%s", code, stdout, stderr)
 	}
 }

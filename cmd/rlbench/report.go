@@ -25,7 +25,7 @@ func reportCommand() command {
 		name:  "report",
 		usage: "[-o DIR] [--format html|text|markdown|benchfmt|junit|github] [--max-scenarios N] RESULT.json",
 		flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&outDir, "o", "", "write into `DIR` (default: the result's own directory)")
+			fs.StringVar(&outDir, "o", "", "write into `DIR` (default: the result's own directory; required when the result is read from a pipe or a device such as /dev/stdin)")
 			fs.StringVar(&format, "format", "html", "`html` (plots, .hgrm files, report.html), text (the summary), markdown (the summary for a pull request), benchfmt (lines for benchstat), junit (JUnit XML for CI) or github (GitHub Actions annotations)")
 			fs.IntVar(&maxScenarios, "max-scenarios", html.DefaultMaxScenarios,
 				"draw each scenario's plots and .hgrm files for at most `N` scenarios; past it, only the tables and the plots across scenarios (0: no limit)")
@@ -59,16 +59,20 @@ var textFormats = map[string]func(io.Writer, *result.Result) error{
 }
 
 func writeReport(ctx context.Context, path, outDir, format string, maxScenarios int, stdout io.Writer) error {
+	_, text := textFormats[format]
+	dir := outDir
+	if dir == "" && !text {
+		var kind string
+		if dir, kind = inputFolder(path); dir == "" {
+			return usageErrorf("%s is %s, not a file in a folder to write the report beside: name the folder with -o DIR", path, kind)
+		}
+	}
 	res, err := readResult(ctx, path)
 	if err != nil {
 		return err
 	}
 	if write, ok := textFormats[format]; ok {
 		return write(stdout, res)
-	}
-	dir := outDir
-	if dir == "" {
-		dir = filepath.Dir(path)
 	}
 	written, err := renderReport(ctx, dir, res, maxScenarios)
 	if ctx.Err() != nil {
