@@ -169,14 +169,42 @@ var rules = []rule{
 	{"audit.vs_exact.differ", keep, sum},                                 // likewise
 	{"audit.vs_exact.admitted_beyond", keep, sum},                        // likewise
 	{"audit.vs_exact.denied_within", keep, sum},                          // likewise
-	{"audit.power", byField, firstPresent},                               // what the audit could have caught
-	{"audit.power.offered_max_in_window", keep, highest},                 // the busiest identity of any segment
-	{"audit.power.replayed", keep, allOf},                                // every segment replayed, or the sum of denials is not the model's
-	{"audit.power.expected_denied", keep, sum},                           // the disjoint identities' denials
-	{"audit.power.excess", keep, anyOf},                                  // one segment that could show it is enough
-	{"audit.power.shortfall", keep, anyOf},                               // likewise
-	{"audit.power.promise_admits", keep, keep},                           // one limiter's promise
-	{"audit.power.promise_within_ms", keep, keep},                        // likewise
+	// Against the ideal limiter: segments compared disjoint identities, so
+	// counts add up and the shares are taken again from the sums; of
+	// repetitions, the one that decided most often otherwise than the
+	// ideal stands whole (its counts and shares together).
+	{"accuracy", mostAt("wrong_share"), firstPresent},                                                  // a segment without an audit adds nothing to it
+	{"accuracy.ideal", inSection, keep},                                                                // one profile's ideal
+	{"accuracy.identities", inSection, sum},                                                            // disjoint identities
+	{"accuracy.sampled", inSection, anyOf},                                                             // one sample makes the whole a sample
+	{"accuracy.exact_times", inSection, allOf},                                                         // exact only where every segment's were
+	{"accuracy.decisions", inSection, sum},                                                             // the disjoint identities' decisions
+	{"accuracy.false_admits", inSection, sum},                                                          // likewise
+	{"accuracy.false_denies", inSection, sum},                                                          // likewise
+	{"accuracy.false_admit_units", inSection, sum},                                                     // likewise
+	{"accuracy.false_deny_units", inSection, sum},                                                      // likewise
+	{"accuracy.false_admit_share", inSection, accuracyShares},                                          // from the sums above (each share row writes all three)
+	{"accuracy.false_deny_share", inSection, accuracyShares},                                           // likewise
+	{"accuracy.wrong_share", inSection, accuracyShares},                                                // likewise
+	{"accuracy.worst_identity", inSection, mostAt("false_admit_units")},                                // the worst of any segment, whole
+	{"accuracy.near_threshold_rate_diff", inSection, weightedBy("accuracy.near_threshold_identities")}, // a mean over identities
+	{"accuracy.near_threshold_identities", inSection, sum},                                             // disjoint identities
+	{"accuracy.below_threshold_identities", inSection, sum},                                            // likewise
+	{"accuracy.limited_below_threshold", inSection, sum},                                               // likewise
+	{"accuracy.above_threshold_identities", inSection, sum},                                            // likewise
+	{"accuracy.unlimited_above_threshold", inSection, sum},                                             // likewise
+	{"accuracy.fault_decisions", inSection, sum},                                                       // likewise
+	{"accuracy.fault_wrong", inSection, sum},                                                           // likewise
+	{"accuracy.unknown_outcomes", inSection, sum},                                                      // likewise
+
+	{"audit.power", byField, firstPresent},               // what the audit could have caught
+	{"audit.power.offered_max_in_window", keep, highest}, // the busiest identity of any segment
+	{"audit.power.replayed", keep, allOf},                // every segment replayed, or the sum of denials is not the model's
+	{"audit.power.expected_denied", keep, sum},           // the disjoint identities' denials
+	{"audit.power.excess", keep, anyOf},                  // one segment that could show it is enough
+	{"audit.power.shortfall", keep, anyOf},               // likewise
+	{"audit.power.promise_admits", keep, keep},           // one limiter's promise
+	{"audit.power.promise_within_ms", keep, keep},        // likewise
 
 	// The pipeline: each segment wrote its own batches.
 	{"pipeline", byField, firstPresent},       // a segment that sent nothing has none

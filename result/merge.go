@@ -242,6 +242,14 @@ var (
 		}
 		return nil
 	}}
+	// accuracyShares takes the shares of the merged comparison with the
+	// ideal from its summed counts.
+	accuracyShares = combiner{name: "counts over decisions", apply: func(m *merging, _ string) error {
+		if a := m.out.Accuracy; a != nil {
+			a.SetShares()
+		}
+		return nil
+	}}
 	// meanBatch is every pipelined segment's requests over their batches.
 	meanBatch = combiner{name: "requests over batches", apply: func(m *merging, _ string) error {
 		out := m.out.Pipeline

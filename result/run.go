@@ -36,6 +36,10 @@ type Run struct {
 	// Pipeline says how the requests went out: alone, or in batches.
 	Pipeline *Pipeline `json:"pipeline,omitempty"`
 	Audit    *Audit    `json:"audit,omitempty"`
+	// Accuracy sets the audited identities' decisions beside the ideal
+	// limiter of the run's policy, fed the same arrivals; nil when the
+	// run was not audited.
+	Accuracy *Accuracy `json:"accuracy,omitempty"`
 	Memory   *Memory   `json:"memory,omitempty"`
 	// MemoryOverTime is rlbench's and the server's memory sampled through
 	// the run's traffic; nil in results written before it was recorded.

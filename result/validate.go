@@ -42,6 +42,7 @@ var signedFields = map[string]bool{
 	"repeats.values":                        true, // each repetition of any field
 	"fleet.per_instance.offset_ms":          true, // an instance's clock may be behind the true time
 	"fleet.per_instance.drift_ms_per_min":   true, // and fall further behind
+	"accuracy.worst_identity.excess_share":  true, // false denies may outweigh false admits
 }
 
 // validate checks what a result's numbers can be: no count or figure is
@@ -77,6 +78,14 @@ func (r *Result) validate() error {
 		if f := run.Fleet; f != nil && len(f.PerInstance) != f.Instances {
 			return fmt.Errorf("runs[%d] (%s): fleet.per_instance has %d instances, fleet.instances says %d",
 				i, run.Key(), len(f.PerInstance), f.Instances)
+		}
+		if a := run.Accuracy; a != nil {
+			if err := a.check(); err != nil {
+				return fmt.Errorf("runs[%d] (%s): %w", i, run.Key(), err)
+			}
+			if w := a.WorstIdentity; w != nil && run.Identities > 0 && w.Identity >= int64(run.Identities) {
+				return fmt.Errorf("runs[%d] (%s): accuracy.worst_identity.identity %d is not one of the run's %d identities", i, run.Key(), w.Identity, run.Identities)
+			}
 		}
 		if q := run.Requests; q.AllowedOnError+q.DeniedOnError > q.Errors || q.FaultErrors > q.Errors {
 			return fmt.Errorf("runs[%d] (%s): requests.allowed_on_error %d + denied_on_error %d, or fault_errors %d, is more than errors %d",
