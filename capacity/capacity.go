@@ -250,6 +250,7 @@ func capacityRun(spec plan.Run, found searched, audited []*result.Run, pipelined
 		}
 	}
 	run.Audit = combined
+	run.Accuracy = result.CombineAccuracy(audited)
 	c := spec.Capacity
 	out := &result.Capacity{
 		SLO: result.SLO{P99Us: c.SLO.P99.Microseconds(), ErrorShare: c.SLO.ErrorShare, LagUs: c.SLO.Lag.Microseconds(),

@@ -219,13 +219,33 @@ func (c *Capacity) BrokenAt() (perS float64, ok bool) {
 // coverage is over every run's decisions. A capacity run's audit combines
 // its steps' this way. Nil when no run was audited.
 func CombineAudits(runs []*Run) *Audit {
+	if m := combineSections(runs, "audit"); m != nil {
+		return m.out.Audit
+	}
+	return nil
+}
+
+// CombineAccuracy is the comparisons of runs on disjoint keys with the
+// ideal limiter taken as one, as CombineAudits takes their audits: counts
+// add up and the shares are taken again from the sums. Nil when no run
+// was compared.
+func CombineAccuracy(runs []*Run) *Accuracy {
+	if m := combineSections(runs, "accuracy"); m != nil {
+		return m.out.Accuracy
+	}
+	return nil
+}
+
+// combineSections merges the requests and the section of runs as the
+// segments of one load merge theirs; nil when there are no runs.
+func combineSections(runs []*Run, section string) *merging {
 	if len(runs) == 0 {
 		return nil
 	}
 	m := newMerging(runs[0], runs)
 	m.segments = len(runs)
 	for _, r := range rules {
-		if r.path != "requests" && r.path != "audit" && !strings.HasPrefix(r.path, "audit.") {
+		if r.path != "requests" && r.path != section && !strings.HasPrefix(r.path, section+".") {
 			continue
 		}
 		if c := r.segments; c.apply != nil {
@@ -233,5 +253,5 @@ func CombineAudits(runs []*Run) *Audit {
 			_ = c.apply(m, r.path)
 		}
 	}
-	return m.out.Audit
+	return m
 }

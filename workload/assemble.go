@@ -109,6 +109,7 @@ func assemble(p parts) *result.Run {
 
 	// The audit.
 	run.Audit, run.Edge = p.audit.Audit, p.audit.Edge
+	run.Accuracy = p.audit.Accuracy
 	p.audit.Faults.Apply(run.Faults)
 
 	// The fleet: each instance's clock and share, and its part in what

@@ -120,9 +120,17 @@ scenarios:
 // window before the second burst). The sliding log never passes the limit;
 // the buckets stay within capacity + rate x window. Nobody overshoots its
 // own bound or disagrees with its model.
+//
+// Beside the ideal sliding window of 20 per 500ms, fed the same arrivals:
+// the sliding log decides every request as it does. The fixed window's
+// second burst, for the identity whose bursts fell either side of its
+// boundary (the one with 2 x limit - 1 in one window), finds the ideal
+// still holding the first burst's 19, so the ideal admits 1 of the 20 it
+// admitted: 19 false admits, the most of any identity (one whose first
+// burst a busy machine sent after its boundary has none).
 func TestBoundaryShapeOnRealRedis(t *testing.T) {
 	rdb := redistest.Client(t)
-	const limit = 20
+	const limit, identities = 20, 4
 	p := boundaryProfile(t, strings.Join(algorithms.Default(), ", "), limit, 25)
 	runs := runProfile(t, &workload.Runner{Plan: p.Plan(1), Env: &redisenv.Env{Client: rdb}})
 	for _, tc := range []struct {
@@ -138,6 +146,21 @@ func TestBoundaryShapeOnRealRedis(t *testing.T) {
 	} {
 		r := runs[tc.alg+"/edge"]
 		a := r.Audit
+		acc := r.Accuracy
+		switch {
+		case acc == nil:
+			t.Errorf("%s: no comparison with the ideal", tc.alg)
+		case acc.Ideal != result.IdealSlidingWindow || acc.Decisions != r.Requests.Sent || acc.Identities != identities || !acc.ExactTimes:
+			t.Errorf("%s: accuracy %+v: want all %d decisions of %d identities beside the sliding window", tc.alg, *acc, r.Requests.Sent, identities)
+		case tc.alg == algorithms.SlidingLogName && acc.Wrong() != 0:
+			t.Errorf("%s: %d false admits and %d false denies beside the ideal it decides as", tc.alg, acc.FalseAdmits, acc.FalseDenies)
+		case tc.alg == algorithms.FixedWindowName && (acc.WorstIdentity == nil || acc.WorstIdentity.FalseAdmitUnits != limit-1 ||
+			acc.FalseAdmits < limit-1 || acc.FalseAdmits > identities*(limit-1)):
+			t.Errorf("%s: %d false admits beside the ideal, worst identity %+v; want %d for the worst, from %d to %d in all; late sends %d",
+				tc.alg, acc.FalseAdmits, acc.WorstIdentity, limit-1, limit-1, identities*(limit-1), r.Requests.Late)
+		default:
+			t.Logf("%s: %d false admits, %d false denies of %d decisions beside the ideal", tc.alg, acc.FalseAdmits, acc.FalseDenies, acc.Decisions)
+		}
 		if a.ModelMismatches != 0 || a.Overshoot != 0 {
 			t.Errorf("%s: %d mismatches, overshoot %d", tc.alg, a.ModelMismatches, a.Overshoot)
 		}

@@ -292,7 +292,7 @@ func (ms *measurement) start(ctx context.Context) error {
 func (ms *measurement) auditConfig() audit.Config {
 	pl, spec := ms.r.Plan, ms.mc.Spec
 	c := audit.Config{Limiter: ms.lim, Identities: spec.Identities, Sample: pl.AuditIdentities, Seed: pl.Seed,
-		Fleet: spec.Fleet, FleetStart: ms.rec.start}
+		Fleet: spec.Fleet, FleetStart: ms.rec.start, Ideal: spec.Ideal}
 	if b := spec.Boundary; spec.Shape == plan.ShapeBoundary {
 		// Around the boundary: the first burst, the second, and as much
 		// again on either side.

@@ -89,6 +89,14 @@ type Auditor struct {
 	// every state the limiter may have been in: where an admission beyond
 	// the model would have shown.
 	certainDenied int64
+	// ideal sets each identity's decisions beside the ideal limiter of the
+	// policy, on the same arrivals.
+	ideal *idealAudit
+	// scratch is reused by the comparisons with another limiter.
+	scratch []arrival
+	// identities is, for a sampled audit, each slot's identity in the run
+	// (built when first asked: identityOf).
+	identities []uint64
 	// boundOnly counts the replayed decisions judged by the bound only,
 	// after the replay gave up on their identity (too many possible
 	// states): there the bound is what could catch an excess.
@@ -129,6 +137,10 @@ type Config struct {
 	// how each took part in admissions past the bound.
 	Fleet      *plan.Fleet
 	FleetStart time.Time
+	// Ideal is the ideal limiter of the limiter's policy its decisions are
+	// set beside (empty: the one the policy describes,
+	// algorithms.DefaultIdeal).
+	Ideal algorithms.Ideal
 }
 
 // Timeline is a run's fault schedule as the audit places it: the faults,
@@ -256,6 +268,7 @@ func New(c Config) *Auditor {
 		n = c.Sample
 	}
 	au.n = n
+	au.ideal = newIdealAudit(c.Ideal, lim.Policy(), au.sampled)
 	if c.EdgeFromMs != c.EdgeToMs {
 		au.watchEdges(c.EdgeFromMs, c.EdgeToMs)
 	}
@@ -347,6 +360,20 @@ func (a *Auditor) slot(identity uint64) (int, bool) {
 	return int(s), ok
 }
 
+// identityOf is the run's identity audited in slot.
+func (a *Auditor) identityOf(slot int) int64 {
+	if a.slots == nil {
+		return int64(slot)
+	}
+	if a.identities == nil {
+		a.identities = make([]uint64, a.n)
+		for id, s := range a.slots {
+			a.identities[s] = id
+		}
+	}
+	return int64(a.identities[slot])
+}
+
 // Report is what the audit of one run found.
 type Report struct {
 	// Audit and Edge are the run's sections of the result (nil when
@@ -359,6 +386,9 @@ type Report struct {
 	// HeapBytes is the most the audit held on the heap: every decision it
 	// kept, before it replayed and freed them.
 	HeapBytes uint64
+	// Accuracy sets the audited identities' decisions beside the ideal
+	// limiter of the policy; nil when none was compared.
+	Accuracy *result.Accuracy
 	// InExcess is, per application instance of the run's fleet, how many
 	// units it had admitted within the busiest window of each audited
 	// identity that went past the bound; nil without a fleet.
@@ -377,6 +407,7 @@ func (a *Auditor) Finish(losses []event.StateLoss, resets []event.Reset) Report 
 	rep.Audit, rep.Edge = a.result()
 	rep.Faults = &a.faults.fig
 	rep.InExcess = a.excessByInstance()
+	rep.Accuracy = a.ideal.result()
 	if decided := a.decided.Load(); rep.Audit != nil && decided > 0 {
 		// What share of the run's decisions was replayed: all of them,
 		// unless the audit kept a sample of the identities.
@@ -468,7 +499,7 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 			// Each lifetime of the limiter's state against an exact
 			// limiter that lost its state at the same instants.
 			for _, epoch := range a.faults.epochs(decs, cuts) {
-				compareWithExact(a.exact.Model(), epoch, vsExact)
+				compareWithExact(a.exact.Model(), epoch, vsExact, &a.scratch)
 			}
 		}
 		var busiest, policyBusiest, beyond, own int64
@@ -519,6 +550,7 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 			}
 			busiest, policyBusiest = max(busiest, b), max(policyBusiest, pb)
 		}
+		a.ideal.identity(a.identityOf(slot), decs, a.faults.unseen[slot%auditShards][slot], a.faults)
 		a.faults.identity(a, slot, decs)
 		if onTrue {
 			cc = a.callerClock(cc, own, burst)
@@ -549,19 +581,13 @@ func (a *Auditor) result() (*result.Audit, *result.Edge) {
 
 // compareWithExact feeds one identity's arrivals, in server time order, to
 // the exact algorithm's model, which keeps its own state, and counts the
-// decisions it would have made otherwise.
-func compareWithExact(exact algorithms.Model, decs []auditRecord, c *result.ExactComparison) {
-	for _, r := range decs {
-		allowed := r.allowed()
-		c.Decisions++
-		if allowN(exact, r.modelAt(), unitsOf(r.units)) == allowed {
-			continue
-		}
-		c.Differ++
-		if allowed {
-			c.AdmittedBeyond++
-		} else {
-			c.DeniedWithin++
-		}
-	}
+// decisions it would have made otherwise. scratch is reused.
+func compareWithExact(exact algorithms.Model, decs []auditRecord, c *result.ExactComparison, scratch *[]arrival) {
+	*scratch = arrivalsOf((*scratch)[:0], decs, auditRecord.modelAt)
+	var b beside
+	b.feed(exact, *scratch)
+	c.Decisions += b.decisions
+	c.Differ += b.falseAdmits + b.falseDenies
+	c.AdmittedBeyond += b.falseAdmits
+	c.DeniedWithin += b.falseDenies
 }
