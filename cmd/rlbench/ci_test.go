@@ -1,11 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/xml"
+	"errors"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rlbench/rlbench/internal/redistest"
 )
@@ -71,5 +76,106 @@ func TestJUnitPathCheckedFirst(t *testing.T) {
 	code, _, stderr := runCLI(t, "run", "--junit", filepath.Join(t.TempDir(), "no", "junit.xml"), "--out", t.TempDir(), writeProfile(t, tinyProfile))
 	if code != exitUsage || !strings.Contains(stderr, "does not exist") {
 		t.Errorf("exit %d, %q; want exit 2 saying the directory does not exist", code, stderr)
+	}
+}
+
+// TestJUnitRefusedBeforeTheRun: a --junit that rlbench could not write,
+// or must not, is bad usage found before Redis is dialled (the address
+// here is closed: a check left for after the run would show as exit 3):
+// a pipe nobody reads (which held rlbench, and its private server, after
+// the run), a device, a folder nobody may write in (even root: /sys), and
+// the profile itself, which it overwrote. compare refuses its inputs
+// likewise.
+func TestJUnitRefusedBeforeTheRun(t *testing.T) {
+	const body = tinyProfile + "thresholds:\n  - \"*/* requests.sent < 1\"\n"
+	profile := writeProfile(t, body)
+	readOnly := "/sys"
+	if os.Geteuid() != 0 {
+		readOnly = t.TempDir()
+		if err := os.Chmod(readOnly, 0o555); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ why, junit, want string }{
+		{"a pipe nobody reads", fifo(t, false), "is a pipe; name a file"},
+		{"a device", "/dev/null", "is a character device; name a file"},
+		{"a folder nobody may write in", filepath.Join(readOnly, "junit.xml"), "cannot write in " + readOnly},
+		{"the profile", profile, "is " + profile + ", which it would overwrite"},
+	} {
+		code, stdout, stderr := runCLIWithin(t, context.Background(), time.Minute,
+			"run", "--quiet", "--redis", redistest.ClosedAddr(t), "--out", t.TempDir(), "--junit", tc.junit, profile)
+		if code != exitUsage || !strings.Contains(stderr, "--junit "+tc.junit) || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, %q %q; want exit 2 saying %q", tc.why, code, stdout, stderr, tc.want)
+		}
+	}
+	if data, err := os.ReadFile(profile); err != nil || string(data) != body {
+		t.Errorf("the profile was changed: %v\n%s", err, data)
+	}
+
+	base, cur := fixtureResult(t), fixtureResult(t)
+	before, err := os.ReadFile(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "compare", "--junit", base, base, cur)
+	if code != exitUsage || !strings.Contains(stderr, "which it would overwrite") {
+		t.Errorf("compare --junit BASELINE: exit %d, %q %q; want exit 2", code, stdout, stderr)
+	}
+	if after, err := os.ReadFile(base); err != nil || string(after) != string(before) {
+		t.Errorf("the baseline was changed: %v", err)
+	}
+}
+
+// TestStepSummaryNeverChangesTheExitCode: under GitHub Actions a step
+// summary rlbench cannot write — a pipe nobody reads, a file in a folder
+// nobody may write in — is a warning on stderr; the run neither waits on
+// it nor exits 3: a failed threshold still exits 1.
+func TestStepSummaryNeverChangesTheExitCode(t *testing.T) {
+	redistest.ServerPath(t)
+	profile := writeProfile(t, tinyProfile+"thresholds:\n  - \"*/* requests.sent < 1\"\n")
+	t.Setenv(githubActionsEnv, "true")
+	for _, tc := range []struct{ why, summary, want string }{
+		{"a pipe nobody reads", fifo(t, false), "is a pipe, not a file"},
+		{"a folder nobody may write in", "/sys/step-summary.md", "/sys/step-summary.md"},
+	} {
+		t.Setenv(stepSummaryEnv, tc.summary)
+		code, stdout, stderr := runCLIWithin(t, context.Background(), 2*time.Minute,
+			"run", "--quiet", "--no-report", "--out", t.TempDir(), profile)
+		if code != exitFail || !strings.Contains(stderr, "warning: the step summary ($GITHUB_STEP_SUMMARY) was not written") || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, want 1 and a warning saying %q\n%s%s", tc.why, code, tc.want, stdout, stderr)
+		}
+	}
+}
+
+// TestAFailedJUnitWriteLeavesNoFile: a JUnit file is written whole or not
+// at all: a write that fails part way leaves no file (neither empty nor
+// partial), and an earlier file as it was.
+func TestAFailedJUnitWriteLeavesNoFile(t *testing.T) {
+	dir := t.TempDir()
+	failing := func(w io.Writer) error {
+		if _, err := io.WriteString(w, "<testsuites>"); err != nil {
+			return err
+		}
+		return errors.New("the disk filled up")
+	}
+	fresh := filepath.Join(dir, "fresh.xml")
+	if err := writeFile(fresh, failing); err == nil || !strings.Contains(err.Error(), "the disk filled up") {
+		t.Errorf("writeFile: %v, want the write's error", err)
+	}
+	if _, err := os.Stat(fresh); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a failed write left %s: %v", fresh, err)
+	}
+	earlier := filepath.Join(dir, "earlier.xml")
+	if err := os.WriteFile(earlier, []byte("an earlier run's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFile(earlier, failing); err == nil {
+		t.Error("writeFile succeeded")
+	}
+	if data, _ := os.ReadFile(earlier); string(data) != "an earlier run's\n" {
+		t.Errorf("the earlier file now holds %q", data)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d files left in the folder, want the earlier one alone", len(entries))
 	}
 }

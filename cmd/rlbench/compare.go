@@ -46,7 +46,7 @@ func compareCommand() command {
 			if format != "text" && format != "markdown" && format != "json" {
 				return usageErrorf("-format %q: want text, markdown or json", format)
 			}
-			if err := checkJUnitPath(junit); err != nil {
+			if err := checkJUnitPath(junit, args...); err != nil {
 				return err
 			}
 			return compareResults(ctx, args[0], args[1], compareOptions{tol: tol, format: format, all: all,

@@ -17,19 +17,46 @@ func checkOutDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return usageErrorf("--out %s: cannot hold results: %v", dir, plainError(err))
 	}
+	if err := checkWritable(dir); err != nil {
+		return usageErrorf("--out %s: cannot hold results: %v", dir, err)
+	}
+	return nil
+}
+
+// checkWritable checks that files can be created in the folder dir by
+// creating one (then removing it): the permissions alone do not say so (a
+// read-only mount, a filesystem such as /proc or /sys, root).
+func checkWritable(dir string) error {
 	f, err := os.CreateTemp(dir, ".rlbench-write-check-*")
 	if err != nil {
-		return usageErrorf("--out %s: cannot hold results: %v", dir, plainError(err))
+		return plainError(err)
 	}
 	name := f.Name()
 	err = f.Close()
 	if rmErr := os.Remove(name); err == nil {
 		err = rmErr
 	}
-	if err != nil {
-		return usageErrorf("--out %s: cannot hold results: %v", dir, plainError(err))
+	return plainError(err)
+}
+
+// fileKind says what a path of this mode is when it is not a regular
+// file, for a message ("a pipe"); "" for a regular file.
+func fileKind(mode fs.FileMode) string {
+	switch {
+	case mode.IsRegular():
+		return ""
+	case mode.IsDir():
+		return "a directory"
+	case mode&fs.ModeNamedPipe != 0:
+		return "a pipe"
+	case mode&fs.ModeCharDevice != 0:
+		return "a character device"
+	case mode&fs.ModeDevice != 0:
+		return "a block device"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
 	}
-	return nil
+	return "not a regular file"
 }
 
 // plainError drops the path an *fs.PathError repeats.
@@ -81,17 +108,8 @@ func inputFolder(path string) (dir, kind string) {
 	if err != nil {
 		return filepath.Dir(path), ""
 	}
-	switch mode := fi.Mode(); {
-	case mode&fs.ModeNamedPipe != 0:
-		return "", "a pipe"
-	case mode&fs.ModeCharDevice != 0:
-		return "", "a character device"
-	case mode&fs.ModeDevice != 0:
-		return "", "a block device"
-	case mode&fs.ModeSocket != 0:
-		return "", "a socket"
-	case !mode.IsRegular():
-		return "", "not a regular file"
+	if kind := fileKind(fi.Mode()); kind != "" {
+		return "", kind
 	}
 	dir = filepath.Dir(path)
 	abs, err := filepath.Abs(dir)

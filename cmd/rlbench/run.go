@@ -182,7 +182,7 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	if err := checkOutDir(o.outDir); err != nil {
 		return err
 	}
-	if err := checkJUnitPath(o.junit); err != nil {
+	if err := checkJUnitPath(o.junit, profilePath); err != nil {
 		return err
 	}
 	runID := workload.NewRunID()
@@ -290,7 +290,7 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	if o.keepKeys {
 		fmt.Fprintf(stdout, "keys kept under %s*\n", runner.RunPrefix())
 	}
-	if err := writeCIOutputs(res, o.junit, stdout); err != nil && reportErr == nil {
+	if err := writeCIOutputs(res, o.junit, stdout, stderr); err != nil && reportErr == nil {
 		reportErr = fmt.Errorf("writing for CI: %w", err)
 	}
 	if runErr != nil {
