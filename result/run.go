@@ -426,6 +426,11 @@ type CallerClockBurst struct {
 	// AcrossTicks says the requests of that stretch carried times of more
 	// than one tick (both sides of a second boundary, for ${now_s}).
 	AcrossTicks bool `json:"across_ticks"`
+	// AdmittedWithinMs is the stretch that holds all of Admitted, from
+	// the earliest send to the latest reply among them: what the
+	// limiter let through, how quickly (0 in results written before it
+	// was measured).
+	AdmittedWithinMs float64 `json:"admitted_within_ms,omitempty"`
 }
 
 // ReplyCheck is what the audit found in the parts of the replies a caller

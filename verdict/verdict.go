@@ -538,8 +538,17 @@ func callerClockCost(r *result.Result, run *result.Run) string {
 		return fmt.Sprintf("; more than its bound went through within %s, %s, where %s at most: its callers' clocks, not its own, let them through",
 			within, inWindow, own)
 	}
-	return fmt.Sprintf("; its caller's whole-%s clock let more than its bound through within %s across a %s boundary, requests it took for a %s apart: %s, %s at most",
-		tick, within, tick, tick, inWindow, own)
+	if b.AdmittedWithinMs <= 0 {
+		return fmt.Sprintf("; its caller's whole-%s clock let more than its bound through within %s across a %s boundary, requests it took for a %s apart: %s, %s at most",
+			tick, within, tick, tick, inWindow, own)
+	}
+	// What the coarse clock cost: all the window held, and how quickly.
+	cost := numfmt.Count(b.Admitted)
+	if limit := run.Params.Limit; limit > 0 {
+		cost = fmt.Sprintf("%s the limit (%s)", timesOf(float64(b.Admitted)/float64(limit)), cost)
+	}
+	return fmt.Sprintf("; its caller's whole-%s clock let %s through within %s across a %s boundary (more than its bound of %s within %s), requests it took for a %s apart; %s at most in one %s window",
+		tick, cost, numfmt.Micros(int64(b.AdmittedWithinMs*1000)), tick, numfmt.Count(a.BoundWindow), within, tick, own, window)
 }
 
 // tickName names a caller's clock tick of tickUs microseconds as a unit

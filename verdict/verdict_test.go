@@ -58,10 +58,17 @@ func TestAssess(t *testing.T) {
 			a, p := r.Runs[0].Audit, &r.Runs[0].Params
 			p.Limit, a.BoundWindow, a.MaxWindowAdmitted, a.Overshoot, a.Violations = 100, 100, 200, 100, 1
 			a.CallerClock = &result.AuditCallerClock{TickUs: 1_000_000, MaxWindowAdmittedOwn: 100,
-				Burst: &result.CallerClockBurst{Admitted: 200, WithinMs: 87.4, AcrossTicks: true}}
+				Burst: &result.CallerClockBurst{Admitted: 200, WithinMs: 87.4, AdmittedWithinMs: 96.2, AcrossTicks: true}}
 		}, "OVERSHOOT: 1 identities got more than the algorithm's own bound of 100 within one 1s (100 admissions beyond it); " +
-			"its caller's whole-second clock let more than its bound through within 87.4ms across a second boundary, requests it took for a second apart: " +
-			"200 in one 1s window on the true clock (2x the limit of 100), on its own clock (the times its requests carried) 100 at most"},
+			"its caller's whole-second clock let 2x the limit (200) through within 96.2ms across a second boundary (more than its bound of 100 within 87.4ms), " +
+			"requests it took for a second apart; on its own clock (the times its requests carried) 100 at most in one 1s window"},
+		{"a whole-second clock's burst in a result written before its whole stretch was measured", func(r *result.Result) {
+			a, p := r.Runs[0].Audit, &r.Runs[0].Params
+			p.Limit, a.BoundWindow, a.MaxWindowAdmitted, a.Overshoot, a.Violations = 100, 100, 150, 50, 1
+			a.CallerClock = &result.AuditCallerClock{TickUs: 1_000_000, MaxWindowAdmittedOwn: 100,
+				Burst: &result.CallerClockBurst{Admitted: 150, WithinMs: 60, AcrossTicks: true}}
+		}, "its caller's whole-second clock let more than its bound through within 60.0ms across a second boundary, requests it took for a second apart: " +
+			"150 in one 1s window on the true clock (1.5x the limit of 100), on its own clock (the times its requests carried) 100 at most"},
 		{"a caller-clocked limiter past its bound on its own clock too", func(r *result.Result) {
 			a, p := r.Runs[0].Audit, &r.Runs[0].Params
 			p.Limit, a.BoundWindow, a.MaxWindowAdmitted, a.Overshoot, a.Violations = 100, 100, 150, 50, 1

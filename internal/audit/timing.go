@@ -125,13 +125,16 @@ func (a *Auditor) ownBusiest(admitted []auditRecord) int64 {
 // burstAt is what the window starting at at holds of admitted (decisions
 // placed on the true clock, in time order), units of them certainly: the
 // shortest stretch of them that holds more than bound units (from the
-// earliest send to the latest reply), and whether the times those
-// requests carried fall in more than one tick of the caller's clock.
+// earliest send to the latest reply), the stretch that holds all of them,
+// and whether the times the requests of the shortest carried fall in more
+// than one tick of the caller's clock.
 func (a *Auditor) burstAt(admitted []auditRecord, at, units, bound int64) *result.CallerClockBurst {
 	var in []auditRecord
+	first, last := int64(math.MaxInt64), int64(math.MinInt64)
 	for _, r := range admitted {
 		if r.at() >= at && r.at()+r.width() < at+a.window {
 			in = append(in, r)
+			first, last = min(first, r.at()), max(last, r.at()+r.width())
 		}
 	}
 	// Two pointers: for each first admission i, the fewest that follow it
@@ -168,7 +171,7 @@ func (a *Auditor) burstAt(admitted []auditRecord, at, units, bound int64) *resul
 	for _, r := range in[bestI:bestJ] {
 		ticks[floorDivMicros(r.carried(), a.tickUs)] = true
 	}
-	return &result.CallerClockBurst{Admitted: units, WithinMs: float64(best) / 1000, AcrossTicks: len(ticks) > 1}
+	return &result.CallerClockBurst{Admitted: units, WithinMs: float64(best) / 1000, AdmittedWithinMs: float64(last-first) / 1000, AcrossTicks: len(ticks) > 1}
 }
 
 // callerClock adds one identity's figures to the run's: the busiest
