@@ -87,6 +87,8 @@ type Run struct {
 	// capacity shape's.
 	Boundary Boundary
 	Capacity Capacity
+	// Replay is a replay's trace and pace (nil for any other shape).
+	Replay *Replay
 	// HashTag is how a built-in limiter tags its keys.
 	HashTag HashTag
 	// Faults are the faults the run goes through, in order.

@@ -30,10 +30,14 @@ const (
 	// ShapeCapacity searches, in steps of open-loop traffic, for the
 	// highest offered rate at which the limiter holds an SLO.
 	ShapeCapacity Shape = "capacity"
+	// ShapeReplay sends a trace's requests at the trace's own times (or
+	// faster), from its own callers: a service's traffic, or a synthetic
+	// one like it.
+	ShapeReplay Shape = "replay"
 )
 
 // Shapes lists every shape, in the order messages name them.
-var Shapes = []Shape{ShapeSteady, ShapeBoundary, ShapeCardinality, ShapeRamp, ShapeCapacity}
+var Shapes = []Shape{ShapeSteady, ShapeBoundary, ShapeCardinality, ShapeRamp, ShapeCapacity, ShapeReplay}
 
 // Arrival is how open-loop arrivals are spaced.
 type Arrival string

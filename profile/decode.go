@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -18,6 +19,10 @@ import (
 type decoder struct {
 	file string
 	errs Errors
+	// ctx stops a trace being read (nil: never), and traces keeps each
+	// trace read, for the scenarios that replay it again.
+	ctx    context.Context
+	traces map[traceKey]traceScan
 }
 
 // errorf records an error of field at line. A field gets one error: the

@@ -260,8 +260,14 @@ func checkFleet(d *decoder, top *yamlMap, p *Profile) {
 
 // Warnings are what a profile does that is allowed but likely not meant,
 // each with the file and line: a fleet none of whose clocks reaches a
-// limiter (it takes no time from its caller).
+// limiter (it takes no time from its caller), a trace whose bad lines were
+// skipped.
 func (p *Profile) Warnings() []string {
+	return append(p.fleetWarnings(), p.traceWarnings()...)
+}
+
+// fleetWarnings say which limiters a fleet's clocks cannot reach.
+func (p *Profile) fleetWarnings() []string {
 	if p.Fleet == nil {
 		return nil
 	}

@@ -41,6 +41,10 @@ const (
 	// histogram (20,548 bytes at 2 significant digits) per CPU's shard of
 	// the recorder, and one more when they are merged.
 	bytesPerSeriesSecond = 20548
+	// bytesPerTraceIdentity: a replayed trace's identity in the
+	// dictionary that numbers them (a map entry of a 64-bit hash and its
+	// number, about 20 bytes) and its count of requests (4).
+	bytesPerTraceIdentity = 32
 	// reservedFiles are the files rlbench keeps open besides the pool.
 	reservedFiles = 64
 )
@@ -93,7 +97,7 @@ func checkScenario(d *decoder, n *yaml.Node, path string, p *Profile, s Scenario
 		// from a policy that is wrong would be a second error for it.
 		return true
 	}
-	if s.Shape != plan.ShapeBoundary && s.Shape != plan.ShapeCapacity && !checkRate(d, n, path, p, s) {
+	if s.Shape != plan.ShapeBoundary && s.Shape != plan.ShapeCapacity && s.Shape != plan.ShapeReplay && !checkRate(d, n, path, p, s) {
 		return false
 	}
 	return checkFootprint(d, path, p, s)
@@ -168,6 +172,9 @@ func checkFootprint(d *decoder, path string, p *Profile, s Scenario) bool {
 	}
 	if s.Shape == plan.ShapeBoundary {
 		parts = append(parts, part{s.Requests * bytesPerScheduledRequest, fmt.Sprintf("to schedule %d burst requests", s.Requests)})
+	}
+	if s.Replay != nil {
+		parts = append(parts, part{int64(s.Identities) * bytesPerTraceIdentity, fmt.Sprintf("for the dictionary of the trace's %d identities", s.Identities)})
 	}
 	var total int64
 	for _, pt := range parts {

@@ -72,7 +72,7 @@ func LoadWith(ctx context.Context, path string, o Options) (*Profile, error) {
 		}
 		return nil, Errors{{File: path, Msg: err.Error()}}
 	}
-	return ParseWith(path, data, o)
+	return parse(ctx, path, data, o)
 }
 
 // Parse validates a profile held in data; file names it in errors.
@@ -81,7 +81,12 @@ func Parse(file string, data []byte) (*Profile, error) { return ParseWith(file, 
 
 // ParseWith is Parse with options.
 func ParseWith(file string, data []byte, o Options) (*Profile, error) {
-	d := &decoder{file: file}
+	return parse(context.Background(), file, data, o)
+}
+
+// parse is ParseWith, stopped by ctx while it reads a replay's trace.
+func parse(ctx context.Context, file string, data []byte, o Options) (*Profile, error) {
+	d := &decoder{file: file, ctx: ctx}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
@@ -162,6 +167,7 @@ func ParseWith(file string, data []byte, o Options) (*Profile, error) {
 	checkPipelines(d, top, p)
 	if policyOK && algorithmsOK {
 		checkCosts(d, top, p)
+		checkTraceCosts(d, top, p)
 	}
 	checkUnpipelinedCallers(d, top, p)
 	if len(d.errs) == before {

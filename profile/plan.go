@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -67,6 +68,7 @@ func (p *Profile) resolve(s Scenario, alg string, rep int) plan.Run {
 		ZipfExponent:    s.ZipfExponent,
 		Repeats:         s.Repeats,
 		Boundary:        s.Boundary,
+		Replay:          s.Replay,
 		HashTag:         s.HashTag,
 		Faults:          s.Faults,
 		Client:          p.Client,
@@ -75,6 +77,10 @@ func (p *Profile) resolve(s Scenario, alg string, rep int) plan.Run {
 		Planned:         p.PlannedRequests(s),
 
 		AcceptInconclusive: s.AcceptInconclusive,
+	}
+	if s.Replay != nil {
+		// The trace's mean rate at its speed, as people read it.
+		r.Rate = strconv.FormatFloat(s.Rate.PerSecond, 'g', 4, 64) + "/s"
 	}
 	if s.Shape == plan.ShapeCapacity {
 		r.Capacity = p.capacityOf(s)
@@ -218,6 +224,13 @@ func (p *Profile) MaxConcurrency() int {
 // its offered rate over its duration, or its request count when that is
 // smaller; zero when only time bounds it (a closed loop without a count).
 func (p *Profile) PlannedRequests(s Scenario) int64 {
+	if s.Replay != nil {
+		n := s.Replay.RequestsWithin(s.Duration)
+		if s.Requests > 0 && s.Requests < n {
+			n = s.Requests
+		}
+		return n
+	}
 	if target := s.Rate.TargetPerSecond(p.PolicyFor(s), s.Identities); target > 0 {
 		n := int64(target * s.Duration.Seconds())
 		if s.Requests > 0 && s.Requests < n {

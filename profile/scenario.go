@@ -32,6 +32,8 @@ type Scenario struct {
 	// capacity shape's.
 	Boundary plan.Boundary
 	Capacity CapacitySpec
+	// Replay is a replay's trace, read and summarized, and its pace.
+	Replay *plan.Replay
 	// Distribution chooses identities in a cardinality scenario.
 	Distribution plan.Distribution
 	// ZipfExponent is the exponent s (> 1) of a Zipf distribution, or of

@@ -20,6 +20,7 @@ var scenarioFields = map[plan.Shape][]string{
 	plan.ShapeBoundary:    boundaryFields,
 	plan.ShapeCardinality: cardinalityFields,
 	plan.ShapeCapacity:    capacityFields,
+	plan.ShapeReplay:      replayFields,
 }
 
 // parseScenarios reads the scenarios list; pol is the profile's policy, or
@@ -115,6 +116,8 @@ func parseScenario(d *decoder, n *yaml.Node, path string, pol *algorithms.Policy
 		parseRamp(f, &s, pol)
 	case plan.ShapeCapacity:
 		parseCapacity(f, &s, pol)
+	case plan.ShapeReplay:
+		parseReplay(f, &s)
 	}
 	parseFaults(f, &s)
 	if s.Shape == plan.ShapeCapacity && len(s.Faults) > 0 {

@@ -56,6 +56,10 @@ func onePlan(segs []*Result) error {
 					r.Segment.Index, run.Key(), run.Shape, run.Identities, run.Params.Rate, run.Params.DurationS,
 					ref.Segment.Index, want.Shape, want.Identities, want.Params.Rate, want.Params.DurationS)
 			}
+			if a, b := run.Params.Replay, want.Params.Replay; a != nil && b != nil && a.SHA256 != b.SHA256 {
+				return fmt.Errorf("segment %d replayed %s from a trace of SHA-256 %.12s, segment %d from one of %.12s: not one load",
+					r.Segment.Index, run.Key(), a.SHA256, ref.Segment.Index, b.SHA256)
+			}
 		}
 	}
 	for i, r := range segs {

@@ -104,6 +104,13 @@ func TestMergeRefusesWhatDoesNotBelongTogether(t *testing.T) {
 			return p
 		}, "segment 2 ran " + fixture.Runs[1].Key() + " as its run 1"},
 		{"a run of another size", func(p []*result.Result) []*result.Result { p[1].Runs[0].Identities++; return p }, "segment 1 ran " + fixture.Runs[0].Key() + " as a"},
+		// Segments on many machines that read different copies of a trace.
+		{"another trace", func(p []*result.Result) []*result.Result {
+			for i, r := range p {
+				r.Runs[0].Params.Replay = &result.ReplayParams{SHA256: []string{"aa", "aa", "bb"}[i]}
+			}
+			return p
+		}, "segment 2 replayed " + fixture.Runs[0].Key() + " from a trace of SHA-256 bb"},
 		{"a run twice", func(p []*result.Result) []*result.Result { p[0].Runs = append(p[0].Runs, p[0].Runs[0]); return p }, "segment 0 holds run"},
 	} {
 		_, err := result.MergeSegments(tc.change(segments(t, 3)))

@@ -121,6 +121,8 @@ type Params struct {
 	Cost string `json:"cost,omitempty"`
 	// Boundary holds the boundary shape's parameters.
 	Boundary *BoundaryParams `json:"boundary,omitempty"`
+	// Replay describes a replay's trace.
+	Replay *ReplayParams `json:"replay,omitempty"`
 
 	// FromPerS and Stages describe a ramp: the offered rate (for all
 	// identities) it starts at, and each stage's rate and length.

@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -34,11 +37,17 @@ type openedFile struct {
 	stamp  stamp
 	gzip   bool
 	closed bool
+	// raw is the file's bytes as read, through sum when the file is
+	// hashed (nil otherwise).
+	raw io.Reader
+	sum hash.Hash
 }
 
 // openFile opens the trace at path. It must be a regular file (it is read
 // twice: checked, then replayed); gzip is told by its first two bytes.
-func openFile(path string) (*openedFile, error) {
+// With hashed, the file's bytes go through SHA-256 as they are read (see
+// digest).
+func openFile(path string, hashed bool) (*openedFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		var pe *fs.PathError
@@ -56,8 +65,12 @@ func openFile(path string) (*openedFile, error) {
 		f.Close()
 		return nil, &LineError{File: path, Msg: "is not a regular file: a trace is read twice (checked, then replayed), so a pipe or a device will not do"}
 	}
-	o := &openedFile{f: f, stamp: stamp{size: info.Size(), modTime: info.ModTime()}}
-	br := bufio.NewReaderSize(f, readBuffer)
+	o := &openedFile{f: f, raw: f, stamp: stamp{size: info.Size(), modTime: info.ModTime()}}
+	if hashed {
+		o.sum = sha256.New()
+		o.raw = io.TeeReader(f, o.sum)
+	}
+	br := bufio.NewReaderSize(o.raw, readBuffer)
 	head, _ := br.Peek(len(gzipMagic))
 	if !bytes.Equal(head, gzipMagic) {
 		o.r = br
@@ -71,6 +84,15 @@ func openFile(path string) (*openedFile, error) {
 	o.gzip = true
 	o.r = o.gz
 	return o, nil
+}
+
+// digest is the SHA-256 of the whole file, in hex: what was read of it,
+// and the rest read now.
+func (o *openedFile) digest() (string, error) {
+	if _, err := io.Copy(io.Discard, o.raw); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(o.sum.Sum(nil)), nil
 }
 
 // Close closes the file.

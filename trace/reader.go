@@ -51,9 +51,9 @@ type reader struct {
 	reads     int
 }
 
-// openReader opens the trace of resolved spec s.
-func openReader(ctx context.Context, s Spec) (*reader, error) {
-	f, err := openFile(s.File)
+// openReader opens the trace of resolved spec s, hashing it with hashed.
+func openReader(ctx context.Context, s Spec, hashed bool) (*reader, error) {
+	f, err := openFile(s.File, hashed)
 	if err != nil {
 		return nil, err
 	}

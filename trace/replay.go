@@ -65,7 +65,7 @@ func (s *Summary) Replay(ctx context.Context, speed float64, loop bool) (*Replay
 
 // reopen opens the summarized file again, checking it is the same.
 func (s *Summary) reopen(ctx context.Context) (*reader, error) {
-	r, err := openReader(ctx, s.Spec)
+	r, err := openReader(ctx, s.Spec, false)
 	if err != nil {
 		return nil, err
 	}

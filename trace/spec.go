@@ -255,8 +255,10 @@ func checkColumns(s Spec, names []string, what, where string) error {
 
 // noColumn says that the column name is not among names.
 func noColumn(name string, names []string, what, where string) string {
+	// A short name is near every other short name: suggest only what is
+	// nearer than half of it.
 	hint := ""
-	if c := suggest.Closest(name, names, 3); c != "" {
+	if c := suggest.Closest(name, names, min(3, len(name)/2+1)); c != "" {
 		hint = fmt.Sprintf("did you mean %q? ", c)
 	}
 	if len(names) == 0 {

@@ -43,14 +43,73 @@ type Summary struct {
 	Skipped      int64
 	FirstSkipped string
 	Reordered    int64
-	// Gzip says the file is compressed.
-	Gzip bool
+	// Gzip says the file is compressed; SHA256 is the file's hash, in
+	// hex (segments of one load on many machines replay one trace).
+	Gzip   bool
+	SHA256 string
 	// Heaviest is how many requests the identity that sent the most sent.
 	Heaviest int64
 
 	ids    map[uint64]uint32
 	counts []uint32
 	stamp  stamp
+	// over counts the part's requests by their time from Origin.
+	over timeline
+}
+
+// timelineBuckets is the most buckets a timeline holds.
+const timelineBuckets = 1024
+
+// timeline counts requests in buckets of their time from an origin, a
+// millisecond wide at first; when a time falls past the last bucket,
+// neighbours merge two by two and the width doubles, so it holds at most
+// timelineBuckets counts however long the part.
+type timeline struct {
+	widthNs int64
+	counts  []int64
+}
+
+// add counts a request offsetNs after the origin.
+func (t *timeline) add(offsetNs int64) {
+	if t.widthNs == 0 {
+		t.widthNs = int64(time.Millisecond)
+	}
+	for offsetNs/t.widthNs >= timelineBuckets {
+		for j := 0; j < len(t.counts); j += 2 {
+			c := t.counts[j]
+			if j+1 < len(t.counts) {
+				c += t.counts[j+1]
+			}
+			t.counts[j/2] = c
+		}
+		t.counts = t.counts[:(len(t.counts)+1)/2]
+		t.widthNs *= 2
+	}
+	i := int(offsetNs / t.widthNs)
+	for len(t.counts) <= i {
+		t.counts = append(t.counts, 0)
+	}
+	t.counts[i]++
+}
+
+// before is about how many requests came before offsetNs: those of the
+// buckets wholly before it, and the share of its bucket's count that its
+// place within the bucket stands for.
+func (t *timeline) before(offsetNs int64) float64 {
+	if t.widthNs == 0 || offsetNs <= 0 {
+		return 0
+	}
+	var n float64
+	for i, c := range t.counts {
+		from := int64(i) * t.widthNs
+		switch {
+		case from+t.widthNs <= offsetNs:
+			n += float64(c)
+		case from < offsetNs:
+			n += float64(c) * float64(offsetNs-from) / float64(t.widthNs)
+		}
+	}
+	return n
 }
 
 // Scan reads the part of the trace of spec s that part selects, checks
@@ -65,7 +124,7 @@ func Scan(ctx context.Context, s Spec, part Part) (*Summary, error) {
 	if part.Start < 0 || part.Duration < 0 {
 		return nil, &FieldError{Field: "start", Msg: "a part of a trace starts and lasts a time of zero or more"}
 	}
-	r, err := openReader(ctx, s)
+	r, err := openReader(ctx, s, true)
 	if err != nil {
 		return nil, err
 	}
@@ -114,8 +173,12 @@ func Scan(ctx context.Context, s Spec, part Part) (*Summary, error) {
 		}
 		last = e.ns
 		sum.Requests++
+		sum.over.add(e.ns - origin)
 	}
 	sum.Skipped, sum.FirstSkipped, sum.Reordered = r.skipped, r.firstBad, r.reordered
+	if sum.SHA256, err = r.file.digest(); err != nil {
+		return nil, &LineError{File: s.File, Msg: "cannot read: " + err.Error()}
+	}
 	if !started {
 		return nil, &LineError{File: s.File, Msg: "holds no request"}
 	}
@@ -162,6 +225,30 @@ func (s *Summary) RequestsOf(owns func(identity uint64) bool) int64 {
 		}
 	}
 	return n
+}
+
+// RequestsWithin is about how many requests a replay of the part sends in
+// its first d of the trace's time (d times the speed of the replay's own):
+// the whole part when d reaches a Period, else the requests before d, by
+// a count of them in at most 1024 spans of time. Looping, each whole Period
+// in d sends the whole part again.
+func (s *Summary) RequestsWithin(d time.Duration, loop bool) int64 {
+	if d <= 0 {
+		return 0
+	}
+	if !loop || d < s.Period {
+		if d > s.Last.Sub(s.Origin) {
+			// Past the last request: all of them, not what the last
+			// bucket's share of its width would say.
+			return s.Requests
+		}
+		return min(int64(math.Round(s.over.before(int64(d)))), s.Requests)
+	}
+	passes := int64(d / s.Period)
+	if passes > math.MaxInt64/max(s.Requests, 1)-1 {
+		return math.MaxInt64
+	}
+	return passes*s.Requests + s.RequestsWithin(d-time.Duration(passes)*s.Period, false)
 }
 
 // MeanPerSecond is the part's mean rate of requests in the trace's own

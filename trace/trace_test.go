@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -318,6 +321,11 @@ func TestPartAndLoop(t *testing.T) {
 	if len(got) != 2 || got[0] != (Arrival{0, 0, 0}) || got[1] != (Arrival{time.Second, 1, 0}) || sum.Period != 2*time.Second {
 		t.Fatalf("part 1s+2s: %+v (period %s)", got, sum.Period)
 	}
+	// The hash is the whole file's, though the part ends before it.
+	data, _ := os.ReadFile(path)
+	if h := sha256.Sum256(data); sum.SHA256 != hex.EncodeToString(h[:]) {
+		t.Errorf("sha256 %s, want the file's %x", sum.SHA256, h)
+	}
 	if _, err := Scan(context.Background(), Spec{File: path}, Part{Start: time.Minute}); err == nil || !strings.Contains(err.Error(), "holds no request") {
 		t.Errorf("a part past the end: %v", err)
 	}
@@ -392,6 +400,45 @@ func TestLongLinesAreRefused(t *testing.T) {
 		_, err := Scan(context.Background(), Spec{File: path, SkipBadLines: 5}, Part{})
 		if err == nil || !strings.Contains(err.Error(), ":3: longer than") && !strings.Contains(err.Error(), ":2: longer than") {
 			t.Errorf("%s: %v, want the long line named", name, err)
+		}
+	}
+}
+
+// RequestsWithin counts a replay's requests up to a time, looping or not,
+// to within what the timeline's buckets tell apart.
+func TestRequestsWithin(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("time,identity\n")
+	// 3000 requests over 30s: 100 a second, one every 10ms.
+	for i := 0; i < 3000; i++ {
+		b.WriteString(strconv.FormatFloat(float64(i)/100, 'f', 2, 64) + ",a\n")
+	}
+	sum, err := Scan(context.Background(), Spec{File: writeTrace(t, "t.csv", b.String())}, Part{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Period != 30*time.Second {
+		t.Fatalf("period %s, want 30s", sum.Period)
+	}
+	for _, tc := range []struct {
+		d    time.Duration
+		loop bool
+		want int64
+	}{
+		{0, false, 0},
+		{10 * time.Second, false, 1000},
+		{15*time.Second + 5*time.Millisecond, false, 1501},
+		{time.Minute, false, 3000},
+		// Just past the last request (29.99s): all of them, though the
+		// last bucket reaches further.
+		{29*time.Second + 995*time.Millisecond, false, 3000},
+		{time.Minute, true, 6000},
+		{75 * time.Second, true, 7500},
+	} {
+		got := sum.RequestsWithin(tc.d, tc.loop)
+		// A bucket is 32ms wide here: at most about three requests off.
+		if got < tc.want-3 || got > tc.want+3 || (tc.want == 3000 && got != 3000) {
+			t.Errorf("within %s (loop %v): %d, want about %d", tc.d, tc.loop, got, tc.want)
 		}
 	}
 }

@@ -64,6 +64,15 @@ func newRun(s plan.Run, prefix string, keys event.KeyScheme) *result.Run {
 	run.Params.Distribution = string(s.Distribution)
 	run.Params.ZipfExponent = s.ZipfExponent
 	run.Params.Repeats = s.Repeats
+	if r := s.Replay; r != nil {
+		sum := r.Trace
+		run.Params.Replay = &result.ReplayParams{
+			Trace: sum.Spec.File, SHA256: sum.SHA256, Format: string(sum.Spec.Format), Identity: sum.Spec.Identity,
+			Speed: r.Speed, Loop: r.Loop, StartS: sum.Part.Start.Seconds(), PartS: sum.Period.Seconds(),
+			Requests: sum.Requests, HeaviestShare: float64(sum.Heaviest) / float64(max(sum.Requests, 1)),
+			SkippedLines: sum.Skipped, ReorderedLines: sum.Reordered,
+		}
+	}
 	if s.Shape == plan.ShapeRamp {
 		run.Params.FromPerS = s.FromPerSecond
 		for _, st := range s.Stages {

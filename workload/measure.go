@@ -271,7 +271,13 @@ func (ms *measurement) start(ctx context.Context) error {
 	if spec.Shape == plan.ShapeBoundary {
 		ms.planned = spec.Boundary.Requests(spec.Identities)
 	}
-	ms.planned = plannedShare(ms.planned, r.Segments.Segment, spec.Identities)
+	if spec.Replay != nil {
+		// A trace's identities send unequal shares: the segment's is
+		// what its own identities sent.
+		ms.planned = spec.Replay.Share(ms.planned, r.Segments.Segment)
+	} else {
+		ms.planned = plannedShare(ms.planned, r.Segments.Segment, spec.Identities)
+	}
 	// A capacity step's progress is no observer's: it is still what the
 	// live figures and the memory over time read.
 	ms.prog = ms.mc.Progress

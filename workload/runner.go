@@ -405,6 +405,16 @@ func (r *Runner) runSchedule(ctx context.Context, t traffic) (out scheduleEnd, e
 		}
 	case s.ClosedLoop:
 		out = d.closedLoop(runCtx, Shared(picker), s.Duration, s.Requests)
+	case s.Replay != nil:
+		replay, err := replayOf(runCtx, s, r.Plan.Seed)
+		if err != nil {
+			return scheduleEnd{}, err
+		}
+		out = d.openLoop(runCtx, replay, s.Duration)
+		replay.Close()
+		if err := replay.Err(); err != nil {
+			return out, fmt.Errorf("replaying the trace: %w", err)
+		}
 	default:
 		out = d.openLoop(runCtx, arrivals(s, picker, r.Plan.Seed), s.Duration)
 	}

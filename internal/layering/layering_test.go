@@ -21,7 +21,7 @@ var allowed = map[string][]string{
 	// The domain: limiters, the contract, the plan; each stands alone.
 	"algorithms": {},
 	"result":     {"internal/input", "internal/suggest"},
-	"plan":       {"algorithms", "result"},
+	"plan":       {"algorithms", "result", "trace"},
 	// Traces are read and written by a package that knows nothing of
 	// rlbench's runs: the engine sees only its arrivals.
 	"trace": {"internal/suggest"},
@@ -39,7 +39,7 @@ var allowed = map[string][]string{
 	"internal/calibrate": {"algorithms"},
 	// The engine runs a resolved plan: it never reads a profile, judges or
 	// renders.
-	"workload": {"algorithms", "plan", "result", "internal/event", "internal/audit", "internal/faults",
+	"workload": {"algorithms", "plan", "result", "trace", "internal/event", "internal/audit", "internal/faults",
 		"internal/probe", "internal/redisenv", "internal/schedstat"},
 	// The capacity shape measures through the engine, which never imports
 	// it: beside the engine, as the command's other parts are.
@@ -49,7 +49,7 @@ var allowed = map[string][]string{
 	// below it imports.
 	"internal/livemetrics": {"workload", "result", "internal/event", "internal/probe", "internal/redisenv"},
 	// The profile language produces plans; it runs nothing.
-	"profile": {"algorithms", "plan", "result", "internal/input", "internal/redisconf", "internal/suggest"},
+	"profile": {"algorithms", "plan", "result", "trace", "internal/input", "internal/redisconf", "internal/suggest"},
 	// Presentation reads results and the verdict, nothing that runs.
 	"report":      {"result", "verdict", "internal/numfmt"},
 	"report/html": {"report", "result", "verdict", "internal/numfmt"},

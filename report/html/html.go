@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -281,6 +282,13 @@ func scenarioView(v *view, s string, figs []figureView) scenarioSection {
 
 func describeScenario(run *result.Run) string {
 	parts := []string{"shape " + run.Shape}
+	if r := run.Params.Replay; r != nil {
+		t := fmt.Sprintf("trace %s (%s, %s requests a pass) at %gx", filepath.Base(r.Trace), r.Format, report.FormatCount(r.Requests), r.Speed)
+		if r.Loop {
+			t += ", looped"
+		}
+		parts = append(parts, t)
+	}
 	if run.Params.Rate != "" {
 		rate := "rate " + readableRate(run)
 		if run.Params.Arrival != "" {
