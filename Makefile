@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/rlbench
 PROFILE ?= profiles/boundary.yaml
 
-.PHONY: all build run test test-integration soak gate gate-under-load back-to-back baseline baseline-compare-all fmt-check vet bench fuzz deps deps-browser clean
+.PHONY: all build run test test-integration soak gate gate-under-load back-to-back baseline baseline-compare-all fmt-check vet bench bench-replay fuzz deps deps-browser clean
 
 all: build
 
@@ -98,11 +98,18 @@ vet:
 ## (loose SLO, pipelining allowed) as a share of redis-benchmark -P 16, the
 ## two ways of pipelining compared (go-redis batches, rueidis
 ## auto-pipelining: tools/clientcmp, a module of its own), allocations per
-## request, plot rendering
+## request, plot rendering, reading a trace
 bench: deps
 	$(GO) run ./tools/benchcmp
 	cd tools/clientcmp && $(GO) run .
-	$(GO) test -run '^$$' -bench . -benchmem ./algorithms ./workload ./report/...
+	$(GO) test -run '^$$' -bench . -benchmem ./algorithms ./workload ./report/... ./trace
+
+## bench-replay: a 10-million-line gzip access log (rlbench trace synth)
+## replayed at 10x through the fixed window: rlbench's peak resident set
+## must stay under 256 MiB, and the summary says how well the generator
+## kept the trace's schedule (about ten minutes; LINES=200000 for a look)
+bench-replay: deps
+	scripts/replay-10m.sh
 
 ## fuzz: fuzz the profile decoder, the result decoder, the merge of
 ## segments, rlbench merge and rlbench report on arbitrary result files, a

@@ -49,3 +49,37 @@ func TestTraceSynthCommand(t *testing.T) {
 		t.Errorf("the interrupted trace is still there: %v", err)
 	}
 }
+
+// The trace profiles/replay.yaml replays is what the command its comment
+// gives writes, byte for byte.
+func TestShippedTraceIsWhatItsCommandWrites(t *testing.T) {
+	const shipped = "../../profiles/traces/synthetic.csv.gz"
+	prof, err := os.ReadFile("../../profiles/replay.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	for _, line := range strings.Split(string(prof), "\n") {
+		line = strings.TrimSpace(strings.TrimPrefix(line, "#"))
+		if strings.HasPrefix(line, "rlbench trace synth ") || (args != nil && strings.HasPrefix(line, "--")) {
+			args = append(args, strings.Fields(strings.TrimSuffix(line, `\`))...)
+		}
+	}
+	if len(args) < 4 || args[3] != "-o" || args[4] != "profiles/traces/synthetic.csv.gz" {
+		t.Fatalf("no trace synth command in the profile's comment: %q", args)
+	}
+	out := filepath.Join(t.TempDir(), "synthetic.csv.gz")
+	args[4] = out
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), args[1:], &stdout, &stderr); code != exitOK {
+		t.Fatalf("%q: exit %d, %s", args, code, stderr.String())
+	}
+	want, _ := os.ReadFile(shipped)
+	got, _ := os.ReadFile(out)
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from what %q writes (%d bytes, not %d)", shipped, args, len(got), len(want))
+	}
+	if !strings.Contains(string(prof), "10,905 requests") || !strings.Contains(stdout.String(), "wrote 10905 requests") {
+		t.Errorf("the profile's comment and the command disagree on the requests: %s", stdout.String())
+	}
+}
