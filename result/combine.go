@@ -239,6 +239,7 @@ var rules = []rule{
 	{"memory.notes", keep, keep},                                                     // bytes_per_identity adds its own
 	{"memory.census_failed", keep, keep},                                             // said of the reading kept
 	{"memory.skipped", keep, keep},                                                   // likewise
+	{"memory.used_memory_unread", anyOf, anyOf},                                      // a part without the reading leaves the merged figure unread
 
 	// Memory over time: a curve of one process beside one server. A
 	// repetition's goes with its counts; each segment's process sampled
@@ -343,6 +344,9 @@ var rules = []rule{
 	// What merging keeps of repetitions; a segment's figures are its
 	// median repetition's, and the note says so.
 	{"repeats", repetitionValues, dropped}, // each repetition's values; not merged across segments
+	// What the server refused: one user on one server, checked alike by
+	// every part.
+	{"unavailable", keep, keep},
 	// Last, so that it can say what the rows above could not merge
 	// exactly.
 	{"note", keep, segmentNotes}, // the median repetition's; every segment's, each once

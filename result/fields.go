@@ -43,6 +43,12 @@ func FieldValue(run *Run, jsonPath string) (float64, bool) {
 	if run.Memory != nil && run.Memory.CensusFailed && slices.Contains(censusFields, jsonPath) {
 		return 0, false
 	}
+	if run.Memory != nil && run.Memory.UsedMemoryUnread && slices.Contains(usedMemoryFields, jsonPath) {
+		return 0, false
+	}
+	if !run.Measured(jsonPath) {
+		return 0, false
+	}
 	v := reflect.ValueOf(run).Elem()
 	for _, name := range strings.Split(jsonPath, ".") {
 		for v.Kind() == reflect.Pointer {

@@ -59,7 +59,17 @@ type Memory struct {
 	// key census failed, so keys without a TTL were not looked for): a
 	// reader must not take its absence for a pass.
 	Skipped []string `json:"skipped,omitempty"`
+	// UsedMemoryUnread says the server's used_memory was not read on both
+	// sides of the run (INFO refused, a reading that failed, a server
+	// replaced by a fault, the embedded server): UsedMemoryDeltaBytes,
+	// ClientBuffersDeltaBytes and BytesPerIdentity were not measured, and
+	// read as absent, not as zero.
+	UsedMemoryUnread bool `json:"used_memory_unread,omitempty"`
 }
+
+// usedMemoryFields are the figures read from used_memory before and after
+// a run.
+var usedMemoryFields = []string{"memory.used_memory_delta_bytes", "memory.client_buffers_delta_bytes", "memory.bytes_per_identity"}
 
 // censusFields are the figures the key census measures.
 var censusFields = []string{"memory.identities", "memory.keys", "memory.keys_without_ttl",
@@ -74,7 +84,7 @@ const MinIdentitiesForBytes = 1000
 // identities held a key; otherwise false, and the figure is not shown,
 // plotted or compared.
 func (m *Memory) PerIdentity() (float64, bool) {
-	if m == nil || m.Identities < MinIdentitiesForBytes {
+	if m == nil || m.Identities < MinIdentitiesForBytes || m.UsedMemoryUnread {
 		return 0, false
 	}
 	return m.BytesPerIdentity, true

@@ -165,6 +165,14 @@ type RedisInfo struct {
 	// Cluster describes the Redis Cluster, when the runs used one (Addr
 	// then lists its masters).
 	Cluster *ClusterInfo `json:"cluster,omitempty"`
+	// Access is what the user rlbench connected as may run, checked as it
+	// connected to a server it did not start; nil on its own servers.
+	Access *Access `json:"access,omitempty"`
+	// Unavailable names what rlbench could not learn of the server
+	// ("version", "maxmemory_policy": an evicting policy is then not ruled
+	// out) or do on it ("key_removal": the run's keys were left to expire),
+	// because the user may not run the command.
+	Unavailable []Unavailable `json:"unavailable,omitempty"`
 }
 
 // HostInfo describes the machine the load came from.

@@ -97,6 +97,10 @@ type Run struct {
 	// Capacity is what a capacity run's search found (shape capacity);
 	// nil for every other shape.
 	Capacity *Capacity `json:"capacity,omitempty"`
+	// Unavailable names each figure of the run that was not measured
+	// because the server refused a command that reads it (see
+	// Redis.Access): it reads as absent, never as zero.
+	Unavailable []Unavailable `json:"unavailable,omitempty"`
 }
 
 // Params are the scenario parameters the run used.

@@ -69,6 +69,9 @@ func (r *Result) validate() error {
 	if err := w.check(reflect.ValueOf(r).Elem(), ""); err != nil {
 		return err
 	}
+	if err := r.validateUnavailable(); err != nil {
+		return err
+	}
 	for i := range r.Runs {
 		run := &r.Runs[i]
 		if q := run.Requests; q.Sent != q.Allowed+q.Denied+q.Errors {
