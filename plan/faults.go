@@ -61,14 +61,18 @@ type FaultInfo struct {
 	PrivateOnly bool
 	// Network kinds act on the proxy between rlbench and Redis.
 	Network bool
+	// Needs names the commands it sends to a server rlbench did not
+	// start ("CLIENT PAUSE"), which the user rlbench connects as must be
+	// allowed to run.
+	Needs []string
 }
 
 // faultKinds lists every kind, in the order messages name them.
 var faultKinds = []FaultInfo{
 	{Kind: FaultPause, What: "CLIENT PAUSE <for> ALL: every client's commands wait", For: "required",
-		Target: "any server; on one rlbench did not start the user needs CLIENT PAUSE (@admin)"},
+		Target: "any server; on one rlbench did not start the user needs CLIENT PAUSE (@admin)", Needs: []string{"CLIENT PAUSE"}},
 	{Kind: FaultStall, What: "the server freezes: SIGSTOP then SIGCONT of a private server, DEBUG SLEEP on any other", For: "required",
-		Target: "any server; on one rlbench did not start the user needs DEBUG (@admin) and the server enable-debug-command"},
+		Target: "any server; on one rlbench did not start the user needs DEBUG (@admin) and the server enable-debug-command", Needs: []string{"DEBUG"}},
 	{Kind: FaultKill, What: "SIGKILL; the server stays down for <for>, then starts again empty", For: "required",
 		Target: "a private server only (needs control of the process)", PrivateOnly: true},
 	{Kind: FaultRestart, What: "SHUTDOWN NOSAVE and a fresh start at once: every limiter's state is lost", For: "none",

@@ -119,6 +119,7 @@ func assemble(p parts) *result.Run {
 	// The server, read around the run.
 	run.Eviction = p.eviction
 	run.Memory, run.Server, run.Cluster = p.probe.Memory, p.probe.Server, p.probe.Cluster
+	run.Unavailable = p.probe.Unavailable
 	if run.Memory != nil {
 		run.Memory.AuditHeapBytes = p.audit.HeapBytes
 	}

@@ -100,6 +100,15 @@ func redisInfo(env *redisenv.Env) result.RedisInfo {
 	if c := env.Cluster; c != nil {
 		info.Cluster = &result.ClusterInfo{Masters: c.Masters, Replicas: c.Replicas, Nodes: c.Nodes}
 	}
+	if a := env.Access; a != nil {
+		info.Access = &result.Access{User: a.User, CheckedBy: a.CheckedBy}
+		for _, r := range a.Refused {
+			info.Access.Refused = append(info.Access.Refused, result.RefusedCommand{Command: r.Command, Reason: r.Reason})
+		}
+	}
+	for _, m := range env.Missing {
+		info.Unavailable = append(info.Unavailable, result.Unavailable{Figure: m.What, Command: m.Command, Reason: m.Reason})
+	}
 	return info
 }
 

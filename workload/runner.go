@@ -302,6 +302,11 @@ func (r *Runner) removeRunKeys(prefix string, keys event.KeyScheme, declared boo
 			return
 		}
 	}
+	if !r.Env.Access.Allows(redisenv.CmdScan) && !declared && r.Env.Cluster == nil {
+		// No SCAN to find them: the identities' keys, by name.
+		_, _ = r.Env.RemoveNamed(prefix, identities, func(i int) string { return keys.Key(uint64(i)) })
+		return
+	}
 	_ = r.Env.RemoveKeys(prefix)
 }
 

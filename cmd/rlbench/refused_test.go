@@ -17,29 +17,42 @@ import (
 	"github.com/rlbench/rlbench/internal/redistest"
 )
 
-// A server that refuses every call for a reason of its own has let the run
+// A server that refuses every call for a reason of its own lets a run
 // measure nothing of the limiter: the invocation ends as a runtime failure
-// (exit 3) saying what Redis said, never as a verdict on the limiter.
+// (exit 3) saying what Redis said, never as a verdict on the limiter. A
+// server that refuses rlbench's writes shows it as rlbench connects,
+// before any traffic; one that refuses new connections only during the
+// run, after it.
+
+// wantRefusedAtConnect runs the steady profile against addr with extra
+// settings and wants exit 3 before any traffic, quoting Redis.
+func wantRefusedAtConnect(t *testing.T, addr, extra, said string) {
+	t.Helper()
+	out := t.TempDir()
+	code, stdout, stderr := runCLI(t, "run", "--quiet", "--out", out, writeProfile(t, steadyOn(addr, extra)))
+	if code != exitRuntime || !strings.Contains(stderr, "redis at "+addr+" refused a write under rlbench:*") || !strings.Contains(stderr, said) {
+		t.Errorf("exit %d, stderr %s\nwant exit 3 quoting %q", code, stderr, said)
+	}
+	if strings.Contains(stdout, "verdict:") {
+		t.Errorf("a verdict on a run that measured nothing:\n%s", stdout)
+	}
+}
 
 // TestKeyPatternRefusingTheRunsKeys: an ACL user whose key pattern leaves
-// out rlbench's keys gets NOPERM on every call.
+// out rlbench's keys would get NOPERM on every call.
 func TestKeyPatternRefusingTheRunsKeys(t *testing.T) {
 	addr := redistest.Start(t)
 	admin := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, DisableIdentity: true})
 	t.Cleanup(func() { _ = admin.Close() })
-	if err := admin.Do(context.Background(), "ACL", "SETUSER", "limited", "on", ">s3cret", "~other:*", "+@all").Err(); err != nil {
+	if err := admin.Do(context.Background(), "ACL", "SETUSER", "limited", "on", ">s3cret", "~other:*", "+@all", "-acl").Err(); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("RLBENCH_TEST_PASSWORD", "s3cret")
-	code, stdout, res, dir := runProfileText(t, "steady", steadyOn(addr, `, username: limited, password_env: RLBENCH_TEST_PASSWORD`))
-	wantFailure(t, code, exitRuntime, stdout, res, dir, "the run did not complete: redis at "+addr+" refused")
-	if !strings.Contains(res.IncompleteReason, "NOPERM") || res.Complete {
-		t.Errorf("complete %v, reason %q: want what Redis said", res.Complete, res.IncompleteReason)
-	}
+	wantRefusedAtConnect(t, addr, `, username: limited, password_env: RLBENCH_TEST_PASSWORD`, "NOPERM this user has no permissions to access one of the keys")
 }
 
 // TestReadOnlyReplicaRefusesTheRun: a replica (replica-read-only, the
-// default) answers every limiter's write with READONLY.
+// default) would answer every limiter's write with READONLY.
 func TestReadOnlyReplicaRefusesTheRun(t *testing.T) {
 	primary := redistest.Start(t)
 	replica := redistest.Start(t)
@@ -49,11 +62,7 @@ func TestReadOnlyReplicaRefusesTheRun(t *testing.T) {
 	if err := rc.ReplicaOf(context.Background(), host, port).Err(); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, res, dir := runProfileText(t, "steady", steadyOn(replica, ""))
-	wantFailure(t, code, exitRuntime, stdout, res, dir, "the run did not complete: redis at "+replica+" refused")
-	if !strings.Contains(res.IncompleteReason, "READONLY You can't write against a read only replica") {
-		t.Errorf("reason %q: want what Redis said", res.IncompleteReason)
-	}
+	wantRefusedAtConnect(t, replica, "", "READONLY You can't write against a read only replica")
 }
 
 // TestEveryClientSlotTakenRefusesTheRun: once the limiter's script is

@@ -179,6 +179,10 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	if err != nil {
 		return err
 	}
+	pl := prof.Plan(o.repeat)
+	if ropts.Check, err = accessChecks(pl); err != nil {
+		return err
+	}
 	if err := checkOutDir(o.outDir); err != nil {
 		return err
 	}
@@ -205,6 +209,7 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	default:
 		fmt.Fprintln(stderr, "rlbench: starting a private redis-server on a loopback port")
 	}
+	ropts.RunPrefix = redisenv.KeyPrefixRoot + runID + ":"
 	env, err := redisenv.Open(ctx, ropts)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -216,9 +221,12 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	if env.Note != "" {
 		fmt.Fprintln(stderr, "rlbench: "+env.Note)
 	}
+	if err := refusedByServer(prof, pl, env); err != nil {
+		return err
+	}
 
 	runner := &workload.Runner{
-		Plan:      prof.Plan(o.repeat),
+		Plan:      pl,
 		Env:       env,
 		RunID:     runID,
 		KeepKeys:  o.keepKeys,

@@ -13,7 +13,7 @@ import (
 // cannot be read (the embedded server has none). Two readings around a
 // stretch of traffic give the share of a CPU the server used for it.
 func ServerCPUSeconds(ctx context.Context, t Target) (float64, bool) {
-	if t.Env.Mode == redisenv.Embedded {
+	if t.Env.Mode == redisenv.Embedded || !t.allows(redisenv.CmdInfo) {
 		return 0, false
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.Timeout)

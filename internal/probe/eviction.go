@@ -24,7 +24,7 @@ type EvictionWatch struct {
 // such figures.
 func WatchEvictions(ctx context.Context, t Target) *EvictionWatch {
 	w := &EvictionWatch{t: t}
-	if t.Env.Mode == redisenv.Embedded {
+	if t.Env.Mode == redisenv.Embedded || !t.allows(redisenv.CmdInfo) {
 		return w
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout+time.Second)

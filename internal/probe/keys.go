@@ -95,7 +95,8 @@ func (p *Probe) sweepOutside(ctx context.Context, m *result.Memory) {
 // may be anyone's.
 func (p *Probe) sweepOtherDatabases(ctx context.Context, prefix string, m *result.Memory) {
 	single, ok := p.t.Env.Client.(*redis.Client)
-	if !ok || p.t.Env.Mode == redisenv.Embedded {
+	if !ok || p.t.Env.Mode == redisenv.Embedded || !p.t.allows(redisenv.CmdInfo) {
+		// Without INFO the run names these figures unavailable.
 		return
 	}
 	if p.keyspace == nil {

@@ -52,6 +52,9 @@ type Config struct {
 	Identities int
 	// Seed draws the keys MEMORY USAGE is asked about.
 	Seed int64
+	// Reference says the run measures the reference beside it (see
+	// StartReference), for the figures a refused command leaves out.
+	Reference bool
 }
 
 // Probe measures one run: rlbench's own memory throughout, and the
@@ -89,6 +92,9 @@ type Report struct {
 	Memory  *result.Memory
 	Server  *result.Server
 	Cluster *result.Cluster
+	// Unavailable names the run's figures the server refused the user
+	// the commands to read.
+	Unavailable []result.Unavailable
 }
 
 // Start takes the readings a run is measured against. It runs after the
@@ -103,6 +109,12 @@ func Start(ctx context.Context, t Target, c Config) *Probe {
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout+settleTimeout+5*time.Second)
 	defer cancel()
 	p.redirects = t.Env.Redirections()
+	if err := t.refused(redisenv.CmdInfo); err != nil {
+		// Nothing the server says of itself can be read; what the run
+		// lacks is named in its unavailable figures.
+		p.memErr, p.statsErr, p.nodes.err = err, err, err
+		return p
+	}
 	srv, err := t.openServers(ctx)
 	if err != nil {
 		p.memErr, p.statsErr, p.nodes.err = err, err, err
@@ -160,6 +172,7 @@ func (p *Probe) Stop() { p.self.stop() }
 // replaced the server.
 func (p *Probe) Finish(ctx context.Context, prefix string, runErr error, switches []redisenv.Switch) (rep Report) {
 	p.switches = switches
+	rep.Unavailable = Unavailable(p.t, Wants{Reference: p.c.Reference, Cluster: p.t.Env.Cluster != nil})
 	heap, rss := p.self.stop()
 	// Read before the probes' own calls, which a migration could redirect.
 	redirects := p.t.Env.Redirections()
@@ -177,17 +190,21 @@ func (p *Probe) Finish(ctx context.Context, prefix string, runErr error, switche
 	embedded := p.t.Env.Mode == redisenv.Embedded
 
 	var census redisenv.Census
-	censusErr := rdb.Do(ctx, func(c redis.Cmdable) (err error) {
-		m.Identities = 0
-		census, err = redisenv.TakeCensus(ctx, c, prefix, memorySampleKeys, uint64(p.c.Seed),
-			identityCounter(p.limiter, p.keys, p.c.Identities, maxIdentityBits, &m.Identities))
-		return err
-	})
+	censusErr := errors.Join(p.t.refused(redisenv.CmdScan), p.t.refused(redisenv.CmdPTTL))
+	if censusErr == nil {
+		censusErr = rdb.Do(ctx, func(c redis.Cmdable) (err error) {
+			m.Identities = 0
+			census, err = redisenv.TakeCensus(ctx, c, prefix, memorySampleKeys, uint64(p.c.Seed),
+				identityCounter(p.limiter, p.keys, p.c.Identities, maxIdentityBits, &m.Identities))
+			return err
+		})
+	}
 	var sample redisenv.MemorySample
 	var sampleErr error
-	if censusErr == nil && !embedded {
+	usage, encoding := p.t.allows(redisenv.CmdMemoryUsage), p.t.allows(redisenv.CmdObjectEncoding)
+	if censusErr == nil && !embedded && (usage || encoding) {
 		sampleErr = rdb.Do(ctx, func(c redis.Cmdable) (err error) {
-			sample, err = redisenv.SampleMemory(ctx, c, prefix, census.Sample)
+			sample, err = redisenv.SampleMemory(ctx, c, prefix, census.Sample, usage, encoding)
 			return err
 		})
 	}
@@ -197,11 +214,16 @@ func (p *Probe) Finish(ctx context.Context, prefix string, runErr error, switche
 	// every key, and each lookup moves a bucket, so by now the old table is
 	// gone and not counted as the keys' cost.
 	haveUsedMemory := false
-	if embedded {
+	switch {
+	case embedded:
 		m.Notes = append(m.Notes, embeddedNote)
-	} else {
+	case !p.t.allows(redisenv.CmdInfo):
+		// Named among the run's unavailable figures: nothing to note.
+		rep.Cluster = p.clusterFigures(nodeReading{err: p.t.refused(redisenv.CmdInfo)}, nil, nil, redirects)
+	default:
 		haveUsedMemory = p.readServer(ctx, &rep, redirects)
 	}
+	m.UsedMemoryUnread = !haveUsedMemory
 	if censusErr != nil {
 		m.Identities, m.CensusFailed = 0, true
 		m.Skipped = append(m.Skipped, "keys without a TTL were not checked: the key census failed: "+censusErr.Error())
@@ -216,8 +238,11 @@ func (p *Probe) Finish(ctx context.Context, prefix string, runErr error, switche
 	switch {
 	case sampleErr != nil:
 		m.Notes = append(m.Notes, "memory sample failed: "+sampleErr.Error())
-	case !embedded:
-		m.SampledKeys, m.MemoryUsageSampledBytes, m.Encodings = sample.Keys, sample.MeanBytes, sample.Encodings
+	case !embedded && usage:
+		m.SampledKeys, m.MemoryUsageSampledBytes = sample.Keys, sample.MeanBytes
+	}
+	if sampleErr == nil && !embedded && encoding {
+		m.Encodings = sample.Encodings
 	}
 	return rep
 }
@@ -301,6 +326,19 @@ func firstError(errs ...error) error {
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// allows reports whether the user the run connected as may run command
+// (always, on a server rlbench started).
+func (t Target) allows(command string) bool { return t.Env.Access.Allows(command) }
+
+// refused is why the server refuses command to the user, as an error; nil
+// when it does not.
+func (t Target) refused(command string) error {
+	if r, ok := t.Env.Access.Refusal(command); ok {
+		return fmt.Errorf("%s refused: %s", command, r.Reason)
 	}
 	return nil
 }

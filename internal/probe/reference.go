@@ -65,7 +65,7 @@ type Reference struct {
 // the embedded server (its figures are not Redis figures) or when the
 // script cannot be loaded.
 func StartReference(ctx context.Context, t Target, closedLoop bool, concurrency int) *Reference {
-	if t.Env.Mode == redisenv.Embedded {
+	if t.Env.Mode == redisenv.Embedded || !t.allows(redisenv.CmdEvalShaRO) {
 		return nil
 	}
 	lctx, cancel := context.WithTimeout(ctx, t.Timeout)
@@ -186,7 +186,7 @@ func (s *Reference) Finish(ctx context.Context, lim algorithms.Limiter, prefix s
 		ThroughputPerS: result.Mean(s.throughput),
 	}
 	var cost result.CostRatio
-	if runErr == nil {
+	if runErr == nil && s.t.allows(redisenv.CmdInfo) {
 		var m costMeasurement
 		m, cost = s.t.serverCost(ctx, lim, CostPrefix(prefix))
 		ref.LimiterUsecPerCall, ref.UsecPerCall, ref.CostRounds = m.limiterUsec, m.scriptUsec, m.rounds

@@ -57,7 +57,7 @@ type Trend struct {
 func StartTrend(ctx context.Context, t Target, start time.Time) *Trend {
 	tr := &Trend{start: start, stop: make(chan struct{}), done: make(chan struct{}), close: func() {}}
 	var srv *servers
-	if t.Env.Mode != redisenv.Embedded {
+	if t.Env.Mode != redisenv.Embedded && t.allows(redisenv.CmdInfo) {
 		open, cancel := context.WithTimeout(ctx, t.Timeout)
 		srv, _ = t.openServers(open)
 		cancel()

@@ -73,10 +73,11 @@ type Watch struct {
 // on the server's clock through offset. limiterDeletes says the run's
 // limiter deletes keys itself, so that deletions cannot be told from
 // another client's. It returns nil where it cannot watch: the embedded
-// server (no INFO) or a cluster (many servers).
+// server (no INFO), a user the server refuses INFO, or a cluster (many
+// servers).
 func StartWatch(t Target, clock event.Clock, offset event.Offset, limiterDeletes bool) *Watch {
 	single, ok := t.Env.Client.(*redis.Client)
-	if !ok || t.Env.Mode == redisenv.Embedded {
+	if !ok || t.Env.Mode == redisenv.Embedded || !t.allows(redisenv.CmdInfo) {
 		return nil
 	}
 	rdb := redisenv.CloneClient(single, func(o *redis.Options) {

@@ -107,10 +107,12 @@ type MemorySample struct {
 // sampleBatch is how many keys SampleMemory asks about per round trip.
 const sampleBatch = 100
 
-// SampleMemory asks MEMORY USAGE (SAMPLES 0) and OBJECT ENCODING of each of
-// keys, which must all lie under prefix: it refuses any other key, so a
-// caller's mistake cannot make it read someone else's data.
-func SampleMemory(ctx context.Context, rdb redis.Cmdable, prefix string, keys []string) (MemorySample, error) {
+// SampleMemory asks MEMORY USAGE (SAMPLES 0), when usage, and OBJECT
+// ENCODING, when encoding, of each of keys, which must all lie under
+// prefix: it refuses any other key, so a caller's mistake cannot make it
+// read someone else's data. A user who may run only one of the two gets
+// the figures of that one.
+func SampleMemory(ctx context.Context, rdb redis.Cmdable, prefix string, keys []string, usage, encoding bool) (MemorySample, error) {
 	s := MemorySample{Encodings: map[string]int64{}}
 	if err := checkPrefix(prefix); err != nil {
 		return s, err
@@ -124,37 +126,47 @@ func SampleMemory(ctx context.Context, rdb redis.Cmdable, prefix string, keys []
 	for start := 0; start < len(keys); start += sampleBatch {
 		batch := keys[start:min(start+sampleBatch, len(keys))]
 		pipe := rdb.Pipeline()
-		usage := make([]*redis.IntCmd, len(batch))
+		sizes := make([]*redis.IntCmd, len(batch))
 		enc := make([]*redis.StringCmd, len(batch))
 		for i, k := range batch {
-			usage[i] = pipe.MemoryUsage(ctx, k, 0)
-			enc[i] = pipe.ObjectEncoding(ctx, k)
+			if usage {
+				sizes[i] = pipe.MemoryUsage(ctx, k, 0)
+			}
+			if encoding {
+				enc[i] = pipe.ObjectEncoding(ctx, k)
+			}
 		}
 		// A key that expired since the census answers nil: skip it.
 		if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 			return s, fmt.Errorf("MEMORY USAGE / OBJECT ENCODING: %w", err)
 		}
 		for i := range batch {
-			n, err := usage[i].Result()
-			if errors.Is(err, redis.Nil) {
-				continue
+			var n int64
+			if usage {
+				var err error
+				n, err = sizes[i].Result()
+				if errors.Is(err, redis.Nil) {
+					continue
+				}
+				if err != nil {
+					return s, fmt.Errorf("MEMORY USAGE %s: %w", batch[i], err)
+				}
 			}
-			if err != nil {
-				return s, fmt.Errorf("MEMORY USAGE %s: %w", batch[i], err)
-			}
-			e, err := enc[i].Result()
-			if errors.Is(err, redis.Nil) {
-				continue
-			}
-			if err != nil {
-				return s, fmt.Errorf("OBJECT ENCODING %s: %w", batch[i], err)
+			if encoding {
+				e, err := enc[i].Result()
+				if errors.Is(err, redis.Nil) {
+					continue
+				}
+				if err != nil {
+					return s, fmt.Errorf("OBJECT ENCODING %s: %w", batch[i], err)
+				}
+				s.Encodings[e]++
 			}
 			s.Keys++
 			total += n
-			s.Encodings[e]++
 		}
 	}
-	if s.Keys > 0 {
+	if s.Keys > 0 && usage {
 		s.MeanBytes = float64(total) / float64(s.Keys)
 	}
 	return s, nil

@@ -54,7 +54,7 @@ func TestCensusCountsKeysAndLeaks(t *testing.T) {
 		t.Errorf("sample is not spread over the keyspace: %v", c.Sample)
 	}
 
-	s, err := redisenv.SampleMemory(ctx, rdb, prefix, []string{prefix + "1", prefix + "leak2", prefix + "gone"})
+	s, err := redisenv.SampleMemory(ctx, rdb, prefix, []string{prefix + "1", prefix + "leak2", prefix + "gone"}, true, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -143,6 +143,24 @@ func (e *Env) connectCluster(ctx context.Context, copts *redis.ClusterOptions, o
 	}); err != nil {
 		return fail(err)
 	}
+	if e.Mode == External {
+		co := o
+		co.Check = append(slices.Clone(o.Check), CmdClusterSlots)
+		a, err := checkAccess(pctx, cc, co)
+		if err == nil {
+			err = a.writeRefusal(e.Addr)
+		}
+		if r, refused := a.Refusal(CmdClusterSlots); err == nil && refused {
+			err = &RefusedError{Addr: e.Addr, Command: CmdClusterSlots, What: "a cluster client needs to route each key to its master", Reason: r.Reason}
+		}
+		if err != nil {
+			_ = cc.Close()
+			e.Client = nil
+			return err
+		}
+		e.Access = a
+		e.Missing = a.missingRemoval()
+	}
 	masters, err := Masters(pctx, cc)
 	if err != nil {
 		return fail(err)
@@ -151,11 +169,18 @@ func (e *Env) connectCluster(ctx context.Context, copts *redis.ClusterOptions, o
 	var versions []string
 	for _, m := range masters {
 		info.Nodes = append(info.Nodes, m.Addr)
-		fields, err := readInfo(pctx, m.Client, "server", "memory")
+		node := &Env{Client: m.Client, Access: e.Access}
+		fields, err := node.describe(pctx)
 		if err != nil {
 			return fail(fmt.Errorf("%s: %w", m.Addr, err))
 		}
+		if m := node.Missing; len(m) > 0 && !slices.ContainsFunc(e.Missing, func(x Missing) bool { return x.What == m[0].What }) {
+			e.Missing = append(e.Missing, m...)
+		}
 		v := fields["redis_version"]
+		if v == "" {
+			continue
+		}
 		if err := CheckVersion(v); err != nil {
 			_ = cc.Close()
 			e.Client = nil
@@ -173,6 +198,11 @@ func (e *Env) connectCluster(ctx context.Context, copts *redis.ClusterOptions, o
 	info.Replicas = int(replicas.Load())
 	e.Cluster = info
 	slices.SortFunc(versions, compareVersions)
+	if len(versions) == 0 {
+		// No master would say (INFO and HELLO refused): named in
+		// e.Missing.
+		return nil
+	}
 	e.Version = versions[0]
 	if len(versions) > 1 {
 		e.Note = "the cluster's masters run different Redis versions: " + strings.Join(versions, ", ")

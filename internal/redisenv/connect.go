@@ -22,7 +22,8 @@ func (e *Env) connect(ctx context.Context, ropts *redis.Options, o Options) erro
 
 	pctx, cancel := context.WithTimeout(ctx, o.timeout()+time.Second)
 	defer cancel()
-	if err := e.Client.Ping(pctx).Err(); err != nil {
+	err := e.Client.Ping(pctx).Err()
+	if err != nil {
 		_ = e.Client.Close()
 		e.Client = nil
 		// A server that answered (a wrong password, an unknown user) is
@@ -38,15 +39,24 @@ func (e *Env) connect(ctx context.Context, ropts *redis.Options, o Options) erro
 		// version or eviction policy worth recording.
 		return nil
 	}
-	fields := map[string]string{}
-	for _, section := range []string{"server", "memory", "cluster"} {
-		info, err := e.Client.Info(pctx, section).Result()
+	if e.Mode == External {
+		if e.Access, err = checkAccess(pctx, e.Client, o); err == nil {
+			err = e.Access.writeRefusal(e.Addr)
+		}
 		if err != nil {
-			return fmt.Errorf("redis at %s: INFO %s: %w", e.Addr, section, err)
+			_ = e.Client.Close()
+			e.Client = nil
+			var refused *RefusedError
+			if errors.As(err, &refused) {
+				return err
+			}
+			return fmt.Errorf("redis at %s: %w", e.Addr, err)
 		}
-		for k, v := range ParseInfo(info) {
-			fields[k] = v
-		}
+	}
+	e.Missing = e.Access.missingRemoval()
+	fields, err := e.describe(pctx)
+	if err != nil {
+		return fmt.Errorf("redis at %s: %w", e.Addr, err)
 	}
 	if fields["cluster_enabled"] == "1" {
 		_ = e.Client.Close()
@@ -56,10 +66,11 @@ func (e *Env) connect(ctx context.Context, ropts *redis.Options, o Options) erro
 	}
 	e.Version = fields["redis_version"]
 	e.MaxmemoryPolicy = fields["maxmemory_policy"]
-	{
-		if err := CheckVersion(e.Version); err != nil {
-			return fmt.Errorf("redis at %s: %w", e.Addr, err)
-		}
+	if e.Version == "" {
+		return nil
+	}
+	if err := CheckVersion(e.Version); err != nil {
+		return fmt.Errorf("redis at %s: %w", e.Addr, err)
 	}
 	return nil
 }

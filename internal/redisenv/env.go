@@ -51,6 +51,12 @@ type Env struct {
 	// Cluster describes the Redis Cluster under test; nil for a single
 	// server.
 	Cluster *ClusterInfo
+	// Access is what the user may run on a server rlbench did not start,
+	// checked as rlbench connected; nil (everything) on its own servers.
+	Access *Access
+	// Missing names what rlbench could not learn about the server (its
+	// version, its eviction policy) because the user may not ask.
+	Missing []Missing
 
 	stop      func() error
 	redirects *Redirections

@@ -46,6 +46,14 @@ type Options struct {
 	ServerPath string
 	// NoEmbedded refuses the embedded fallback when no redis-server exists.
 	NoEmbedded bool
+	// RunPrefix is the prefix of every key of the invocation
+	// (rlbench:<run-id>:): what the user may run is checked on a key under
+	// it. Empty: a prefix of checks of its own.
+	RunPrefix string
+	// Check names commands (of accessChecks) to check besides those every
+	// server rlbench did not start is checked for: those the faults a
+	// profile schedules need.
+	Check []string
 }
 
 func (o Options) timeout() time.Duration {

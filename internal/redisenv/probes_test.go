@@ -67,11 +67,11 @@ func TestProbesRefuseWhatIsNotTheirs(t *testing.T) {
 		if _, err := TakeCensus(ctx, rdb, prefix, 10, 1, nil); err == nil {
 			t.Errorf("census of %q went ahead", prefix)
 		}
-		if _, err := SampleMemory(ctx, rdb, prefix, nil); err == nil {
+		if _, err := SampleMemory(ctx, rdb, prefix, nil, true, true); err == nil {
 			t.Errorf("memory sample under %q went ahead", prefix)
 		}
 	}
-	if _, err := SampleMemory(ctx, rdb, "rlbench:r1:a:s:", []string{"rlbench:r1:a:s:1", "customer:42"}); err == nil ||
+	if _, err := SampleMemory(ctx, rdb, "rlbench:r1:a:s:", []string{"rlbench:r1:a:s:1", "customer:42"}, true, true); err == nil ||
 		!strings.Contains(err.Error(), `"customer:42"`) {
 		t.Errorf("sampling a key outside the prefix: %v", err)
 	}

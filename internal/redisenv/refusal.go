@@ -22,9 +22,12 @@ var refusalCodes = map[string]bool{
 }
 
 // refusalMessages start the generic ERR replies that are the server's
-// refusal: every connection slot taken (maxclients), and a command
-// renamed away or disabled (rename-command, a managed service's list).
-var refusalMessages = []string{"ERR max number of clients reached", "ERR unknown command"}
+// refusal: every connection slot taken (maxclients), a command renamed
+// away or disabled (rename-command, a managed service's list), a command
+// a script calls that the ACL refuses.
+// A script's call of a command (or a key) its user's ACL refuses is
+// answered "ERR The user executing the script can't ...".
+var refusalMessages = []string{"ERR max number of clients reached", "ERR unknown command", "ERR The user executing the script can't"}
 
 // IsRefusal reports whether message, an error Redis answered, is the
 // server refusing the call for a reason of its own (see refusalCodes),
