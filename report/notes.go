@@ -61,6 +61,7 @@ var (
 	kindPolicyChange = &noteKind{title: "maxmemory-policy changed during the run"}
 	kindUnscheduled  = &noteKind{title: "unscheduled faults"}
 	kindSkipped      = &noteKind{title: "checks not made (SKIPPED)"}
+	kindUnavailable  = &noteKind{title: "figures not measured (UNAVAILABLE): the server refused the commands that read them"}
 	kindServer       = &noteKind{title: "the server"}
 	kindEvicting     = &noteKind{title: "an evicting maxmemory-policy"}
 	kindRunStopped   = &noteKind{title: "runs that did not complete"}
@@ -251,6 +252,7 @@ func noteList(r *result.Result, j verdict.Judgement) []note {
 	notes = append(notes, unscheduledNotes(r)...)
 	notes = append(notes, leakNotes(r, j)...)
 	notes = append(notes, skippedNotes(r)...)
+	notes = append(notes, unavailableNotes(r)...)
 	if r.Redis.Note != "" {
 		whole(kindServer, r.Redis.Note)
 	}
