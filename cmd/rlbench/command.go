@@ -27,7 +27,7 @@ type command struct {
 
 // commands lists the subcommands, as `rlbench help` shows them.
 func commands() []command {
-	return []command{runCommand(), reportCommand(), compareCommand(), mergeCommand(), validateCommand(), initCommand(), traceCommand(), algorithmsCommand(), versionCommand()}
+	return []command{runCommand(), reportCommand(), compareCommand(), mergeCommand(), validateCommand(), initCommand(), traceCommand(), algorithmsCommand(), aclCommand(), versionCommand()}
 }
 
 // lookup finds the subcommand called name.

@@ -48,6 +48,7 @@ Usage:
                                    heavy, bursts, a daily swing, sources near the limit) for
                                    a replay scenario
   rlbench algorithms               list the limiters and what they promise
+  rlbench acl PROFILE              print the ACL user that may run a profile with every figure
   rlbench version                  print the version
 
 Exit codes: 0 pass, 1 a check, threshold or comparison failed, 2 bad usage
