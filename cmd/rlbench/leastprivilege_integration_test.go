@@ -74,7 +74,7 @@ func TestIntegrationLeastPrivilegeBoundary(t *testing.T) {
 	}
 	for i := range res.Runs {
 		r := &res.Runs[i]
-		if len(r.Unavailable) != 0 || r.Server == nil || r.Eviction == nil || r.Reference == nil || r.Memory == nil || r.Memory.UsedMemoryUnread || r.Memory.SampledKeys == 0 {
+		if len(r.Unavailable) != 0 || r.Server == nil || r.Eviction == nil || r.Reference == nil || r.Memory == nil || r.Memory.UsedMemoryUnread {
 			t.Errorf("as rlbench: %s: not every figure: unavailable %+v", r.Key(), r.Unavailable)
 		}
 	}
