@@ -91,6 +91,9 @@ func StartCluster(ctx context.Context, path string, spec ClusterSpec) (*Cluster,
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkTempDir(); err != nil {
+		return nil, err
+	}
 	RemoveStaleDirs(os.TempDir())
 	c, err := startClusterNodes(ctx, path, spec)
 	if err != nil {

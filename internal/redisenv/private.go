@@ -135,6 +135,9 @@ var launchHook func(launchInfo)
 // what private servers of earlier rlbench processes that died without
 // cleaning up left behind (see RemoveStaleDirs).
 func StartServer(ctx context.Context, path string) (*Server, error) {
+	if err := checkTempDir(); err != nil {
+		return nil, err
+	}
 	RemoveStaleDirs(os.TempDir())
 	return startServer(ctx, path, nil)
 }
@@ -153,6 +156,11 @@ func startServer(ctx context.Context, path string, extra func() ([]string, error
 		srv, err := startOnce(ctx, path, extra, attempt)
 		if err == nil {
 			return srv, nil
+		}
+		var setup *setupError
+		if errors.As(err, &setup) {
+			// Not the port's doing: every port would fail the same.
+			return nil, setup.err
 		}
 		errs = append(errs, err)
 		if ctx.Err() != nil {
@@ -175,21 +183,21 @@ func startOnce(ctx context.Context, path string, extra func() ([]string, error),
 	}
 	dir, err := os.MkdirTemp("", serverDirPattern)
 	if err != nil {
-		return nil, err
+		return nil, &setupError{fmt.Errorf("creating the private redis-server's directory in %s: %w", os.TempDir(), unwrapPath(err))}
 	}
 	srv, err := newServer(path, dir, port, more)
 	if err != nil {
 		_ = os.RemoveAll(dir)
-		return nil, err
+		return nil, &setupError{err}
 	}
 	if err := writeOwner(dir, 0, nil); err != nil {
 		_ = os.RemoveAll(dir)
-		return nil, err
+		return nil, &setupError{err}
 	}
 	log, err := os.Create(filepath.Join(dir, logFile))
 	if err != nil {
 		_ = os.RemoveAll(dir)
-		return nil, err
+		return nil, &setupError{err}
 	}
 	defer log.Close()
 	if launchHook != nil {
@@ -198,7 +206,7 @@ func startOnce(ctx context.Context, path string, extra func() ([]string, error),
 	proc, err := srv.launch(log)
 	if err != nil {
 		_ = os.RemoveAll(dir)
-		return nil, err
+		return nil, &setupError{err}
 	}
 	srv.proc = proc
 	register(srv)
@@ -212,6 +220,13 @@ func startOnce(ctx context.Context, path string, extra func() ([]string, error),
 	}
 	return srv, nil
 }
+
+// setupError is a start that failed before the server ran (its
+// directory, its files, the program): another port would not help.
+type setupError struct{ err error }
+
+func (e *setupError) Error() string { return e.err.Error() }
+func (e *setupError) Unwrap() error { return e.err }
 
 // newServer describes a server to start from path in dir on port, with
 // more arguments.
@@ -248,7 +263,7 @@ func (s *Server) launch(log *os.File) (*process, error) {
 	cmd.Stderr = log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", s.path, err)
+		return nil, fmt.Errorf("starting %s: %w", s.path, unwrapPath(err))
 	}
 	p := &process{pgid: cmd.Process.Pid, done: make(chan struct{})}
 	go func() { p.exitErr = cmd.Wait(); close(p.done) }()
