@@ -2,6 +2,7 @@ package html
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -72,10 +73,54 @@ func TestFileSlug(t *testing.T) {
 		{"a b/c", "a_b_c", "spaces and slashes become underscores"},
 		{"", "_", "an empty name still makes a file name"},
 		{"über", "_ber", "non-ASCII letters become underscores"},
+		{strings.Repeat("x", 300), strings.Repeat("x", 71) + "-0d4e2ca9", "a long name is cut and ends in its hash"},
 	} {
 		if got := fileSlug(tc.in); got != tc.want {
 			t.Errorf("%s: fileSlug(%q) = %q, want %q", tc.why, tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestRenderOfNamesLongerThanAFileName: a result may carry a scenario or
+// an algorithm name of any length (a result file is anyone's); the report
+// renders it, every file name within the 255 bytes a file system allows
+// ("file name too long" before), and two long names alike but for their
+// end still get files of their own.
+func TestRenderOfNamesLongerThanAFileName(t *testing.T) {
+	r := resulttest.Fixture(t)
+	long := strings.Repeat("s", 300)
+	renamed := map[string]string{}
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		if _, ok := renamed[run.Scenario]; !ok {
+			renamed[run.Scenario] = long + fmt.Sprint(len(renamed))
+		}
+		run.Scenario = renamed[run.Scenario]
+		run.Algorithm = strings.Repeat("a", 300) + run.Algorithm
+	}
+	for i, a := range r.Profile.Algorithms {
+		r.Profile.Algorithms[i] = strings.Repeat("a", 300) + a
+	}
+	dir := t.TempDir()
+	written, err := Render(dir, r, testSemantics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As many plots and .hgrm files as the fixture's own names give.
+	pngs, hgrms := 0, 0
+	for _, p := range written {
+		if n := len(filepath.Base(p)); n > 255 {
+			t.Errorf("%s: a name of %d bytes", p, n)
+		}
+		switch {
+		case strings.HasSuffix(p, ".png"):
+			pngs++
+		case strings.HasSuffix(p, ".hgrm"):
+			hgrms++
+		}
+	}
+	if pngs != 18 || hgrms != 40 {
+		t.Errorf("%d plots and %d .hgrm files, want 18 and 40", pngs, hgrms)
 	}
 }
 

@@ -1,6 +1,8 @@
 package html
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -114,7 +116,8 @@ func (v *view) scenariosWith(has func(*result.Run) bool) []string {
 }
 
 // fileSlug turns a scenario name into a file-name part: letters, digits,
-// dot, dash and underscore pass, anything else becomes an underscore.
+// dot, dash and underscore pass, anything else becomes an underscore, and
+// past maxSlugBytes it is cut and ends in a hash of the whole name.
 func fileSlug(s string) string {
 	var b strings.Builder
 	for _, c := range s {
@@ -130,5 +133,18 @@ func fileSlug(s string) string {
 	if b.Len() == 0 {
 		return "_"
 	}
-	return b.String()
+	out := b.String()
+	if len(out) > maxSlugBytes {
+		// Cut, and told apart from every other name cut the same way by a
+		// hash of the whole name.
+		sum := sha256.Sum256([]byte(s))
+		out = out[:maxSlugBytes-9] + "-" + hex.EncodeToString(sum[:4])
+	}
+	return out
 }
+
+// maxSlugBytes bounds what fileSlug makes of a name: a file named by two
+// of them (an algorithm's and a scenario's), a plot's or a histogram's
+// kind and a temporary file's suffix stays well within the 255 bytes a
+// file name may have, whatever length the names in a result have.
+const maxSlugBytes = 80
