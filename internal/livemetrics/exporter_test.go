@@ -248,6 +248,8 @@ func TestServedOnlyWhereAsked(t *testing.T) {
 		{"9100", "", "is not HOST:PORT"},
 		{":99999", "", "is not a port"},
 		{":port", "", "is not a port"},
+		{"127.0.0.1:", "", `"127.0.0.1:" names no port: give one (e.g. :9100), or :0 for any free port`},
+		{":", "", "names no port"},
 	} {
 		got, err := ListenAddr(c.in)
 		switch {

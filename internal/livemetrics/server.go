@@ -33,6 +33,10 @@ func ListenAddr(addr string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%q is not HOST:PORT or :PORT (e.g. :9100, 0.0.0.0:9100)", addr)
 	}
+	if port == "" {
+		// net.Listen would take it for port 0 and pick one unasked.
+		return "", fmt.Errorf("%q names no port: give one (e.g. :9100), or :0 for any free port", addr)
+	}
 	if p, err := net.LookupPort("tcp", port); err != nil || p < 0 || p > 65535 {
 		return "", fmt.Errorf("%q: %q is not a port", addr, port)
 	}
