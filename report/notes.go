@@ -253,6 +253,7 @@ func noteList(r *result.Result, j verdict.Judgement) []note {
 	notes = append(notes, leakNotes(r, j)...)
 	notes = append(notes, skippedNotes(r)...)
 	notes = append(notes, unavailableNotes(r)...)
+	notes = append(notes, replayNotes(r)...)
 	if r.Redis.Note != "" {
 		whole(kindServer, r.Redis.Note)
 	}
