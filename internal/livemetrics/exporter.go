@@ -54,6 +54,12 @@ type Exporter struct {
 	decisions, errors        *prometheus.CounterVec
 	latency, lag             *prometheus.HistogramVec
 	active                   *prometheus.GaugeVec
+	// idealDecisions, falseAdmits, falseDenies, falseAdmitShare and
+	// falseDenyShare are each finished run's decisions beside the ideal
+	// limiter of its policy (result: accuracy), set once its audit is
+	// done.
+	idealDecisions, falseAdmits, falseDenies *prometheus.GaugeVec
+	falseAdmitShare, falseDenyShare          *prometheus.GaugeVec
 
 	// current is the run whose traffic is going on: what Record adds to,
 	// and what the run collector reads; latest is the latest run started,
@@ -91,10 +97,22 @@ func New(id Identity) *Exporter {
 		Help: "How long after its due time each request went out.", Buckets: lagBuckets}, run)
 	e.active = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rlbench_run_active",
 		Help: "1 while the run's traffic goes on, 0 once it has ended."}, run)
+	ideal := append(run[:len(run):len(run)], "ideal")
+	e.idealDecisions = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rlbench_ideal_decisions",
+		Help: "The finished run's decisions set beside the ideal limiter of its policy, which is run on the same arrivals; set once the run's audit is done (result: accuracy.decisions)."}, ideal)
+	e.falseAdmits = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rlbench_ideal_false_admits",
+		Help: "Of them, those the limiter admitted and the ideal denies (result: accuracy.false_admits)."}, ideal)
+	e.falseDenies = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rlbench_ideal_false_denies",
+		Help: "Of them, those the limiter denied and the ideal admits (result: accuracy.false_denies)."}, ideal)
+	e.falseAdmitShare = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rlbench_ideal_false_admit_share",
+		Help: "False admits over the decisions compared, 0 to 1 (result: accuracy.false_admit_share)."}, ideal)
+	e.falseDenyShare = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "rlbench_ideal_false_deny_share",
+		Help: "False denies over the decisions compared, 0 to 1 (result: accuracy.false_deny_share)."}, ideal)
 
 	labels := prometheus.Labels{"profile": id.Profile, "run_id": id.RunID, "segment": id.Segment}
 	own := prometheus.WrapRegistererWith(labels, e.reg)
 	own.MustRegister(e.requests, e.decisions, e.errors, e.late, e.admitted, e.latency, e.lag, e.active, runCollector{e},
+		e.idealDecisions, e.falseAdmits, e.falseDenies, e.falseAdmitShare, e.falseDenyShare,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return e
 }
@@ -146,10 +164,21 @@ func (e *Exporter) RunStarted(p *workload.Progress) {
 }
 
 // RunFinished implements workload.Observer: the run's traffic is over and
-// every outcome of it has been recorded.
-func (e *Exporter) RunFinished(p *workload.Progress, _ *result.Run) {
+// every outcome of it has been recorded; run, when given, is its result,
+// whose comparison with the ideal limiter is exported.
+func (e *Exporter) RunFinished(p *workload.Progress, run *result.Run) {
 	e.active.WithLabelValues(p.Run.Algorithm, p.Run.Scenario).Set(0)
 	e.current.Store(nil)
+	if run == nil || run.Accuracy == nil {
+		return
+	}
+	a := run.Accuracy
+	labels := []string{p.Run.Algorithm, p.Run.Scenario, a.Ideal}
+	e.idealDecisions.WithLabelValues(labels...).Set(float64(a.Decisions))
+	e.falseAdmits.WithLabelValues(labels...).Set(float64(a.FalseAdmits))
+	e.falseDenies.WithLabelValues(labels...).Set(float64(a.FalseDenies))
+	e.falseAdmitShare.WithLabelValues(labels...).Set(a.FalseAdmitShare)
+	e.falseDenyShare.WithLabelValues(labels...).Set(a.FalseDenyShare)
 }
 
 // Record implements event.Sink. It allocates nothing for a decision.

@@ -16,6 +16,7 @@ import (
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/plan"
+	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/workload"
 )
 
@@ -149,6 +150,31 @@ func TestRecordCountsWhatTheResultCounts(t *testing.T) {
 	}
 	if _, ok := value(fams, "rlbench_in_flight_requests", run); ok {
 		t.Error("after the run: it still says how many requests are in flight")
+	}
+	if _, ok := value(fams, "rlbench_ideal_false_admits", nil); ok {
+		t.Error("a run finished without its result is said to have been set beside the ideal")
+	}
+}
+
+// TestIdealFiguresOnceTheRunIsAudited: a finished run's decisions beside
+// the ideal limiter are exported from its result, labelled with the ideal.
+func TestIdealFiguresOnceTheRunIsAudited(t *testing.T) {
+	e := New(Identity{Profile: "p", RunID: "abcd"})
+	url := serve(t, e)
+	p := &workload.Progress{Run: plan.Run{Algorithm: "fixed_window", Scenario: "edge"}, Started: time.Now()}
+	e.RunStarted(p)
+	a := &result.Accuracy{Ideal: result.IdealSlidingWindow, Decisions: 400, FalseAdmits: 76, FalseDenies: 4}
+	a.SetShares()
+	e.RunFinished(p, &result.Run{Algorithm: "fixed_window", Scenario: "edge", Accuracy: a})
+	fams := scrape(t, url)
+	run := map[string]string{"limiter": "fixed_window", "scenario": "edge", "ideal": "sliding_window", "profile": "p", "run_id": "abcd"}
+	for name, want := range map[string]float64{
+		"rlbench_ideal_decisions": 400, "rlbench_ideal_false_admits": 76, "rlbench_ideal_false_denies": 4,
+		"rlbench_ideal_false_admit_share": 0.19, "rlbench_ideal_false_deny_share": 0.01,
+	} {
+		if got, ok := value(fams, name, run); !ok || got != want {
+			t.Errorf("%s = %v (found %v), want %v", name, got, ok, want)
+		}
 	}
 }
 
