@@ -85,6 +85,9 @@ type metric struct {
 	// spread is how far the figure moved within one run by noise alone,
 	// as a fraction of it, when the run measured that.
 	spread func(*result.Run) (float64, bool)
+	// slack, for a timing-dependent figure that is not a count, is how far
+	// it may rise by timing alone (timingSlack otherwise).
+	slack func(base, cur *result.Run, baseline float64) float64
 }
 
 // minTailSamples is the fewest requests (in one repetition) whose p99 is
@@ -105,6 +108,8 @@ var compareMetrics = []metric{
 	{path: "audit.overshoot", exact: true},
 	{path: "audit.policy_excess", exact: true, timingDependent: true, scheduled: true},
 	{path: "audit.model_mismatches", exact: true},
+	{path: "accuracy.false_admit_share", exact: true, timingDependent: true, scheduled: true, slack: shareSlack},
+	{path: "accuracy.false_deny_share", exact: true, timingDependent: true, scheduled: true, slack: shareSlack},
 	{path: "memory.keys_without_ttl", exact: true},
 	{path: "relative.latency_p50", tolerance: func(t Tolerances) float64 { return t.P50 }, given: "p50", measured: true},
 	{path: "relative.latency_p99", tolerance: func(t Tolerances) float64 { return t.P99 }, given: "p99", tail: true, measured: true},
@@ -461,13 +466,29 @@ func spreadNote(verdict, allowed string) string {
 // algorithm that changed what it promises moves it by far more.
 func timingSlack(baseline float64) float64 { return max(1, math.Ceil(baseline/10)) }
 
+// shareSlack is timingSlack for a share of the decisions compared with
+// the ideal limiter: the baseline's count of them (its share of its
+// decisions) may rise by a decision or a tenth, taken over the current
+// run's decisions.
+func shareSlack(base, cur *result.Run, baseline float64) float64 {
+	if base.Accuracy == nil || cur.Accuracy == nil || cur.Accuracy.Decisions == 0 {
+		return 0
+	}
+	count := math.Round(baseline * float64(base.Accuracy.Decisions))
+	return timingSlack(count) / float64(cur.Accuracy.Decisions)
+}
+
 // compareExact judges a correctness figure: it must not grow at all, or,
 // when it depends on timing, by no more than timingSlack.
 func compareExact(m metric, base, cur *result.Run, row *CompareRow) {
+	slack := timingSlack(row.Baseline)
+	if m.slack != nil {
+		slack = m.slack(base, cur, row.Baseline)
+	}
 	switch bv, cv := row.Baseline, row.Current; {
-	case m.timingDependent && cv > bv && cv <= bv+timingSlack(bv):
+	case m.timingDependent && cv > bv && cv <= bv+slack:
 		row.Verdict = WithinSpread
-		row.Note = fmt.Sprintf("a rise of up to %s moves with timing", FormatFieldValue(m.path, timingSlack(bv)))
+		row.Note = fmt.Sprintf("a rise of up to %s moves with timing", FormatFieldValue(m.path, slack))
 	case m.timingDependent && cv > bv && (ScheduleSlipped(base) || ScheduleSlipped(cur)) && withinBound(base, cur):
 		row.Verdict = WithinSpread
 		row.Note = fmt.Sprintf("a schedule slipped, and late requests bunch: still within the baseline's own bound of %s in one window",

@@ -45,6 +45,45 @@ type Costs struct {
 	// Replayed says some run judged it decision by decision against its
 	// reference model; otherwise the audit held it to its bound only.
 	Replayed bool
+	// IdealDecisions, FalseAdmits and FalseDenies add up its runs'
+	// comparisons with the ideal limiter of their policy (runs[].accuracy:
+	// the ideal fed the same arrivals); HaveWrong says some run was
+	// compared. Ideal names the ideal, or holds "mixed" when its runs
+	// were set beside different ones.
+	IdealDecisions, FalseAdmits, FalseDenies int64
+	Ideal                                    string
+	HaveWrong                                bool
+}
+
+// WrongShare is the share of its compared decisions it decided otherwise
+// than the ideal: its false admits and false denies over every decision
+// compared, 0 to 1.
+func (c *Costs) WrongShare() float64 {
+	if c.IdealDecisions == 0 {
+		return 0
+	}
+	return float64(c.FalseAdmits+c.FalseDenies) / float64(c.IdealDecisions)
+}
+
+// mixedIdeals is Costs.Ideal when an algorithm's runs were set beside
+// different ideals.
+const mixedIdeals = "mixed"
+
+// addAccuracy adds a run's comparison with the ideal to c.
+func (c *Costs) addAccuracy(a *result.Accuracy) {
+	if a == nil {
+		return
+	}
+	switch {
+	case !c.HaveWrong:
+		c.Ideal = a.Ideal
+	case c.Ideal != a.Ideal:
+		c.Ideal = mixedIdeals
+	}
+	c.IdealDecisions += a.Decisions
+	c.FalseAdmits += a.FalseAdmits
+	c.FalseDenies += a.FalseDenies
+	c.HaveWrong = true
 }
 
 // AlgorithmCosts gathers each algorithm's Costs, by name.
@@ -75,6 +114,7 @@ func AlgorithmCosts(r *result.Result) map[string]*Costs {
 				}
 			}
 		}
+		c.addAccuracy(run.Accuracy)
 		if ScheduleSlipped(run) {
 			c.Slipped = true
 		} else if run.LatencyUs.Count > 0 && (!c.HaveP99 || run.LatencyUs.P99 > c.WorstP99Us) {

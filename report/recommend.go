@@ -32,6 +32,11 @@ type Recommendation struct {
 	// Excluded are the limiters left out, each with why (broken, not
 	// audited).
 	Excluded []string
+	// ByIdeal says accuracy is the share of decisions decided otherwise
+	// than the ideal limiter (every ranked limiter was set beside the same
+	// one); otherwise it is the most one identity got past the policy in
+	// one window.
+	ByIdeal bool
 }
 
 // Ranking figures.
@@ -71,9 +76,13 @@ func Recommend(r *result.Result, j verdict.Judgement) Recommendation {
 	if !rec.Tested {
 		ranked = untested
 	}
+	rec.ByIdeal = len(ranked) > 0
+	for _, c := range ranked {
+		rec.ByIdeal = rec.ByIdeal && c.HaveWrong && c.IdealDecisions > 0 && c.Ideal == ranked[0].Ideal && c.Ideal != mixedIdeals
+	}
 	// A stable insertion sort keeps the profile's order among equals.
 	for i := 1; i < len(ranked); i++ {
-		for k := i; k > 0 && before(ranked[k], ranked[k-1], rec.Tested) != ""; k-- {
+		for k := i; k > 0 && before(ranked[k], ranked[k-1], rec.Tested, rec.ByIdeal) != ""; k-- {
 			ranked[k], ranked[k-1] = ranked[k-1], ranked[k]
 		}
 	}
@@ -82,7 +91,7 @@ func Recommend(r *result.Result, j verdict.Judgement) Recommendation {
 	}
 	if len(ranked) > 1 {
 		rec.RunnerUp = ranked[1]
-		rec.Decided = before(ranked[0], ranked[1], rec.Tested)
+		rec.Decided = before(ranked[0], ranked[1], rec.Tested, rec.ByIdeal)
 		if rec.Decided == "" {
 			rec.Decided = decidedNone
 		}
@@ -93,10 +102,11 @@ func Recommend(r *result.Result, j verdict.Judgement) Recommendation {
 // before says by which figure a ranks before b, or "" when it does not:
 // accuracy first (when the limiters were tested), then memory per
 // identity, then server time per decision, each compared only when both
-// have it and only past what noise moves it by.
-func before(a, b *Costs, tested bool) string {
-	if aa, ok := accuracyOf(a); ok && tested {
-		if ab, ok := accuracyOf(b); ok {
+// have it and only past what noise moves it by. byIdeal: accuracy is the
+// share of decisions wrong beside the ideal limiter.
+func before(a, b *Costs, tested, byIdeal bool) string {
+	if aa, ok := accuracyOf(a, byIdeal); ok && tested {
+		if ab, ok := accuracyOf(b, byIdeal); ok {
 			if aa.better(ab) {
 				return decidedAccuracy
 			}
@@ -120,29 +130,48 @@ func before(a, b *Costs, tested bool) string {
 }
 
 // accuracy is how far a limiter's admissions strayed from what the policy
-// asks, lower being better: today the most one identity got past the
-// policy's limit within one window (audit.policy_excess, the worst of its
-// runs). A replay of the same arrivals through the ideal limiter of the
-// policy (false admits and false denies per decision) is the better
-// figure: once a result carries it, accuracyOf reads it first and says so
-// in the basis, and the ranking follows it unchanged.
+// asks, lower being better: the share of its decisions it decided
+// otherwise than the ideal limiter of the policy, run on the same arrivals
+// (runs[].accuracy), when every ranked limiter was set beside it; else the
+// most one identity got past the policy's limit within one window
+// (audit.policy_excess, the worst of its runs).
 type accuracy struct {
 	// loss is the figure, slack how far timing alone moves it.
 	loss, slack float64
 	// phrase says the figure of one limiter ("13 past the policy in one
-	// window"); basis what the figure is, for the sentence's last words.
-	phrase, basis string
+	// window"), value the figure alone ("13"); basis what the figure is,
+	// for the sentence's last words.
+	phrase, value, basis string
 }
 
-// accuracyOf is c's accuracy; false when no audited run measured it.
-func accuracyOf(c *Costs) (accuracy, bool) {
+// accuracyOf is c's accuracy, beside the ideal when byIdeal; false when
+// no audited run measured it.
+func accuracyOf(c *Costs, byIdeal bool) (accuracy, bool) {
+	if byIdeal {
+		if !c.HaveWrong || c.IdealDecisions == 0 {
+			return accuracy{}, false
+		}
+		// As past the policy: when, to the millisecond, a burst is
+		// decided moves a request or two, or a tenth.
+		wrong := c.FalseAdmits + c.FalseDenies
+		value := FormatShare(c.WrongShare())
+		return accuracy{
+			loss:   c.WrongShare(),
+			slack:  timingSlack(float64(wrong)) / float64(c.IdealDecisions),
+			phrase: value + " of decisions wrong vs the ideal",
+			value:  value,
+			basis:  "here the share of decisions decided otherwise than the ideal limiter of the policy, run on the same arrivals",
+		}, true
+	}
 	if !c.HaveExcess {
 		return accuracy{}, false
 	}
+	value := FormatCount(c.PolicyExcess)
 	return accuracy{
 		loss:   float64(c.PolicyExcess),
 		slack:  timingSlack(float64(c.PolicyExcess)),
-		phrase: FormatCount(c.PolicyExcess) + " past the policy in one window",
+		phrase: value + " past the policy in one window",
+		value:  value,
 		basis:  "here the most one identity got past the policy within one window: this result holds no replay through the ideal limiter",
 	}, true
 }
@@ -179,7 +208,7 @@ func (rec Recommendation) Sentence(policy string) string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "Best fit for %s on this traffic: %s", policy, b.Algorithm)
 	var why []string
-	if acc, ok := accuracyOf(b); ok && rec.Tested {
+	if acc, ok := accuracyOf(b, rec.ByIdeal); ok && rec.Tested {
 		switch {
 		case rec.RunnerUp == nil:
 			why = append(why, "it kept its promise ("+acc.phrase+")")
@@ -236,9 +265,9 @@ func (rec Recommendation) trade(b, r *Costs) string {
 			cost = append(cost, fmt.Sprintf("%.1f µs more Redis time per decision", -d)+share)
 		}
 	}
-	if ab, ok := accuracyOf(b); ok && rec.Tested {
-		if ar, ok := accuracyOf(r); ok && ab.better(ar) {
-			cost = append(cost, ar.phrase+" instead of "+strings.TrimSuffix(ab.phrase, " past the policy in one window"))
+	if ab, ok := accuracyOf(b, rec.ByIdeal); ok && rec.Tested {
+		if ar, ok := accuracyOf(r, rec.ByIdeal); ok && ab.better(ar) {
+			cost = append(cost, ar.phrase+" instead of "+ab.value)
 		}
 	}
 	switch {
@@ -254,7 +283,7 @@ func (rec Recommendation) trade(b, r *Costs) string {
 
 // basis says what the ranking rests on.
 func (rec Recommendation) basis(b *Costs) string {
-	acc, ok := accuracyOf(b)
+	acc, ok := accuracyOf(b, rec.ByIdeal)
 	if !rec.Tested || !ok {
 		return "ranked by memory per identity, then server time per decision: no run put their promise to the test, so their accuracy is unknown"
 	}

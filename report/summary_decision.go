@@ -56,9 +56,14 @@ func writeDecision(w io.Writer, r *result.Result, j verdict.Judgement) error {
 		return nil
 	}
 	costs := AlgorithmCosts(r)
+	ideal, compared := IdealOfCosts(costs, r.Profile.Policy)
 	fmt.Fprintln(w, "\nwhich limiter, is it right, what it costs:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "algorithm\tpromise\tmost past the policy\tserver/decision\tworst p99\tmemory/identity\t")
+	wrongHeader := ""
+	if compared {
+		wrongHeader = "wrong vs ideal\t"
+	}
+	fmt.Fprintln(tw, "algorithm\tpromise\tmost past the policy\t"+wrongHeader+"server/decision\tworst p99\tmemory/identity\t")
 	for _, alg := range algs {
 		c := costs[alg]
 		past, server, p99, memory := "-", "-", "-", "-"
@@ -67,6 +72,9 @@ func writeDecision(w io.Writer, r *result.Result, j verdict.Judgement) error {
 			if c.PolicyExcess > 0 {
 				past += " (" + c.ExcessScenario + ")"
 			}
+		}
+		if compared {
+			past += "\t" + WrongCell(c)
 		}
 		if c.HaveServer {
 			server = fmt.Sprintf("%.1fus", c.UsecPerCall)
@@ -84,6 +92,10 @@ func writeDecision(w io.Writer, r *result.Result, j verdict.Judgement) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if compared {
+		fmt.Fprintln(w, "wrong vs ideal: the share of decisions a limiter decided otherwise than "+ideal+
+			", run on the same arrivals (not on what the limiter admitted), with its false admits + false denies")
 	}
 	if s := Recommend(r, j).Sentence(FormatPolicy(r.Profile.Policy)); s != "" {
 		fmt.Fprintln(w, s)
@@ -113,4 +125,48 @@ func writeNotes(w io.Writer, groups []NoteGroup) {
 			fmt.Fprintln(w, "    - "+d)
 		}
 	}
+}
+
+// WrongCell is an algorithm's figure beside the ideal limiter as the
+// decision tables show it: the share of its decisions decided otherwise
+// than the ideal, then its false admits + false denies ("0.85% (12+3)");
+// "-" when no run was compared.
+func WrongCell(c *Costs) string {
+	if !c.HaveWrong {
+		return "-"
+	}
+	return FormatShare(c.WrongShare()) + " (" + FormatCount(c.FalseAdmits) + "+" + FormatCount(c.FalseDenies) + ")"
+}
+
+// IdealOfCosts says which ideal limiter the algorithms' runs were set
+// beside, in words ("an exact sliding window of 100 per 1s"), and whether
+// any was.
+func IdealOfCosts(costs map[string]*Costs, p result.PolicyInfo) (string, bool) {
+	ideal, compared := "", false
+	for _, c := range costs {
+		switch {
+		case !c.HaveWrong:
+		case !compared:
+			ideal, compared = c.Ideal, true
+		case ideal != c.Ideal:
+			ideal = mixedIdeals
+		}
+	}
+	return DescribeIdeal(ideal, p), compared
+}
+
+// DescribeIdeal says in words the ideal limiter named ideal
+// (result.IdealSlidingWindow or result.IdealTokenBucket) of policy p.
+func DescribeIdeal(ideal string, p result.PolicyInfo) string {
+	switch ideal {
+	case result.IdealSlidingWindow:
+		return fmt.Sprintf("the ideal limiter, an exact sliding window of %d per %s", p.Limit, FormatMillis(p.WindowMs))
+	case result.IdealTokenBucket:
+		capacity := p.Limit
+		if p.Burst > 0 {
+			capacity = p.Burst
+		}
+		return fmt.Sprintf("the ideal limiter, an exact token bucket of %d refilled at %d per %s", capacity, p.Limit, FormatMillis(p.WindowMs))
+	}
+	return "the ideal limiter of each run's policy"
 }

@@ -113,3 +113,44 @@ func TestMergeAccuracy(t *testing.T) {
 		t.Errorf("repetitions: %+v, want the one that decided 9 of 90 otherwise, whole", got)
 	}
 }
+
+// TestThresholdsOnAccuracy: a threshold names the figures beside the ideal
+// as any figure of a run, a share in percent; a run without the
+// comparison fails it with a note.
+func TestThresholdsOnAccuracy(t *testing.T) {
+	r := resulttest.Sample()
+	r.Runs[0].Accuracy = accuracyOf(1000, 30, 0) // 3% false admits
+	log := r.Runs[0]
+	log.Algorithm, log.Accuracy = "sliding_log", accuracyOf(1000, 0, 0)
+	bare := r.Runs[0]
+	bare.Algorithm, bare.Accuracy = "gcra", nil
+	r.Runs = append(r.Runs, log, bare)
+	var ts []*result.Threshold
+	for _, e := range []string{
+		"fixed_window/* accuracy.false_admit_share <= 1%", // 3%: fails
+		"sliding_log/* accuracy.wrong_share == 0",         // holds
+		"gcra/* accuracy.false_deny_share < 0.1%",         // not compared: fails with a note
+	} {
+		th, err := result.ParseThreshold(e)
+		if err != nil {
+			t.Fatalf("%s: %v", e, err)
+		}
+		ts = append(ts, th)
+	}
+	got := map[string]result.ThresholdResult{}
+	for _, g := range result.Evaluate(r, ts) {
+		got[strings.Fields(g.Expression)[0]] = g
+	}
+	if len(got) != 3 {
+		t.Fatalf("%d results, want 3: %+v", len(got), got)
+	}
+	if g := got["fixed_window/*"]; g.OK || g.Value != 0.03 || g.Against != 0.01 {
+		t.Errorf("fixed window: %+v, want 0.03 against 0.01, failed", g)
+	}
+	if g := got["sliding_log/*"]; !g.OK {
+		t.Errorf("sliding log: %+v, want held", g)
+	}
+	if g := got["gcra/*"]; g.OK || !strings.Contains(g.Note, "no accuracy.false_deny_share") {
+		t.Errorf("gcra: %+v, want failed for want of the figure", g)
+	}
+}

@@ -102,6 +102,10 @@ func FieldValue(jsonPath string, v float64) string {
 	if strings.HasPrefix(jsonPath, "relative.") {
 		return strconv.FormatFloat(v, 'f', 2, 64) + "x"
 	}
+	if strings.HasPrefix(jsonPath, "accuracy.") && strings.HasSuffix(jsonPath, "_share") {
+		// A share of the decisions compared with the ideal limiter.
+		return Share(v)
+	}
 	dim, err := result.FieldDimension(jsonPath)
 	if err != nil {
 		return strconv.FormatFloat(v, 'g', 6, 64)

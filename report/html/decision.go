@@ -28,6 +28,10 @@ type decision struct {
 	// MemoryAt and MemoryAtMillion head the two memory columns.
 	MemoryAt, MemoryAtMillion string
 	Missing                   []string
+	// Ideal, when some run was set beside the ideal limiter, says which
+	// one, and that it runs on the arrivals: the wrong-vs-ideal column's
+	// note.
+	Ideal string
 }
 
 // decisionRow is one algorithm's line of the summary table.
@@ -40,6 +44,9 @@ type decisionRow struct {
 	Replayed                             bool
 	PastPolicy, ServerUs, ClientP99, CPU string
 	MemoryAt, MemoryAtMillion            string
+	// Wrong is its share of decisions decided otherwise than the ideal
+	// limiter, with its false admits + false denies.
+	Wrong string
 
 	// The figures behind the cells, for the sentences.
 	usPerCall, worstP99, bytesPerIdentity          float64
@@ -58,6 +65,10 @@ func decide(v *view) decision {
 		d.MemoryAtMillion = "memory at 1M identities"
 	}
 	costs := report.AlgorithmCosts(v.r)
+	if ideal, ok := report.IdealOfCosts(costs, v.r.Profile.Policy); ok {
+		d.Ideal = "Wrong vs ideal: the share of decisions a limiter decided otherwise than " + ideal +
+			", run on the same arrivals (not on what the limiter admitted), with its false admits + false denies."
+	}
 	for _, alg := range v.algorithms {
 		d.Rows = append(d.Rows, decideAlgorithm(v, alg, costs[alg], n, d.MemoryAtMillion != ""))
 	}
@@ -69,9 +80,12 @@ func decide(v *view) decision {
 
 func decideAlgorithm(v *view, alg string, costs *report.Costs, identities int64, millionToo bool) decisionRow {
 	row := decisionRow{Algorithm: alg, Color: hexColor(v.colors.color(alg)), PastPolicy: dash, ServerUs: dash,
-		ClientP99: dash, CPU: dash, MemoryAt: dash, MemoryAtMillion: dash}
+		ClientP99: dash, CPU: dash, MemoryAt: dash, MemoryAtMillion: dash, Wrong: dash}
 	row.excess = -1
 	if costs != nil {
+		if costs.HaveWrong {
+			row.Wrong = report.WrongCell(costs)
+		}
 		row.usPerCall, row.haveServer = costs.UsecPerCall, costs.HaveServer
 		row.bytesPerIdentity, row.haveMemory = costs.BytesPerIdentity, costs.HaveMemory
 		if costs.HaveExcess {
