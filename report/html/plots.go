@@ -82,6 +82,7 @@ var acrossPlots = []struct {
 		(*view).hasSkewSweep, admittedVsSkew},
 	{"accuracy-vs-memory.png", "Accuracy (most admitted in one window / policy limit) against memory per identity; mark area: server time per decision",
 		(*view).hasTradeoff, accuracyVsMemory},
+	{"wrong-vs-server.png", wrongTitle, (*view).hasWrongVsServer, wrongVsServer},
 }
 
 // Plots renders every plot the result supports: for each scenario the
