@@ -68,6 +68,13 @@ func (d *decoder) mapping(n *yaml.Node, path string, known ...string) *yamlMap {
 			d.errorf(k.Line, name, "unknown field (%sknown: %s)", hint, strings.Join(known, ", "))
 			continue
 		}
+		if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+			// A key written with nothing after it (or ~, or null) is a
+			// section or value left out by mistake: taken for absent, an
+			// empty fleet: would run without a fleet, and say nothing.
+			d.errorf(k.Line, name, "is empty: give it a value, or leave the line out")
+			continue
+		}
 		f.values[k.Value] = v
 		f.lines[k.Value] = k.Line
 	}

@@ -192,6 +192,15 @@ func TestParseProfileErrors(t *testing.T) {
 		{"a scenario's own policy is checked against every limiter listed",
 			head + "algorithms: [sliding_counter]\n" + scen + "    policy: {limit: 100000000, window: 24h, burst: 1}\n",
 			`x.yaml:10: scenarios[0].policy: sliding_counter cannot run under 100000000 per 24h0m0s (burst 1)`},
+		{"an empty fleet section, which ran without a fleet and said nothing",
+			head + "fleet:\n" + scen,
+			`x.yaml:4: fleet: is empty: give it a value, or leave the line out`},
+		{"an empty redis section",
+			head + "redis: ~\n" + scen,
+			`x.yaml:4: redis: is empty: give it a value, or leave the line out`},
+		{"an empty value deep in a scenario",
+			head + scen + "    identities: null\n",
+			`x.yaml:9: scenarios[0].identities: is empty: give it a value, or leave the line out`},
 	} {
 		wantProfileError(t, tc.why, tc.yaml, tc.want)
 	}
