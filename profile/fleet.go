@@ -261,9 +261,9 @@ func checkFleet(d *decoder, top *yamlMap, p *Profile) {
 // Warnings are what a profile does that is allowed but likely not meant,
 // each with the file and line: a fleet none of whose clocks reaches a
 // limiter (it takes no time from its caller), a trace whose bad lines were
-// skipped.
+// skipped, a negative control --algorithms leaves out.
 func (p *Profile) Warnings() []string {
-	return append(p.fleetWarnings(), p.traceWarnings()...)
+	return append(append(p.fleetWarnings(), p.traceWarnings()...), p.verdictWarnings()...)
 }
 
 // fleetWarnings say which limiters a fleet's clocks cannot reach.

@@ -122,6 +122,7 @@ func parse(ctx context.Context, file string, data []byte, o Options) (*Profile, 
 	p.Policy, policyOK = parsePolicy(d, top)
 	algErrs := len(d.errs)
 	p.Algorithms, p.Declared = parseAlgorithms(top)
+	own := p.Algorithms
 	if o.Algorithms != nil {
 		p.Algorithms, p.Declared = chooseAlgorithms(d, o.Algorithms, p.Declared)
 	}
@@ -162,7 +163,7 @@ func parse(ctx context.Context, file string, data []byte, o Options) (*Profile, 
 		pl = p.Plan(1)
 	}
 	p.Thresholds = parseThresholds(top, pl, p)
-	parseVerdictRules(top, p)
+	parseVerdictRules(top, p, own)
 	checkResources(d, top, p)
 	checkPipelines(d, top, p)
 	if policyOK && algorithmsOK {

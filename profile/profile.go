@@ -80,6 +80,11 @@ type Profile struct {
 	// their broken promises are expected, and the verdict fails unless the
 	// audit catches each of them.
 	ExpectBroken []string
+	// brokenLeftOut are the negative controls of expect_broken that
+	// --algorithms leaves out of this invocation (see Warnings), and
+	// brokenLine the line of expect_broken.
+	brokenLeftOut []string
+	brokenLine    int
 	// ErrorBudget is the fraction of a run's decisions that calls without
 	// a decision may reach before the verdict fails (result.DefaultErrorBudget
 	// unless the profile says otherwise).

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,5 +124,32 @@ func TestScenarioPolicyErrors(t *testing.T) {
 			`x.yaml:3: scenarios[0].offset: offset 300ms + spread 0s must be shorter than the window 200ms`},
 	} {
 		wantProfileError(t, tc.why, tc.yaml, tc.want)
+	}
+}
+
+// TestNegativeControlsOfASubset: --algorithms may run a subset of a
+// profile with negative controls: a control it keeps stays expected
+// broken, one it leaves out is not expected of the run and is named in a
+// warning (a subset without it could not be run before: "not among the
+// algorithms this profile runs"); expect_broken is still checked against
+// the profile's own list.
+func TestNegativeControlsOfASubset(t *testing.T) {
+	const src = "policy: {limit: 10, window: 1s}\nalgorithms: [fixed_window, naive_counter, sliding_log]\nexpect_broken: [naive_counter]\n" + verdictScenario
+	p, err := ParseWith("x.yaml", []byte(src), Options{Algorithms: []string{"fixed_window", "sliding_log"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `x.yaml:3: expect_broken: naive_counter not run (--algorithms leaves it out): this invocation has no such negative control`
+	if len(p.ExpectBroken) != 0 || !slices.Contains(p.Warnings(), want) {
+		t.Errorf("expect_broken %v, warnings %q; want none expected and %q", p.ExpectBroken, p.Warnings(), want)
+	}
+	p, err = ParseWith("x.yaml", []byte(src), Options{Algorithms: []string{"naive_counter"}})
+	if err != nil || !slices.Equal(p.ExpectBroken, []string{"naive_counter"}) || len(p.Warnings()) != 0 {
+		t.Errorf("a subset with the control: %v, %v", p, err)
+	}
+	typo := strings.Replace(src, "expect_broken: [naive_counter]", "expect_broken: [naive_countr]", 1)
+	if _, err := ParseWith("x.yaml", []byte(typo), Options{Algorithms: []string{"fixed_window"}}); err == nil ||
+		!strings.Contains(err.Error(), `x.yaml:3: expect_broken[0]: "naive_countr" is not among the algorithms this profile runs (fixed_window, naive_counter, sliding_log)`) {
+		t.Errorf("a name the profile does not list: %v", err)
 	}
 }
