@@ -27,7 +27,7 @@ import (
 var profileFields = []string{"name", "policy", "algorithms", "concurrency", "warmup", "seed", "timeout", "redis", "audit", "report", "scenarios", "thresholds",
 	"expect_broken", "error_budget", "pipeline", "client", "fleet", "ideal"}
 var policyFields = []string{"limit", "window", "burst", "bucket"}
-var redisFields = []string{"addr", "username", "password_env", "db", "tls", "tls_ca_file", "tls_insecure", "cluster"}
+var redisFields = []string{"addr", "username", "password_env", "db", "tls", "tls_ca_file", "tls_insecure", "cluster", "sentinel"}
 
 var (
 	namePattern    = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
@@ -372,6 +372,9 @@ func parseRedis(d *decoder, top *yamlMap) *RedisSpec {
 	}
 	if f.has("cluster") {
 		r.Cluster = parseCluster(d, f, r)
+	}
+	if f.has("sentinel") {
+		r.Sentinel = parseSentinel(d, f)
 	}
 	checkRedis(f, r)
 	return r

@@ -109,6 +109,9 @@ type RedisSpec struct {
 	// Cluster, when set, makes the Redis a Redis Cluster: a private one
 	// of its shape, or the one its Addrs name.
 	Cluster *ClusterSpec
+	// Sentinel, when set, names a primary that Redis Sentinel manages, in
+	// the place of Addr.
+	Sentinel *SentinelSpec
 }
 
 // ClusterSpec is the redis section's cluster: either the shape of a

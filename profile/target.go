@@ -15,6 +15,9 @@ const (
 	// TargetCluster is a Redis Cluster rlbench did not start
 	// (--redis-cluster).
 	TargetCluster
+	// TargetSentinel is a primary that Redis Sentinel manages
+	// (--redis-sentinel).
+	TargetSentinel
 )
 
 // checkRunTarget is the one place that says what the faults and the client
@@ -29,6 +32,10 @@ func checkRunTarget(d *decoder, p *Profile, o Options) {
 		checkFaultTargets(d, p, "--redis names a server rlbench did not start")
 	case o.Target == TargetCluster:
 		checkFaultsOnCluster(d, p, "--redis-cluster names a Redis Cluster")
+	case o.Target == TargetSentinel:
+		checkFaultsOnSentinel(d, p, "--redis-sentinel names a primary found through Sentinel")
+	case p.Redis != nil && p.Redis.Sentinel != nil:
+		checkFaultsOnSentinel(d, p, "the profile's redis section names a primary found through Sentinel")
 	case p.Redis != nil && p.Redis.Cluster != nil:
 		checkFaultsOnCluster(d, p, "the profile's redis section names a Redis Cluster")
 	case p.Redis != nil && p.Redis.Addr != "":

@@ -42,6 +42,9 @@ type runOptions struct {
 
 	// redisCluster names nodes of a Redis Cluster (--redis-cluster).
 	redisCluster string
+	// redisSentinel names the Sentinels, and redisSentinelMaster the
+	// primary they manage (--redis-sentinel, --redis-sentinel-master).
+	redisSentinel, redisSentinelMaster string
 	// metricsListen is where to serve live metrics (--metrics-listen);
 	// empty: nowhere.
 	metricsListen string
@@ -79,6 +82,8 @@ func runCommand() command {
 func (o *runOptions) declare(fs *flag.FlagSet) {
 	fs.StringVar(&o.redisAddr, "redis", "", "use the Redis at `ADDR` (host:port or redis:// URL) instead of the profile's or a private one")
 	fs.StringVar(&o.redisCluster, "redis-cluster", "", "use the Redis Cluster whose nodes `ADDRS` name (host:port,host:port,...; one is enough) instead of the profile's or a private one")
+	fs.StringVar(&o.redisSentinel, "redis-sentinel", "", "use the primary the Sentinels at `ADDRS` (host:port,host:port,...) manage, named by --redis-sentinel-master, following it across a failover")
+	fs.StringVar(&o.redisSentinelMaster, "redis-sentinel-master", "", "the `NAME` the Sentinels of --redis-sentinel monitor the primary under")
 	fs.StringVar(&o.redisUsername, "redis-username", "", "connect as the ACL user `NAME` (in place of the profile's redis.username)")
 	fs.StringVar(&o.redisPasswordEnv, "redis-password-env", "", "read the password from the environment variable `NAME` (as redis-cli reads REDISCLI_AUTH); it is never printed or written")
 	fs.StringVar(&o.outDir, "out", "results", "write results under `DIR` (checked writable before the run starts)")
@@ -104,6 +109,8 @@ func (o runOptions) profileOptions() profile.Options {
 		po.Target = profile.TargetServer
 	case o.redisCluster != "":
 		po.Target = profile.TargetCluster
+	case o.redisSentinel != "":
+		po.Target = profile.TargetSentinel
 	}
 	switch o.algorithms {
 	case "":
@@ -203,7 +210,7 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	}
 
 	switch {
-	case o.quiet || ropts.Addr != "" || len(ropts.ClusterAddrs) > 0:
+	case o.quiet || ropts.Addr != "" || len(ropts.ClusterAddrs) > 0 || ropts.Sentinel != nil:
 	case ropts.Cluster != nil:
 		fmt.Fprintf(stderr, "rlbench: starting a private Redis Cluster of %d masters and %d replicas on loopback ports\n", ropts.Cluster.Masters, ropts.Cluster.Masters*ropts.Cluster.Replicas)
 	default:
@@ -335,6 +342,8 @@ func startingWhat(ropts redisenv.Options) string {
 			addrs[i] = redisconf.Redact(a)
 		}
 		return "connecting to the Redis Cluster at " + strings.Join(addrs, ",")
+	case ropts.Sentinel != nil:
+		return fmt.Sprintf("asking the Sentinels at %s for the primary %q", strings.Join(ropts.Sentinel.Addrs, ","), ropts.Sentinel.MasterName)
 	case ropts.Cluster != nil:
 		return "starting the private Redis Cluster"
 	case ropts.Addr != "":
@@ -388,16 +397,45 @@ func redisOptions(p *profile.Profile, o runOptions) (redisenv.Options, error) {
 		if r.Addr != "" {
 			profileAddrs = []string{r.Addr}
 		}
+		if sn := r.Sentinel; sn != nil {
+			ropts.Sentinel = &redisenv.SentinelSpec{MasterName: sn.MasterName, Addrs: sn.Addrs}
+			profileAddrs = sn.Addrs
+		}
 	}
 	var named []string
+	given := 0
+	for _, f := range []string{o.redisAddr, o.redisCluster, o.redisSentinel} {
+		if f != "" {
+			given++
+		}
+	}
 	switch {
-	case o.redisAddr != "" && o.redisCluster != "":
-		return ropts, usageErrorf("give either --redis (one server) or --redis-cluster, not both")
+	case given > 1:
+		return ropts, usageErrorf("give one of --redis (one server), --redis-cluster or --redis-sentinel, not several")
+	case o.redisSentinelMaster != "" && o.redisSentinel == "":
+		return ropts, usageErrorf("--redis-sentinel-master names the primary of the Sentinels --redis-sentinel names: give both")
+	case o.redisSentinel != "":
+		addrs, err := redisconf.SplitSentinelAddrs(o.redisSentinel)
+		if err != nil {
+			return ropts, usageErrorf("--redis-sentinel: %v", err)
+		}
+		if o.redisSentinelMaster == "" {
+			return ropts, usageErrorf("--redis-sentinel needs --redis-sentinel-master NAME: the name the Sentinels monitor the primary under")
+		}
+		if err := redisconf.CheckSentinelMaster(o.redisSentinelMaster); err != nil {
+			return ropts, usageErrorf("--redis-sentinel-master: %v", err)
+		}
+		if ropts.TLS {
+			return ropts, usageErrorf("--redis-sentinel: %s: redis.tls is set, and TLS through Sentinel is not supported", p.Path)
+		}
+		ropts.Addr, ropts.ClusterAddrs, ropts.Cluster = "", nil, nil
+		ropts.Sentinel = &redisenv.SentinelSpec{MasterName: o.redisSentinelMaster, Addrs: addrs}
+		named = addrs
 	case o.redisAddr != "":
 		if err := redisconf.CheckAddr(o.redisAddr); err != nil {
 			return ropts, usageErrorf("--redis: %v", err)
 		}
-		ropts.Addr, ropts.ClusterAddrs, ropts.Cluster = o.redisAddr, nil, nil
+		ropts.Addr, ropts.ClusterAddrs, ropts.Cluster, ropts.Sentinel = o.redisAddr, nil, nil, nil
 		named = []string{o.redisAddr}
 	case o.redisCluster != "":
 		addrs, err := redisconf.SplitClusterAddrs(o.redisCluster)
@@ -407,7 +445,7 @@ func redisOptions(p *profile.Profile, o runOptions) (redisenv.Options, error) {
 		if ropts.DB != 0 {
 			return ropts, usageErrorf("--redis-cluster: %s: redis.db is %d, and a Redis Cluster has database 0 only", p.Path, ropts.DB)
 		}
-		ropts.Addr, ropts.ClusterAddrs, ropts.Cluster = "", addrs, nil
+		ropts.Addr, ropts.ClusterAddrs, ropts.Cluster, ropts.Sentinel = "", addrs, nil, nil
 		named = addrs
 	}
 	if named != nil && !redisconf.Among(named, profileAddrs) {

@@ -154,7 +154,7 @@ func TestBadRedisClusterFlagIsUsage(t *testing.T) {
 		{"a node that is no address", []string{"--redis-cluster", "127.0.0.1:7000,nowhere"}, `--redis-cluster: "nowhere" is not host:port`},
 		{"a database, which a cluster does not have", []string{"--redis-cluster", "redis://127.0.0.1:7000/3"}, "names database 3: a Redis Cluster has database 0 only"},
 		{"a password in a node's URL", []string{"--redis-cluster", "redis://bench:s3cret@127.0.0.1:7000"}, `"redis://bench:xxxxx@127.0.0.1:7000" carries a password`},
-		{"one server and a cluster at once", []string{"--redis", "127.0.0.1:6379", "--redis-cluster", "127.0.0.1:7000"}, "give either --redis (one server) or --redis-cluster, not both"},
+		{"one server and a cluster at once", []string{"--redis", "127.0.0.1:6379", "--redis-cluster", "127.0.0.1:7000"}, "give one of --redis (one server), --redis-cluster or --redis-sentinel, not several"},
 	} {
 		args := append(append([]string{"run", "--quiet", "--out", t.TempDir()}, tc.args...), writeProfile(t, tinyProfile))
 		code, stdout, stderr := runCLI(t, args...)

@@ -19,6 +19,12 @@ func (e *Env) connect(ctx context.Context, ropts *redis.Options, o Options) erro
 	// connections beyond the profile's concurrency.
 	ropts.PipelinePoolSize = -1
 	e.Client = redis.NewClient(ropts)
+	return e.ready(ctx, o)
+}
+
+// ready checks that the server e.Client reaches answers, learns what the
+// user may run there, and reads what the result needs to know of it.
+func (e *Env) ready(ctx context.Context, o Options) error {
 
 	pctx, cancel := context.WithTimeout(ctx, o.timeout()+time.Second)
 	defer cancel()

@@ -78,6 +78,8 @@ func (e *Env) Close() error {
 // redis-server, or (when none is installed) an embedded one.
 func Open(ctx context.Context, o Options) (*Env, error) {
 	switch {
+	case o.Sentinel != nil:
+		return openSentinel(ctx, o)
 	case len(o.ClusterAddrs) > 0:
 		return openExternalCluster(ctx, o)
 	case o.Cluster != nil:

@@ -22,6 +22,10 @@ type Options struct {
 	// them will do): host:port, or redis:// or rediss:// URLs without a
 	// password or database. They take the place of Addr.
 	ClusterAddrs []string
+	// Sentinel names a primary that Redis Sentinel manages, found through
+	// the Sentinels and followed across a failover. It takes the place of
+	// Addr.
+	Sentinel *SentinelSpec
 	// Cluster asks for a private cluster of this shape instead of a
 	// private server, when no address is given.
 	Cluster *ClusterSpec

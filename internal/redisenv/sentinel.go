@@ -1,0 +1,91 @@
+package redisenv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// SentinelSpec names a primary that Redis Sentinel manages: the name the
+// Sentinels monitor it by, and the Sentinels to ask (any one that answers
+// is enough). The client asks them where the primary is, and follows it
+// when they fail it over to a replica.
+type SentinelSpec struct {
+	MasterName string
+	Addrs      []string
+}
+
+// openSentinel connects, through go-redis's failover client, to the
+// primary the Sentinels of o.Sentinel name. The Env is a single server's
+// (its Client a *redis.Client) whose Addr is where the primary was when
+// rlbench connected; a failover moves the client's connections to the new
+// primary.
+func openSentinel(ctx context.Context, o Options) (*Env, error) {
+	s := o.Sentinel
+	where := fmt.Sprintf("the primary %q of the Sentinels at %s", s.MasterName, strings.Join(s.Addrs, ","))
+	if o.TLS {
+		return nil, fmt.Errorf("%s: TLS through Sentinel is not supported", where)
+	}
+	// The settings every client of rlbench's has, carried over.
+	var ro redis.Options
+	newClientSettings(o, nil).setOn(&ro)
+	fo := &redis.FailoverOptions{
+		MasterName:    s.MasterName,
+		SentinelAddrs: s.Addrs,
+		Username:      o.Username,
+		Password:      o.Password,
+		DB:            o.DB,
+
+		Dialer:                ro.Dialer,
+		DialTimeout:           ro.DialTimeout,
+		ReadTimeout:           ro.ReadTimeout,
+		WriteTimeout:          ro.WriteTimeout,
+		ContextTimeoutEnabled: ro.ContextTimeoutEnabled,
+		MaxRetries:            ro.MaxRetries,
+		DialerRetries:         ro.DialerRetries,
+		Protocol:              ro.Protocol,
+		DisableIdentity:       ro.DisableIdentity,
+		PoolSize:              ro.PoolSize,
+		// As a single server's client: pipelines share the one pool.
+		PipelinePoolSize: -1,
+	}
+	addr, err := sentinelMaster(ctx, o, s)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	env := &Env{Mode: External, Addr: addr}
+	env.Note = fmt.Sprintf("redis at %s is the primary %q of the Sentinels at %s as rlbench connected; a failover moves the run to the new primary", addr, s.MasterName, strings.Join(s.Addrs, ","))
+	env.Client = redis.NewFailoverClient(fo)
+	if err := env.ready(ctx, o); err != nil {
+		return nil, err
+	}
+	return env, nil
+}
+
+// sentinelMaster asks the Sentinels, in turn, where the primary they
+// monitor as s.MasterName is: the first answer is the address; a Sentinel
+// that does not know the name says so, and the next is asked.
+func sentinelMaster(ctx context.Context, o Options, s *SentinelSpec) (string, error) {
+	var errs []error
+	for _, a := range s.Addrs {
+		sc := redis.NewSentinelClient(&redis.Options{Addr: a, DialTimeout: o.timeout(), ReadTimeout: o.timeout(), WriteTimeout: o.timeout(),
+			MaxRetries: -1, Protocol: 2, DisableIdentity: true})
+		hp, err := sc.GetMasterAddrByName(ctx, s.MasterName).Result()
+		_ = sc.Close()
+		switch {
+		case errors.Is(err, redis.Nil):
+			errs = append(errs, fmt.Errorf("sentinel %s monitors no master %q", a, s.MasterName))
+		case err != nil:
+			errs = append(errs, fmt.Errorf("sentinel %s: %w", a, err))
+		case len(hp) != 2:
+			errs = append(errs, fmt.Errorf("sentinel %s answered %q, not host and port", a, hp))
+		default:
+			return net.JoinHostPort(hp[0], hp[1]), nil
+		}
+	}
+	return "", errors.Join(errs...)
+}

@@ -1,0 +1,114 @@
+package redistest
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// SentinelSet is a private Sentinel set-up on loopback ports: a primary,
+// its replicas, and Sentinels that monitor the primary under MasterName
+// and fail it over when asked (or when it stops answering for a second).
+type SentinelSet struct {
+	MasterName string
+	Primary    *Configured
+	Replicas   []*Configured
+	Sentinels  []*Configured
+}
+
+// SentinelAddrs lists the Sentinels' addresses.
+func (s *SentinelSet) SentinelAddrs() []string {
+	out := make([]string, len(s.Sentinels))
+	for i, c := range s.Sentinels {
+		out[i] = c.Addr
+	}
+	return out
+}
+
+// StartSentinelSet starts a primary, replicas replicas of it and
+// sentinels Sentinels (redis-server --sentinel) with a quorum of a
+// majority, and waits until every Sentinel knows every replica and every
+// other Sentinel, so that a failover asked for at once can go ahead. All
+// of them are killed when the test ends.
+func StartSentinelSet(t testing.TB, masterName string, replicas, sentinels int) *SentinelSet {
+	t.Helper()
+	s := &SentinelSet{MasterName: masterName, Primary: StartConfigured(t)}
+	for range replicas {
+		s.Replicas = append(s.Replicas, StartConfigured(t, "--replicaof", "127.0.0.1", strconv.Itoa(s.Primary.Port)))
+	}
+	config := fmt.Sprintf("sentinel monitor %s 127.0.0.1 %d %d\n"+
+		"sentinel down-after-milliseconds %s 1000\n"+
+		"sentinel failover-timeout %s 10000\n"+
+		"sentinel parallel-syncs %s 1\n", masterName, s.Primary.Port, sentinels/2+1, masterName, masterName, masterName)
+	for range sentinels {
+		s.Sentinels = append(s.Sentinels, startConfigured(t, config, []string{"--sentinel"}))
+	}
+	if err := s.waitKnown(30 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// waitKnown waits until each Sentinel knows the primary's replicas and
+// the other Sentinels.
+func (s *SentinelSet) waitKnown(within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for _, c := range s.Sentinels {
+		sc := redis.NewSentinelClient(&redis.Options{Addr: c.Addr, Protocol: 2, DisableIdentity: true})
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			reps, err1 := sc.Replicas(ctx, s.MasterName).Result()
+			sens, err2 := sc.Sentinels(ctx, s.MasterName).Result()
+			cancel()
+			if err1 == nil && err2 == nil && len(reps) >= len(s.Replicas) && len(sens) >= len(s.Sentinels)-1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				_ = sc.Close()
+				return fmt.Errorf("sentinel %s did not learn %d replicas and %d other sentinels within %s (replicas %v, %v; sentinels %v, %v)",
+					c.Addr, len(s.Replicas), len(s.Sentinels)-1, within, len(reps), err1, len(sens), err2)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		_ = sc.Close()
+	}
+	return nil
+}
+
+// Failover asks a Sentinel to fail the primary over to a replica now
+// (SENTINEL FAILOVER), and waits until every Sentinel names another
+// primary; it returns the new primary's address.
+func (s *SentinelSet) Failover(ctx context.Context, within time.Duration) (string, error) {
+	old := s.Primary.Addr
+	sc := redis.NewSentinelClient(&redis.Options{Addr: s.Sentinels[0].Addr, Protocol: 2, DisableIdentity: true})
+	defer sc.Close()
+	if err := sc.Failover(ctx, s.MasterName).Err(); err != nil {
+		return "", fmt.Errorf("SENTINEL FAILOVER %s: %w", s.MasterName, err)
+	}
+	deadline := time.Now().Add(within)
+	for {
+		var now string
+		agreed := true
+		for _, c := range s.Sentinels {
+			q := redis.NewSentinelClient(&redis.Options{Addr: c.Addr, Protocol: 2, DisableIdentity: true})
+			hp, err := q.GetMasterAddrByName(ctx, s.MasterName).Result()
+			_ = q.Close()
+			if err != nil || len(hp) != 2 || "127.0.0.1:"+hp[1] == old || (now != "" && now != "127.0.0.1:"+hp[1]) {
+				agreed = false
+				break
+			}
+			now = "127.0.0.1:" + hp[1]
+		}
+		if agreed {
+			return now, nil
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("the Sentinels did not agree on a new primary within %s", within)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -1,0 +1,47 @@
+package profile
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseSentinel(t *testing.T) {
+	p, err := Parse("s.yaml", []byte(clusterScenarios+"redis: {sentinel: {master_name: mymaster, addrs: [\"10.0.0.5:26379\", \"10.0.0.6:26379\"]}, username: app, password_env: RL_PASS, db: 2}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.Redis.Sentinel
+	if s == nil || s.MasterName != "mymaster" || !slices.Equal(s.Addrs, []string{"10.0.0.5:26379", "10.0.0.6:26379"}) || p.Redis.DB != 2 {
+		t.Errorf("sentinel %+v, db %d", s, p.Redis.DB)
+	}
+}
+
+func TestParseSentinelErrors(t *testing.T) {
+	for _, tc := range []struct {
+		why, redis, want string
+	}{
+		{"no master name", "redis: {sentinel: {addrs: [\"a:26379\"]}}", "s.yaml:6: redis.sentinel.master_name: is required"},
+		{"no Sentinels", "redis: {sentinel: {master_name: m}}", "redis.sentinel.addrs: is required"},
+		{"an empty list", "redis: {sentinel: {master_name: m, addrs: []}}", "redis.sentinel.addrs: list is empty: name at least one Sentinel"},
+		{"a URL", "redis: {sentinel: {master_name: m, addrs: [\"redis://a:26379\"]}}", `redis.sentinel.addrs[0]: "redis://a:26379": a Sentinel is named by host:port`},
+		{"not an address", "redis: {sentinel: {master_name: m, addrs: [nowhere]}}", `redis.sentinel.addrs[0]: "nowhere" is not host:port`},
+		{"a name with a space", "redis: {sentinel: {master_name: \"my master\", addrs: [\"a:1\"]}}", `redis.sentinel.master_name: "my master" is not a master's name`},
+		{"a server as well", "redis: {addr: \"a:1\", sentinel: {master_name: m, addrs: [\"a:2\"]}}", "redis.addr: give one of addr (one server), cluster or sentinel"},
+		{"TLS", "redis: {tls: true, sentinel: {master_name: m, addrs: [\"a:2\"]}}", "redis.tls: TLS through Sentinel is not supported"},
+		{"a misspelt field", "redis: {sentinel: {master: m, addrs: [\"a:2\"]}}", `redis.sentinel.master: unknown field`},
+	} {
+		_, err := Parse("s.yaml", []byte(clusterScenarios+tc.redis+"\n"))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.why, err, tc.want)
+		}
+	}
+}
+
+func TestFaultsRefusedThroughSentinel(t *testing.T) {
+	body := "policy: {limit: 10, window: 1s}\nredis: {sentinel: {master_name: m, addrs: [\"a:26379\"]}}\nscenarios:\n  - shape: steady\n    rate: 2x\n    duration: 1s\n    faults:\n      - {at: 100ms, for: 100ms, kind: pause}\n"
+	_, err := Parse("s.yaml", []byte(body))
+	if err == nil || !strings.Contains(err.Error(), "s.yaml:8: scenarios[0].faults[0].kind: faults are injected into one server named by its address") {
+		t.Errorf("error %v", err)
+	}
+}
