@@ -5,7 +5,7 @@ GO      ?= go
 BIN     := bin/rlbench
 PROFILE ?= profiles/boundary.yaml
 
-.PHONY: all build run test test-integration soak gate gate-under-load back-to-back baseline baseline-compare-all fmt-check vet bench bench-replay fuzz deps deps-browser clean
+.PHONY: all build run test test-integration soak gate gate-under-load gate-calibrate back-to-back baseline baseline-compare-all fmt-check vet bench bench-replay fuzz deps deps-browser clean
 
 all: build
 
@@ -27,13 +27,15 @@ test: deps deps-browser fmt-check vet
 ## tests named TestIntegration...): several rlbench processes, faults,
 ## clusters, the corpus of published limiters (fetched from their packages
 ## by scripts/corpus-fetch.sh); then the gate on a busy machine, and with a
-## limiter script made three times slower (gate-under-load); then five
-## single runs back to back, quiet and busy, compared pairwise
-## (back-to-back). The ten-minute soak is a run of its own: make soak
+## limiter script made 1.5 times slower (gate-under-load); then the
+## calibration of the CI workflow docs/ci.md publishes (gate-calibrate: 20
+## pairs of unchanged single runs must compare clean, a script 1.5 times
+## slower must be caught every time; it prints the slowdown it detects).
+## The ten-minute soak is a run of its own: make soak
 test-integration: deps
 	$(GO) test -race -tags integration -run 'TestIntegration' -timeout 20m ./...
 	scripts/gate-under-load.sh
-	scripts/back-to-back.sh
+	scripts/gate-calibrate.sh
 
 ## soak: profiles/soak.yaml, ten minutes of steady traffic; its threshold
 ## holds rlbench's resident set, after the first minute, to within 10% of
@@ -50,20 +52,36 @@ soak: deps build
 ## a reference measured in the same runs on the same server (PING and a
 ## trivial script), so a machine that is slower or busier all round passes and
 ## a limiter that got slower does not. p99 is compared only over runs of 1000
-## requests or more, and then only against an order-of-magnitude change.
+## requests or more, and then only against an order-of-magnitude change. Each
+## limiter's server cost is judged over all its runs against the spread they
+## measured (no --server here): compare's last line says the smallest slowdown
+## of each limiter's script it detects (about 1.2-1.4x on a loaded 2-CPU
+## machine; measured by make gate-calibrate: a 1.5x slower script caught
+## every time, 1.3x in 18 of 21 comparisons, 1.1x never).
 GATE_OUT  ?= results/gate
 BASELINE  ?= results/baselines/smoke.json
-GATE_TOLERANCES ?= --p50 200% --p99 900% --server 100% --throughput 75% --bytes 10%
+GATE_TOLERANCES ?= --p50 200% --p99 900% --throughput 75% --bytes 10%
 gate: deps build
 	rm -rf $(GATE_OUT)
 	./$(BIN) run --quiet --no-report --repeat 3 --out $(GATE_OUT) profiles/smoke.yaml
 	./$(BIN) compare $(GATE_TOLERANCES) $(BASELINE) $(GATE_OUT)/smoke-*/result.json
 
 ## gate-under-load: make gate while two other processes keep both CPUs busy
-## must pass, and the same gate with a limiter script made three times slower
+## must pass, and the same gate with a limiter script made 1.5 times slower
 ## (tools/slowscript) must fail
 gate-under-load: deps
 	scripts/gate-under-load.sh
+
+## gate-calibrate: what the CI workflow of docs/ci.md (single runs of a
+## profile, then rlbench compare at its defaults) detects on this machine:
+## 21 runs of profiles/smoke.yaml one after the other, each compared with the
+## one before (20 pairs: all must be clean), and runs with token_bucket's
+## script 1.1, 1.3, 1.5 and 2 times slower (tools/slowscript), each compared
+## with every unchanged run (1.5x must be caught every time); prints how
+## often each was caught and the smallest slowdown caught every time. About
+## 25 runs of 20-35 s (RUNS=DIR keeps them; UNCHANGED, FACTORS, REPEAT, ALG)
+gate-calibrate: deps
+	scripts/gate-calibrate.sh
 
 ## back-to-back: five single runs of profiles/smoke.yaml one after the other,
 ## each compared with every other at compare's default tolerances, must all

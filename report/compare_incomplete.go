@@ -39,6 +39,11 @@ func incompleteness(which string, r *result.Result) []string {
 	for i := range r.Runs {
 		run := &r.Runs[i]
 		switch sent, planned, short := shortOfPlan(run); {
+		case short && inFault(run):
+			// As the verdict has it: what a fault (scheduled, or seen by
+			// the server's watch) kept from being sent is the fault's.
+			// The run's figures are still judged only where they show a
+			// finding (partial).
 		case run.Incomplete:
 			why := ""
 			if run.Note != "" {
@@ -58,6 +63,11 @@ func partial(run *result.Run) bool {
 	_, _, short := shortOfPlan(run)
 	return run.Incomplete || short
 }
+
+// inFault reports whether a fault, scheduled or seen by the server's
+// watch, overlapped run: what it kept from being sent does not make the
+// run incomplete, as it does not make its verdict inconclusive.
+func inFault(run *result.Run) bool { return run.Faults != nil && len(run.Faults.Windows) > 0 }
 
 // shortOfPlan reports whether run sent far fewer requests than its
 // schedule held, with both counts; never for a run without a plan (a

@@ -169,3 +169,32 @@ func TestCompareServerCostBySpread(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareShortfallInAFault: a run that sent 736 of 1,000 because the
+// server stalled under the watch (an unscheduled fault the verdict excuses)
+// does not make the comparison incomplete, as it does not make the run
+// inconclusive; its figures are judged only where they show a finding, and
+// a warning says so. Without the fault it is incomplete as before.
+func TestCompareShortfallInAFault(t *testing.T) {
+	short := func(fault bool) *result.Result {
+		r := planned(370, 2)
+		r.Requests.Planned = 500
+		if fault {
+			r.Faults = &result.Faults{Windows: []result.FaultWindow{{Kind: "stall", Unscheduled: true}}}
+		}
+		return resultOf(r)
+	}
+	c := Compare(resultOf(planned(500, 2)), short(true), DefaultTolerances)
+	if len(c.Incomplete) > 0 || c.Regressed {
+		t.Errorf("a shortfall in a stall made it incomplete %q or regressed", c.Incomplete)
+	}
+	if w := strings.Join(c.Warnings, "\n"); !strings.Contains(w, "runs short of their plan during a fault") || !strings.Contains(w, "token_bucket/steady (current: sent 370 of 500)") {
+		t.Errorf("warnings %q", c.Warnings)
+	}
+	if row := rowFor(t, c, "token_bucket/steady", "relative.latency_p50"); row.Verdict != NotMeasured {
+		t.Errorf("a partial run's latency judged: %+v", row)
+	}
+	if c := Compare(resultOf(planned(500, 2)), short(false), DefaultTolerances); len(c.Incomplete) != 1 {
+		t.Errorf("without a fault: incomplete %q, want the shortfall", c.Incomplete)
+	}
+}

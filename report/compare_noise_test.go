@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -309,5 +310,68 @@ func TestCompareJUnitSchema(t *testing.T) {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("JUnit lacks %s:\n%s", want, buf.String())
 		}
+	}
+}
+
+// TestComparePooledServerCost: a limiter's server cost is judged once over
+// all its runs, the median of their ratios against the spread they
+// measured narrowed by the root of their number: one run's odd rounds
+// (here one scenario 40% up) raise no alarm, a script 1.3 times slower in
+// every run does, and each run's own row is shown, not judged.
+func TestComparePooledServerCost(t *testing.T) {
+	runs := func(costs ...float64) *result.Result {
+		var out []result.Run
+		for i, c := range costs {
+			r := calibrated(1000, 800, 10, c)
+			r.Scenario = fmt.Sprintf("s%d", i)
+			r.Relative.ServerCostLow, r.Relative.ServerCostHigh = c*0.925, c*1.075 // a 15% spread each
+			out = append(out, r)
+		}
+		return resultOf(out...)
+	}
+	base := runs(2, 2.1, 1.9, 2, 2)
+	// 2 x hypot(0.15, 0.15) / sqrt(5) = 19%.
+	for _, tc := range []struct {
+		why     string
+		cur     *result.Result
+		verdict string
+	}{
+		{"unchanged, one run's rounds odd", runs(2, 2.1, 2.66, 2, 1.95), Same},
+		{"a script 1.3 times slower", runs(2.6, 2.73, 2.47, 2.6, 2.6), Regressed},
+	} {
+		c := Compare(base, tc.cur, DefaultTolerances)
+		row := rowFor(t, c, "token_bucket/*", "relative.server_cost")
+		if row.Verdict != tc.verdict || math.Abs(row.Tolerance-0.19) > 0.005 || c.Regressed != (tc.verdict == Regressed) {
+			t.Errorf("%s: %s at %s (%s), regressed %v; want %s at +19%%", tc.why, row.Verdict, row.Allowed, row.Note, c.Regressed, tc.verdict)
+		}
+		if own := rowFor(t, c, "token_bucket/s2", "relative.server_cost"); own.Verdict != NotJudged || own.Note != "judged over all of its runs, as token_bucket/*" {
+			t.Errorf("%s: a run's own row %+v, want it shown, not judged", tc.why, own)
+		}
+		if len(c.Detectable) != 1 || c.Detectable[0].Run != "token_bucket/*" || math.Abs(c.Detectable[0].Factor-1.19) > 0.005 {
+			t.Errorf("%s: detectable %+v, want token_bucket 1.19x over all its runs", tc.why, c.Detectable)
+		}
+	}
+	// --server given wider than the spread: it applies, and the note says so.
+	tol := DefaultTolerances
+	tol.UsecPerCall, tol.Given = 0.5, map[string]bool{"server": true}
+	row := rowFor(t, Compare(base, runs(2.6, 2.73, 2.47, 2.6, 2.6), tol), "token_bucket/*", "relative.server_cost")
+	if row.Verdict != Same || row.Allowed != "+50%" || !strings.Contains(row.Note, "within --server") {
+		t.Errorf("--server 50%%: %+v", row)
+	}
+}
+
+// TestCompareMiddleOfAStarvedSingleRun: the p50 of a single run whose
+// generator waited for a CPU most of its traffic is the machine's too (13
+// times PING's in one run of profiles/smoke.yaml on a loaded machine, 1.1
+// in the next): not compared.
+func TestCompareMiddleOfAStarvedSingleRun(t *testing.T) {
+	base, cur := calibrated(1100, 1000, 10, 2), calibrated(1100, 1000, 10, 2)
+	cur.LatencyUncorrectedUs.P50 = 2600 // 26 times PING's 100
+	cur.Generator = &result.Generator{CPUShare: 0.2, CPUWaitShare: 1.83}
+	base.Repeats, cur.Repeats = nil, nil
+	cur.Relative = result.NewRelative(&cur, result.CostRatio{Median: 2})
+	c := Compare(resultOf(base), resultOf(cur), DefaultTolerances)
+	if row := rowFor(t, c, "token_bucket/steady", "relative.latency_p50"); row.Verdict != NotMeasured || !strings.Contains(row.Note, "waited for a CPU 183%") || c.Regressed {
+		t.Errorf("a starved single run's p50: %+v", row)
 	}
 }

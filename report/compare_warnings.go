@@ -35,12 +35,20 @@ func compareWarnings(base, cur *result.Result, tol Tolerances) []string {
 	for i := range cur.Runs {
 		byKey[cur.Runs[i].Key()] = &cur.Runs[i]
 	}
-	var changed, single, uncalibrated []string
+	var changed, single, uncalibrated, faulted []string
 	for i := range base.Runs {
 		b := &base.Runs[i]
 		c, ok := byKey[b.Key()]
 		if !ok {
 			continue
+		}
+		for _, side := range []struct {
+			which string
+			run   *result.Run
+		}{{"baseline", b}, {"current", c}} {
+			if sent, planned, short := shortOfPlan(side.run); short && inFault(side.run) {
+				faulted = append(faulted, fmt.Sprintf("%s (%s: sent %s of %s)", b.Key(), side.which, FormatCount(sent), FormatCount(planned)))
+			}
 		}
 		if bs, cs := describeParams(base, b), describeParams(cur, c); bs != cs {
 			changed = append(changed, fmt.Sprintf("%s (%s, now %s)", b.Key(), bs, cs))
@@ -68,6 +76,10 @@ func compareWarnings(base, cur *result.Result, tol Tolerances) []string {
 		}
 		out = append(out, fmt.Sprintf("a single run has no spread: %d of the runs were not repeated on both sides, so their latency and throughput are judged only on order-of-magnitude changes%s; record both with rlbench run --repeat 5 to tell noise from change",
 			len(single), exempt))
+	}
+	if len(faulted) > 0 {
+		out = append(out, "runs short of their plan during a fault (scheduled, or the server stalled, restarted or lost state under the watch), "+
+			"as their verdict excuses: their figures are judged only where they show a finding: "+listSome(faulted, 3))
 	}
 	if len(uncalibrated) > 0 {
 		out = append(out, fmt.Sprintf("only one side measured a reference in %s: latency, server cost and throughput are compared as absolute figures there, which move with the machine's load; re-record the older result",

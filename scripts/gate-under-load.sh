@@ -2,14 +2,14 @@
 # Shows that the regression gate is calibrated rather than lenient:
 #   1. make gate passes while two other processes keep both CPUs busy;
 #   2. on the same busy machine, the gate fails when one limiter's script is
-#      made three times slower (tools/slowscript measures the factor), and it
-#      fails on that limiter's server cost.
+#      made 1.5 times slower (tools/slowscript measures the factor), and it
+#      fails on that limiter's server cost, judged over all its runs.
 # Widening the tolerances until a busy machine passes would let the slower
 # script pass too; this script fails if either half does not hold.
 set -eu
 cd "$(dirname "$0")/.."
 ALG=${ALG:-token_bucket}
-FACTOR=${FACTOR:-3}
+FACTOR=${FACTOR:-1.5}
 repo=$(pwd)
 tmp=$(mktemp -d)
 hogs=""
@@ -21,7 +21,7 @@ trap cleanup EXIT INT TERM
 
 # A copy of this tree with the slowed script, calibrated before the machine
 # gets busy. It is compared with this tree's baseline.
-git ls-files -z | xargs -0 tar -cf - | tar -xf - -C "$tmp"
+git ls-files -z --cached --others --exclude-standard | xargs -0 tar -cf - | tar -xf - -C "$tmp"
 go run ./tools/slowscript -algorithm "$ALG" -factor "$FACTOR" -o "$tmp/algorithms/$ALG.lua"
 
 # Two busy loops, one per CPU, for at most 15 minutes.
@@ -43,7 +43,7 @@ if make -C "$tmp" gate BASELINE="$repo/results/baselines/smoke.json" GATE_OUT="$
 	echo "gate-under-load: FAIL: the gate passed a script ${FACTOR}x slower" >&2
 	exit 1
 fi
-if ! grep -E "^$ALG/[^ ]+ +relative.server_cost .*REGRESSED" "$tmp/slow.txt"; then
+if ! grep -E "^$ALG/\* +relative.server_cost .*REGRESSED" "$tmp/slow.txt"; then
 	cat "$tmp/slow.txt"
 	echo "gate-under-load: FAIL: the gate failed, but not on $ALG's server cost" >&2
 	exit 1

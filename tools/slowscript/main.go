@@ -2,9 +2,10 @@
 // slower on the server, and otherwise unchanged: a busy loop at its top,
 // its length measured on a private redis-server until the script's server
 // time per call (calls one at a time) is the factor times the original's.
-// The regression gate's check (scripts/gate-under-load.sh) builds rlbench
-// with such a script to show that the gate catches it, on a busy machine
-// too.
+// The regression gate's checks (scripts/gate-under-load.sh,
+// scripts/gate-calibrate.sh) build rlbench with such a script to show that
+// the gate catches it, on a busy machine too, and how small a slowdown it
+// catches.
 //
 //	go run ./tools/slowscript -algorithm token_bucket -factor 3 -o algorithms/token_bucket.lua
 package main
