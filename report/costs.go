@@ -53,6 +53,10 @@ type Costs struct {
 	IdealDecisions, FalseAdmits, FalseDenies int64
 	Ideal                                    string
 	HaveWrong                                bool
+	// NoMemory, NoServer and NoExcess say why the figure is missing, from
+	// the run that should have given it (the one with the most
+	// identities, for memory); empty when the figure is there.
+	NoMemory, NoServer, NoExcess string
 }
 
 // WrongShare is the share of its compared decisions it decided otherwise
@@ -90,6 +94,7 @@ func (c *Costs) addAccuracy(a *result.Accuracy) {
 func AlgorithmCosts(r *result.Result) map[string]*Costs {
 	out := map[string]*Costs{}
 	held := map[string]int64{}
+	widest := map[string]int{}
 	calls := map[string]int64{}
 	usec := map[string]int64{}
 	for i := range r.Runs {
@@ -120,9 +125,17 @@ func AlgorithmCosts(r *result.Result) map[string]*Costs {
 		} else if run.LatencyUs.Count > 0 && (!c.HaveP99 || run.LatencyUs.P99 > c.WorstP99Us) {
 			c.WorstP99Us, c.P99Scenario, c.HaveP99 = run.LatencyUs.P99, run.Scenario, true
 		}
-		if b, ok := run.Memory.PerIdentity(); ok && run.Memory.Identities > held[run.Algorithm] {
+		if b, ok := run.Memory.PerIdentity(); ok && measuredOver(run.Memory) > held[run.Algorithm] {
 			c.BytesPerIdentity, c.MemoryScenario, c.HaveMemory = b, run.Scenario, true
-			held[run.Algorithm] = run.Memory.Identities
+			held[run.Algorithm] = measuredOver(run.Memory)
+		} else if !ok && (c.NoMemory == "" || run.Identities > widest[run.Algorithm]) {
+			c.NoMemory, widest[run.Algorithm] = WhyNoMemory(r, run), run.Identities
+		}
+		if c.NoExcess == "" {
+			c.NoExcess = WhyNoExcess(run)
+		}
+		if c.NoServer == "" {
+			c.NoServer = WhyNoServerTime(r, run)
 		}
 		if s := run.Server; s != nil && s.Calls > 0 {
 			calls[run.Algorithm] += s.Calls
@@ -138,5 +151,25 @@ func AlgorithmCosts(r *result.Result) map[string]*Costs {
 	for alg, n := range calls {
 		out[alg].UsecPerCall, out[alg].HaveServer = float64(usec[alg])/float64(n), true
 	}
+	for _, c := range out {
+		if c.HaveMemory {
+			c.NoMemory = ""
+		}
+		if c.HaveServer {
+			c.NoServer = ""
+		}
+		if c.HaveExcess {
+			c.NoExcess = ""
+		}
+	}
 	return out
+}
+
+// measuredOver is how many identities a memory figure was measured over:
+// the fill's, or those holding a key after the run.
+func measuredOver(m *result.Memory) int64 {
+	if m.Fill != nil {
+		return m.Fill.Identities
+	}
+	return m.Identities
 }

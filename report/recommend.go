@@ -219,7 +219,7 @@ func (rec Recommendation) Sentence(policy string) string {
 		}
 	}
 	if b.HaveMemory {
-		phrase := FormatSize(b.BytesPerIdentity) + " per identity"
+		phrase := FormatSize(b.BytesPerIdentity) + " per identity in " + b.MemoryScenario
 		if rec.Decided == decidedMemory {
 			phrase = "the least memory (" + phrase + ")"
 		}

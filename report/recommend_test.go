@@ -59,13 +59,13 @@ func TestRecommend(t *testing.T) {
 		{"the exact window is the most accurate, however dear", []candidate{
 			{"fixed_window", 99, 15, 88, verdict.Kept}, {"sliding_log", 0, 24, 2100, verdict.Kept}, {"token_bucket", 13, 28, 136, verdict.Kept}},
 			"sliding_log", "token_bucket", decidedAccuracy,
-			[]string{"Best fit for 100 per 1s on this traffic: sliding_log, the most accurate (0 past the policy in one window), 2.05 KiB per identity, 24.0 µs of Redis time per decision",
+			[]string{"Best fit for 100 per 1s on this traffic: sliding_log, the most accurate (0 past the policy in one window), 2.05 KiB per identity in steady, 24.0 µs of Redis time per decision",
 				"the runner-up, token_bucket, would save 1.92 KiB per identity (187 MiB at 100k identities) but cost 4.0 µs more Redis time per decision (17%) and 13 past the policy in one window instead of 0",
 				"ranked by accuracy (here the most one identity got past the policy within one window: this result holds no replay through the ideal limiter), then memory per identity"}, nil, ""},
 		{"equally accurate (within timing): memory decides", []candidate{
 			{"sliding_log", 1, 24, 2100, verdict.Kept}, {"gcra", 0, 10, 90, verdict.Kept}},
 			"gcra", "sliding_log", decidedMemory,
-			[]string{"gcra, as accurate as the runner-up (0 past the policy in one window), the least memory (90 B per identity)",
+			[]string{"gcra, as accurate as the runner-up (0 past the policy in one window), the least memory (90 B per identity in steady)",
 				"the runner-up, sliding_log, would save nothing and cost 1.96 KiB more per identity (192 MiB at 100k identities) and 14.0 µs more Redis time per decision (140%)"}, nil, ""},
 		{"memory alike: server time decides", []candidate{
 			{"leaky_bucket", 10, 25, 136, verdict.Kept}, {"token_bucket", 10, 20, 136, verdict.Kept}},

@@ -64,8 +64,12 @@ func writeDecision(w io.Writer, r *result.Result, j verdict.Judgement) error {
 		wrongHeader = "wrong vs ideal\t"
 	}
 	fmt.Fprintln(tw, "algorithm\tpromise\tmost past the policy\t"+wrongHeader+"server/decision\tworst p99\tmemory/identity\t")
+	var why missingCells
 	for _, alg := range algs {
 		c := costs[alg]
+		why.add("most past the policy", alg, c.NoExcess)
+		why.add("server/decision", alg, c.NoServer)
+		why.add("memory/identity", alg, c.NoMemory)
 		past, server, p99, memory := "-", "-", "-", "-"
 		if c.HaveExcess {
 			past = FormatCount(c.PolicyExcess)
@@ -86,7 +90,7 @@ func writeDecision(w io.Writer, r *result.Result, j verdict.Judgement) error {
 			p99 = "- (generator-bound)"
 		}
 		if c.HaveMemory {
-			memory = FormatSize(c.BytesPerIdentity)
+			memory = FormatSize(c.BytesPerIdentity) + " (" + c.MemoryScenario + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", alg, PromiseCell(j, alg), past, server, p99, memory)
 	}
@@ -97,10 +101,46 @@ func writeDecision(w io.Writer, r *result.Result, j verdict.Judgement) error {
 		fmt.Fprintln(w, "wrong vs ideal: the share of decisions a limiter decided otherwise than "+ideal+
 			", run on the same arrivals (not on what the limiter admitted), with its false admits + false denies")
 	}
+	for _, line := range why.lines() {
+		fmt.Fprintln(w, "  - "+line)
+	}
 	if s := Recommend(r, j).Sentence(FormatPolicy(r.Profile.Policy)); s != "" {
 		fmt.Fprintln(w, s)
 	}
 	return nil
+}
+
+// missingCells gathers why a table's cells are dashes: for each column
+// and reason, the algorithms it applies to, in the order they came.
+type missingCells struct {
+	order []string
+	algs  map[string][]string
+}
+
+// add notes that alg's cell of column is a dash because of why (nothing
+// when why is empty).
+func (m *missingCells) add(column, alg, why string) {
+	if why == "" {
+		return
+	}
+	k := column + "\x00" + why
+	if m.algs == nil {
+		m.algs = map[string][]string{}
+	}
+	if _, ok := m.algs[k]; !ok {
+		m.order = append(m.order, k)
+	}
+	m.algs[k] = append(m.algs[k], alg)
+}
+
+// lines says each reason once: "memory/identity of a and b: why".
+func (m *missingCells) lines() []string {
+	out := make([]string, 0, len(m.order))
+	for _, k := range m.order {
+		column, why, _ := strings.Cut(k, "\x00")
+		out = append(out, fmt.Sprintf("%s of %s: %s", column, joinAnd(m.algs[k]), why))
+	}
+	return out
 }
 
 // writeNotes prints the notes grouped by kind, the limiter's own failures

@@ -240,6 +240,9 @@ var rules = []rule{
 	{"memory.census_failed", keep, keep},                                             // said of the reading kept
 	{"memory.skipped", keep, keep},                                                   // likewise
 	{"memory.used_memory_unread", anyOf, anyOf},                                      // a part without the reading leaves the merged figure unread
+	{"memory.expired_keys", keep, keep},                                              // one server's count over the window the parts shared
+	{"memory.fill", keep, keep},                                                      // the reading kept's; every segment filled the one server alike
+	{"memory.no_fill", keep, keep},                                                   // said of the reading kept
 
 	// Memory over time: a curve of one process beside one server. A
 	// repetition's goes with its counts; each segment's process sampled

@@ -65,11 +65,46 @@ type Memory struct {
 	// ClientBuffersDeltaBytes and BytesPerIdentity were not measured, and
 	// read as absent, not as zero.
 	UsedMemoryUnread bool `json:"used_memory_unread,omitempty"`
+	// ExpiredKeys counts the keys that expired on the server between the
+	// reading before the run and the census after it (INFO stats
+	// expired_keys, read only on a server rlbench started, where every key
+	// is the run's): keys of identities the run decided that no longer
+	// held one when they were counted. Then UsedMemoryDeltaBytes still
+	// holds the hash tables grown for them, and divided by the identities
+	// left it is no cost per identity: BytesPerIdentity is that of Fill,
+	// or not measured.
+	ExpiredKeys int64 `json:"expired_keys,omitempty"`
+	// Fill is the memory per identity measured apart from the run's
+	// traffic, when its keys expired before the count: as many fresh
+	// identities as the run had (at most MaxFillIdentities) each decided
+	// once, inside one MULTI with the memory readings around them, where
+	// no key can expire before it is counted.
+	Fill *MemoryFill `json:"fill,omitempty"`
+	// NoFill says why a run whose keys expired before the count has no
+	// Fill (a cluster, someone else's server, a limiter whose decision is
+	// not one command).
+	NoFill string `json:"no_fill,omitempty"`
 }
 
 // usedMemoryFields are the figures read from used_memory before and after
 // a run.
 var usedMemoryFields = []string{"memory.used_memory_delta_bytes", "memory.client_buffers_delta_bytes", "memory.bytes_per_identity"}
+
+// MemoryFill is memory per identity measured by deciding Identities fresh
+// identities once each inside one MULTI, with INFO memory and CLIENT LIST
+// read in it before and after them: nothing else runs in between, no
+// key expires, and the transaction's own buffers (its queued commands,
+// its replies) are the clients' share, left out.
+type MemoryFill struct {
+	Identities              int64   `json:"identities"`
+	UsedMemoryDeltaBytes    int64   `json:"used_memory_delta_bytes"`
+	ClientBuffersDeltaBytes int64   `json:"client_buffers_delta_bytes"`
+	BytesPerIdentity        float64 `json:"bytes_per_identity"`
+}
+
+// MaxFillIdentities bounds a fill: one MULTI of 100,000 decisions holds
+// the server for about a second and its replies in a few megabytes.
+const MaxFillIdentities = 100_000
 
 // censusFields are the figures the key census measures.
 var censusFields = []string{"memory.identities", "memory.keys", "memory.keys_without_ttl",
@@ -80,11 +115,17 @@ var censusFields = []string{"memory.identities", "memory.keys", "memory.keys_wit
 // kilobytes outweighs the keys themselves (and can even make it negative).
 const MinIdentitiesForBytes = 1000
 
-// PerIdentity is BytesPerIdentity when at least MinIdentitiesForBytes
-// identities held a key; otherwise false, and the figure is not shown,
-// plotted or compared.
+// PerIdentity is BytesPerIdentity when it was measured over at least
+// MinIdentitiesForBytes identities holding a key (those of the fill when
+// the run's keys expired before the count); otherwise false, and the
+// figure is not shown, plotted or compared.
 func (m *Memory) PerIdentity() (float64, bool) {
-	if m == nil || m.Identities < MinIdentitiesForBytes || m.UsedMemoryUnread {
+	switch {
+	case m == nil:
+		return 0, false
+	case m.Fill != nil:
+		return m.Fill.BytesPerIdentity, m.Fill.Identities >= MinIdentitiesForBytes
+	case m.ExpiredKeys > 0 || m.Identities < MinIdentitiesForBytes || m.UsedMemoryUnread:
 		return 0, false
 	}
 	return m.BytesPerIdentity, true

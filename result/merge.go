@@ -268,7 +268,10 @@ var (
 	// bytesPerIdentity divides the one reading of used_memory by every
 	// segment's identities, with a note.
 	bytesPerIdentity = combiner{name: "used memory over every identity", apply: func(m *merging, _ string) error {
-		if out := m.out.Memory; out != nil && out.Identities > 0 && out.UsedMemoryDeltaBytes != 0 {
+		if out := m.out.Memory; out != nil && out.Fill != nil {
+			// Measured apart from the traffic, by one segment as by any.
+			out.BytesPerIdentity = out.Fill.BytesPerIdentity
+		} else if out != nil && out.Identities > 0 && out.UsedMemoryDeltaBytes != 0 {
 			out.BytesPerIdentity = float64(out.UsedMemoryDeltaBytes-out.ClientBuffersDeltaBytes) / float64(out.Identities)
 			out.Notes = append(slices.Clone(out.Notes), mergedMemoryNote)
 		}

@@ -29,20 +29,23 @@ func CheckName(name string) error {
 // result is a count of something or a measure of time, size or rate, and a
 // negative one means the file was damaged or made up.
 var signedFields = map[string]bool{
-	"profile.seed":                          true, // any int64 seeds the generators
-	"memory.used_memory_delta_bytes":        true, // memory can shrink over a run
-	"memory.client_buffers_delta_bytes":     true,
-	"memory.bytes_per_identity":             true, // and so can its share per identity
-	"cluster.nodes.used_memory_delta_bytes": true, // and each master's
-	"cluster.nodes.keys_delta":              true, // keys expire during a run
-	"clock_offset.offset_us":                true, // the local clock may be ahead of Redis
-	"edge.from_ms":                          true, // the edge curve starts before the boundary
-	"thresholds.value":                      true, // a threshold reads any field
-	"thresholds.against":                    true,
-	"repeats.values":                        true, // each repetition of any field
-	"fleet.per_instance.offset_ms":          true, // an instance's clock may be behind the true time
-	"fleet.per_instance.drift_ms_per_min":   true, // and fall further behind
-	"accuracy.worst_identity.excess_share":  true, // false denies may outweigh false admits
+	"profile.seed":                           true, // any int64 seeds the generators
+	"memory.used_memory_delta_bytes":         true, // memory can shrink over a run
+	"memory.client_buffers_delta_bytes":      true,
+	"memory.bytes_per_identity":              true, // and so can its share per identity
+	"memory.fill.used_memory_delta_bytes":    true, // a fill's too
+	"memory.fill.client_buffers_delta_bytes": true,
+	"memory.fill.bytes_per_identity":         true,
+	"cluster.nodes.used_memory_delta_bytes":  true, // and each master's
+	"cluster.nodes.keys_delta":               true, // keys expire during a run
+	"clock_offset.offset_us":                 true, // the local clock may be ahead of Redis
+	"edge.from_ms":                           true, // the edge curve starts before the boundary
+	"thresholds.value":                       true, // a threshold reads any field
+	"thresholds.against":                     true,
+	"repeats.values":                         true, // each repetition of any field
+	"fleet.per_instance.offset_ms":           true, // an instance's clock may be behind the true time
+	"fleet.per_instance.drift_ms_per_min":    true, // and fall further behind
+	"accuracy.worst_identity.excess_share":   true, // false denies may outweigh false admits
 }
 
 // validate checks what a result's numbers can be: no count or figure is

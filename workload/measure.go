@@ -248,7 +248,7 @@ func (ms *measurement) warmUp(ctx context.Context) error {
 func (ms *measurement) start(ctx context.Context) error {
 	r, pl, spec := ms.r, ms.r.Plan, ms.mc.Spec
 	ms.prb = probe.Start(ctx, ms.target, probe.Config{Limiter: ms.lim, Keys: ms.keys, Identities: spec.Identities, Seed: pl.Seed,
-		Reference: !spec.Faults.Any() && ms.mc.Reference})
+		Reference: !spec.Faults.Any() && ms.mc.Reference, Fill: spec.Shape == plan.ShapeCardinality})
 	if ms.mc.Progress != nil {
 		if err := r.Segments.meet(ctx, r.Env.Client, r.Clock, r.Plan, ms.mc.Progress.Index, r.RunID); err != nil {
 			return err

@@ -158,3 +158,54 @@ func usedMemory(t *testing.T, rdb *redis.Client) int64 {
 	}
 	return n
 }
+
+// TestFillMatchesAnIndependentFill: under a policy whose keys expire
+// almost as soon as they are made (a bucket of 10 per 100ms refills one
+// token in 10ms), a cardinality run's keys are gone before the census, and
+// its memory per identity comes from the fill: fresh identities decided in
+// one MULTI between two memory readings. It must agree within 10% with the
+// independent fill of keys that never expire, for a bucket, GCRA and the
+// fixed window alike, and the run says how many keys expired.
+func TestFillMatchesAnIndependentFill(t *testing.T) {
+	rdb := redistest.Client(t)
+	p := mustProfile(t, fmt.Sprintf(`
+policy: {limit: 10, window: 100ms}
+algorithms: [token_bucket, gcra, fixed_window]
+concurrency: 16
+scenarios:
+  - name: fill
+    shape: cardinality
+    distribution: sequential
+    identities: %d
+    rate: max
+    accept_inconclusive: true
+`, accuracyIdentities))
+	runner := &workload.Runner{Plan: p.Plan(1), Env: &redisenv.Env{Client: rdb, Mode: redisenv.Private}, RunID: "runner01"}
+	runs, err := runsOf(runner.Run(context.Background()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := algorithms.Policy{Limit: 10, Window: time.Hour}
+	for i := range runs {
+		r := &runs[i]
+		m := r.Memory
+		if m == nil || m.ExpiredKeys == 0 || m.Fill == nil || m.Fill.Identities != accuracyIdentities {
+			t.Fatalf("%s: keys expired, yet no fill of %d identities: %+v", r.Algorithm, accuracyIdentities, m)
+		}
+		got, ok := m.PerIdentity()
+		if !ok || got != m.BytesPerIdentity {
+			t.Fatalf("%s: per identity %v (%v), bytes_per_identity %v", r.Algorithm, got, ok, m.BytesPerIdentity)
+		}
+		// Keys as long as the run's: rlbench:runner01:<alg>:fill~<identity>.
+		prefix := "rlbench:runner01:" + r.Algorithm + ":fill~"
+		want := independentFill(t, r.Algorithm, long, prefix, accuracyIdentities)
+		t.Logf("%-13s fill %6.1f B/identity (%d keys expired before the census), independent fill %6.1f B/identity (%+.1f%%)",
+			r.Algorithm, got, m.ExpiredKeys, want, 100*(got-want)/want)
+		if math.Abs(got-want) > 0.10*want {
+			t.Errorf("%s: the fill measured %.1f B/identity, the independent fill %.1f: more than 10%% apart", r.Algorithm, got, want)
+		}
+		if n, _ := rdb.Keys(context.Background(), "rlbench:runner01:"+r.Algorithm+":fill~*").Result(); len(n) != 0 {
+			t.Errorf("%s: %d fill keys left behind", r.Algorithm, len(n))
+		}
+	}
+}

@@ -55,6 +55,11 @@ type Config struct {
 	// Reference says the run measures the reference beside it (see
 	// StartReference), for the figures a refused command leaves out.
 	Reference bool
+	// Fill says the run is there to measure memory per identity (a
+	// cardinality run): when its keys expired before they were counted,
+	// the probe measures it apart, by a fill of as many fresh identities
+	// (fill.go).
+	Fill bool
 }
 
 // Probe measures one run: rlbench's own memory throughout, and the
@@ -84,6 +89,10 @@ type Probe struct {
 	// keyspace is each logical database's keys before the run (a single
 	// server's), against which the databases a script SELECTed show.
 	keyspace map[int]redisenv.DBKeys
+	// expired is INFO stats expired_keys before the run, on a server
+	// rlbench started (haveExpired), where every key is rlbench's.
+	expired     int64
+	haveExpired bool
 }
 
 // Report is what a Probe measured of a run: its sections of the result
@@ -148,6 +157,13 @@ func Start(ctx context.Context, t Target, c Config) *Probe {
 	// the result says so once); on a private one nothing else writes.
 	if p.memErr == nil && slices.Contains(settled, false) && settle > 0 && mode == redisenv.Private {
 		p.notes = append(p.notes, fmt.Sprintf("used_memory was still moving %s after the previous run's keys were deleted", settleTimeout))
+	}
+	if mode == redisenv.Private && !srv.cluster {
+		err := srv.each(ctx, func(_ int, c redis.Cmdable) (err error) {
+			p.expired, err = expiredKeys(ctx, c)
+			return err
+		})
+		p.haveExpired = err == nil
 	}
 	p.stats = make([]redisenv.CommandStats, len(srv.addrs))
 	p.statsErr = srv.each(ctx, func(i int, c redis.Cmdable) (err error) {
@@ -235,6 +251,21 @@ func (p *Probe) Finish(ctx context.Context, prefix string, runErr error, switche
 	if haveUsedMemory && m.Identities > 0 {
 		m.BytesPerIdentity = float64(m.UsedMemoryDeltaBytes-m.ClientBuffersDeltaBytes) / float64(m.Identities)
 	}
+	p.expiredDuring(ctx, rdb, m)
+	if m.ExpiredKeys > 0 && p.c.Fill && haveUsedMemory {
+		n := min(p.c.Identities, result.MaxFillIdentities)
+		switch why := p.whyNoFill(); {
+		case why != "":
+			m.NoFill = why
+		default:
+			fill, err := p.fill(ctx, prefix, n)
+			if err != nil {
+				m.NoFill = err.Error()
+				break
+			}
+			m.Fill, m.BytesPerIdentity = fill, fill.BytesPerIdentity
+		}
+	}
 	switch {
 	case sampleErr != nil:
 		m.Notes = append(m.Notes, "memory sample failed: "+sampleErr.Error())
@@ -245,6 +276,22 @@ func (p *Probe) Finish(ctx context.Context, prefix string, runErr error, switche
 		m.Encodings = sample.Encodings
 	}
 	return rep
+}
+
+// expiredDuring counts, on a server rlbench started, the keys that expired
+// from the reading before the run to now (the census, which looks up every
+// key, has removed those that were due).
+func (p *Probe) expiredDuring(ctx context.Context, rdb *redisenv.ProbeClient, m *result.Memory) {
+	if !p.haveExpired {
+		return
+	}
+	var now int64
+	if err := rdb.Do(ctx, func(c redis.Cmdable) (err error) {
+		now, err = expiredKeys(ctx, c)
+		return err
+	}); err == nil && now > p.expired {
+		m.ExpiredKeys = now - p.expired
+	}
 }
 
 // readServer takes the after-readings of INFO memory and commandstats

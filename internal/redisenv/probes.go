@@ -48,11 +48,18 @@ func ReadMemory(ctx context.Context, rdb redis.Cmdable, mode Mode) (MemoryReadin
 	if _, err := pipe.Exec(ctx); err != nil {
 		return MemoryReading{}, fmt.Errorf("MULTI INFO memory, CLIENT LIST: %w", err)
 	}
-	m, err := parseMemory(info.Val())
+	return ParseMemoryReading(info.Val(), list.Val())
+}
+
+// ParseMemoryReading reads one reading from the replies of INFO memory and
+// CLIENT LIST taken in one MULTI: used_memory, and the clients' buffers as
+// the sum of CLIENT LIST's tot-mem.
+func ParseMemoryReading(info, clientList string) (MemoryReading, error) {
+	m, err := parseMemory(info)
 	if err != nil {
 		return m, err
 	}
-	m.ClientBuffers, err = sumClientMemory(list.Val())
+	m.ClientBuffers, err = sumClientMemory(clientList)
 	return m, err
 }
 

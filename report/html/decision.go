@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/rlbench/rlbench/report"
-	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/verdict"
 )
 
@@ -123,7 +122,7 @@ func decideAlgorithm(v *view, alg string, costs *report.Costs, identities int64,
 		row.ClientP99 = "— (generator-bound)"
 	}
 	if row.haveMemory {
-		row.MemoryAt = report.FormatSize(row.bytesPerIdentity * float64(identities))
+		row.MemoryAt = report.FormatSize(row.bytesPerIdentity*float64(identities)) + " (" + costs.MemoryScenario + ")"
 		if millionToo {
 			row.MemoryAtMillion = report.FormatSize(row.bytesPerIdentity * projectedIdentities)
 		}
@@ -260,10 +259,13 @@ func fastest(rows []decisionRow, figure func(decisionRow) (float64, bool)) (deci
 // give, and why.
 func missingFigures(v *view, rows []decisionRow) []string {
 	var out []string
-	var noServer, noMemory []string
+	var noServer, noMemory, noExcess []string
 	for _, r := range rows {
 		if !r.haveServer {
 			noServer = append(noServer, r.Algorithm)
+		}
+		if !r.havePolicy {
+			noExcess = append(noExcess, r.Algorithm)
 		}
 		if !r.haveMemory {
 			noMemory = append(noMemory, r.Algorithm)
@@ -279,17 +281,35 @@ func missingFigures(v *view, rows []decisionRow) []string {
 		out = append(out, fmt.Sprintf("No client latency for %s: in every run the generator fell behind its schedule, so the latency measured is its own queue "+
 			"(more concurrency, pipelining or a lower rate would keep the schedule).", list(slipped)))
 	}
-	if len(noServer) > 0 {
-		why := "the server gave no command statistics for its runs"
-		if v.r.Redis.Mode == "embedded" {
-			why = "the embedded server keeps no command statistics"
+	costs := report.AlgorithmCosts(v.r)
+	for _, m := range []struct {
+		what string
+		algs []string
+		why  func(*report.Costs) string
+	}{
+		{"figure of how far one identity got past the policy", noExcess, func(c *report.Costs) string { return c.NoExcess }},
+		{"server time per decision", noServer, func(c *report.Costs) string { return c.NoServer }},
+		{"memory per identity", noMemory, func(c *report.Costs) string { return c.NoMemory }},
+	} {
+		// One line per cause, naming the algorithms it applies to.
+		var order []string
+		byWhy := map[string][]string{}
+		for _, alg := range m.algs {
+			why := ""
+			if c := costs[alg]; c != nil {
+				why = m.why(c)
+			}
+			if _, ok := byWhy[why]; !ok {
+				order = append(order, why)
+			}
+			byWhy[why] = append(byWhy[why], alg)
 		}
-		out = append(out, fmt.Sprintf("No server time per decision for %s: %s.", list(noServer), why))
-	}
-	if len(noMemory) > 0 {
-		out = append(out, fmt.Sprintf("No memory per identity for %s: memory per identity is measured from %s identities holding a key "+
-			"(fewer give allocator noise, not a figure); a cardinality scenario measures it, e.g. profiles/cardinality.yaml.",
-			list(noMemory), report.FormatCount(result.MinIdentitiesForBytes)))
+		for _, why := range order {
+			if why == "" {
+				why = "no run measured it"
+			}
+			out = append(out, fmt.Sprintf("No %s for %s: %s.", m.what, list(byWhy[why]), why))
+		}
 	}
 	return out
 }

@@ -1,0 +1,80 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rlbench/rlbench/result"
+)
+
+// A figure a table cannot show is a dash with its cause, said from the
+// run's own values: never a blank a reader has to guess at, and never a
+// general reason where the run has its own.
+
+// WhyNoMemory says why run has no memory per identity; empty when it has
+// one.
+func WhyNoMemory(r *result.Result, run *result.Run) string {
+	m := run.Memory
+	if _, ok := m.PerIdentity(); ok {
+		return ""
+	}
+	min := FormatCount(result.MinIdentitiesForBytes)
+	switch {
+	case r.Redis.Mode == "embedded":
+		return "the embedded server keeps no used_memory"
+	case m == nil:
+		return "the server's memory was not read after the run (it stopped before its end)"
+	case m.CensusFailed:
+		return "the key census failed, so the identities holding a key are unknown"
+	case m.Fill != nil:
+		return fmt.Sprintf("its keys expired before they were counted, and the fill that measured it apart had %s identities, fewer than the %s it takes",
+			FormatCount(m.Fill.Identities), min)
+	}
+	for _, n := range m.Notes {
+		if strings.HasPrefix(n, "no used_memory") {
+			return n
+		}
+	}
+	alive := fmt.Sprintf("%s of %s identities held a key when counted", FormatCount(m.Identities), FormatCount(int64(run.Identities)))
+	switch {
+	case int64(run.Identities) < result.MinIdentitiesForBytes:
+		return fmt.Sprintf("its largest run (%s) had %s identities, and memory per identity needs %s holding a key (fewer give allocator noise, not a figure): "+
+			"a cardinality scenario measures it", run.Scenario, FormatCount(int64(run.Identities)), min)
+	case m.ExpiredKeys > 0:
+		why := fmt.Sprintf("%s: %s keys had expired (a bucket's key lives until the bucket is full again, a window's until its window ends), "+
+			"and the hash tables grown for them are still counted", alive, FormatCount(m.ExpiredKeys))
+		if m.NoFill != "" {
+			return why + "; no fill measured it apart: " + m.NoFill
+		}
+		return why + "; a cardinality scenario measures it apart"
+	}
+	return fmt.Sprintf("%s; memory per identity needs %s holding a key (fewer give allocator noise, not a figure)", alive, min)
+}
+
+// WhyNoServerTime says why run has no server time per decision; empty when
+// it has one.
+func WhyNoServerTime(r *result.Result, run *result.Run) string {
+	if s := run.Server; s != nil && s.Calls > 0 {
+		return ""
+	}
+	switch {
+	case r.Redis.Mode == "embedded":
+		return "the embedded server keeps no command statistics"
+	case run.Memory != nil:
+		for _, n := range run.Memory.Notes {
+			if strings.HasPrefix(n, "no commandstats") {
+				return n
+			}
+		}
+	}
+	return "the server gave no command statistics for its decisions"
+}
+
+// WhyNoExcess says why run has no figure of how far one identity got past
+// the policy; empty when it has one.
+func WhyNoExcess(run *result.Run) string {
+	if run.Audit != nil {
+		return ""
+	}
+	return "it was not audited (audit.identities: 0, or the run stopped before the audit)"
+}
