@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/rlbench/rlbench/internal/numfmt"
+	"github.com/rlbench/rlbench/internal/plural"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -177,9 +178,9 @@ func generatorCause(c *result.Capacity) string {
 			}
 			return "rlbench was out of CPU"
 		case result.CauseGeneratorWorkers:
-			return fmt.Sprintf("%s requests waited for a free worker (%d workers)", FormatCount(s.Busy), s.Concurrency)
+			return fmt.Sprintf("%s %s for a free worker (%d %s)", FormatCount(s.Busy), plural.Noun(s.Busy, "request waited", "requests waited"), s.Concurrency, plural.Noun(s.Concurrency, "worker", "workers"))
 		case result.CauseGeneratorUnsent:
-			return fmt.Sprintf("%s requests were never sent", FormatCount(s.Unsent))
+			return fmt.Sprintf("%s %s never sent", FormatCount(s.Unsent), plural.Noun(s.Unsent, "request was", "requests were"))
 		default:
 			return fmt.Sprintf("rlbench sent late (send lag p99 %s) while Redis answered within the SLO once asked (p99 from the send %s)",
 				FormatMicros(s.LagP99Us), FormatMicros(s.P99FromSendUs))

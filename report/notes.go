@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rlbench/rlbench/internal/plural"
 	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/verdict"
 )
@@ -274,20 +275,20 @@ func noteList(r *result.Result, j verdict.Judgement) []note {
 			if len(run.Errors) > 0 {
 				msg = ": " + describeErrors(run.Errors)
 			}
-			notes = append(notes, note{kind: kindErrors, where: key, text: fmt.Sprintf("%s: %d of %d requests failed%s", key, run.Requests.Errors, run.Requests.Sent, msg)})
+			notes = append(notes, note{kind: kindErrors, where: key, text: fmt.Sprintf("%s: %d of %d %s failed%s", key, run.Requests.Errors, run.Requests.Sent, plural.Noun(run.Requests.Sent, "request", "requests"), msg)})
 		}
 		if n := run.Requests.Unsent; n > 0 {
 			notes = append(notes, note{kind: kindUnsent, where: key,
-				text:   fmt.Sprintf("%s: the generator fell behind and %d requests due before the end were never sent", key, n),
-				detail: fmt.Sprintf("%s: %d requests never sent", key, n)})
+				text:   fmt.Sprintf("%s: the generator fell behind and %d %s due before the end never sent", key, n, plural.Noun(n, "request was", "requests were")),
+				detail: fmt.Sprintf("%s: %d %s never sent", key, n, plural.Noun(n, "request", "requests"))})
 		}
 		if ScheduleSlipped(run) {
 			notes = append(notes, slipNote(run))
 		}
 		if n := run.Requests.NoScriptReloads; n > 0 {
 			notes = append(notes, note{kind: kindNoScript, where: key,
-				text:   fmt.Sprintf("%s: the server lost the script %d times (NOSCRIPT) and it was reloaded", key, n),
-				detail: fmt.Sprintf("%s: %d times", key, n)})
+				text:   fmt.Sprintf("%s: the server lost the script %d %s (NOSCRIPT) and it was reloaded", key, n, plural.Noun(n, "time", "times")),
+				detail: fmt.Sprintf("%s: %d %s", key, n, plural.Noun(n, "time", "times"))})
 		}
 	}
 	notes = append(notes, pipelineNotes(r)...)

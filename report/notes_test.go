@@ -73,7 +73,7 @@ func TestNoteGroups(t *testing.T) {
 	if len(groups) != 4 {
 		t.Fatalf("%d groups, want overshoot, leak, late sends and CPU waits: %+v", len(groups), groups)
 	}
-	if g := groups[0]; !g.Limiter || !strings.HasPrefix(g.Line, "sliding_log/edge: OVERSHOOT: 1 identities") || g.Explanation != "" || len(g.Details) != 0 {
+	if g := groups[0]; !g.Limiter || !strings.HasPrefix(g.Line, "sliding_log/edge: OVERSHOOT: 1 identity got") || g.Explanation != "" || len(g.Details) != 0 {
 		t.Errorf("first group %+v, want the overshoot alone, in full", g)
 	}
 	if g := groups[1]; !g.Limiter || !strings.HasPrefix(g.Line, "FAIL fixed_window/edge: 3 of 3 keys") {

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rlbench/rlbench/internal/plural"
 	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/verdict"
 )
@@ -158,15 +159,16 @@ func auditNotes(r *result.Result, j verdict.Judgement) []note {
 			expected = " (expected: the profile runs it as a negative control)"
 		}
 		if v.Has(verdict.Overshoot) {
-			figures := fmt.Sprintf("%d identities got more than the algorithm's own bound of %d within one %s (up to %d; %d admissions beyond the bound in all)",
-				a.Violations, a.BoundWindow, window, a.MaxWindowAdmitted, a.Overshoot)
+			figures := fmt.Sprintf("%d %s more than the algorithm's own bound of %d within one %s (up to %d; %d %s beyond the bound in all)",
+				a.Violations, plural.Noun(a.Violations, "identity got", "identities got"), a.BoundWindow, window, a.MaxWindowAdmitted, a.Overshoot,
+				plural.Noun(a.Overshoot, "admission", "admissions"))
 			notes = append(notes, note{kind: kindOvershoot, where: key,
 				text:   fmt.Sprintf("%s: OVERSHOOT: %s: this limiter does not keep its promise%s", key, figures, expected),
 				detail: key + ": " + figures + expected})
 		}
 		if v.Has(verdict.ModelMismatch) {
-			figures := fmt.Sprintf("%d of %d decisions differ from the reference model (Redis admitted %d, the model %d)",
-				a.ModelMismatches, a.Decisions, a.Allowed, a.ExpectedAllowed)
+			figures := fmt.Sprintf("%d of %d %s from the reference model (Redis admitted %d, the model %d)",
+				a.ModelMismatches, a.Decisions, plural.Noun(a.ModelMismatches, "decision differs", "decisions differ"), a.Allowed, a.ExpectedAllowed)
 			figures += replyMismatches(a.Reply)
 			if run.Requests.Errors > 0 {
 				figures += "; some calls failed, and a call that fails after its script ran leaves state the model cannot see"

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/rlbench/rlbench/internal/plural"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -47,7 +48,7 @@ func writeFaults(w io.Writer, r *result.Result) error {
 			}
 			lost := "-"
 			if l := f.StateLost; l != nil {
-				lost = fmt.Sprintf("%d ids, %d let through", l.Identities, l.Admitted)
+				lost = fmt.Sprintf("%d %s, %d let through", l.Identities, plural.Noun(l.Identities, "id", "ids"), l.Admitted)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f|%s\t%s\t%s\t\n",
 				run.Algorithm, run.Scenario, f.Kind, scheduled, seen,
@@ -135,7 +136,7 @@ func (c PolicyComparison) Cells() []string {
 	if f != nil {
 		byFault, deniedByFault = optionalCount(f.AdmittedByFault), optionalCount(f.DeniedByFault)
 		excess = fmt.Sprint(f.PolicyExcess)
-		lost = fmt.Sprintf("%d ids, %d let through", f.StateLostIdentities, f.StateLostAdmitted)
+		lost = fmt.Sprintf("%d %s, %d let through", f.StateLostIdentities, plural.Noun(f.StateLostIdentities, "id", "ids"), f.StateLostAdmitted)
 		recovery = FormatMillis(f.MaxRecoveryMs)
 		if q.Sent > 0 {
 			calls = fmt.Sprintf("%.2f", float64(f.Attempts)/float64(q.Sent))

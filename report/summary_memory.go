@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/rlbench/rlbench/internal/plural"
 	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/verdict"
 )
@@ -19,12 +20,12 @@ func leakNotes(r *result.Result, j verdict.Judgement) []note {
 	for i := range r.Runs {
 		run, m := &r.Runs[i], r.Runs[i].Memory
 		if j.Runs[i].Has(verdict.KeyWithoutTTL) {
-			out = append(out, note{kind: kindLeak, where: run.Key(), text: fmt.Sprintf("FAIL %s: %d of %d keys under %s have no TTL and will never expire (a leak)",
-				run.Key(), m.KeysWithoutTTL, m.Keys, run.Params.KeyPrefix)})
+			out = append(out, note{kind: kindLeak, where: run.Key(), text: fmt.Sprintf("FAIL %s: %d of %d keys under %s %s no TTL and will never expire (a leak)",
+				run.Key(), m.KeysWithoutTTL, m.Keys, run.Params.KeyPrefix, plural.Noun(m.KeysWithoutTTL, "has", "have"))})
 		}
 		if j.Runs[i].Has(verdict.KeyOutsidePrefix) {
-			out = append(out, note{kind: kindOutside, where: run.Key(), text: fmt.Sprintf("FAIL %s: the script wrote %d keys outside the run prefix %s it was given (e.g. %s): a limiter must touch only its KEYS, or cleanup is not exact and Redis Cluster refuses it",
-				run.Key(), m.KeysOutsidePrefix, run.Params.KeyPrefix, strings.Join(m.OutsidePrefixExamples, ", "))})
+			out = append(out, note{kind: kindOutside, where: run.Key(), text: fmt.Sprintf("FAIL %s: the script wrote %d %s outside the run prefix %s it was given (e.g. %s): a limiter must touch only its KEYS, or cleanup is not exact and Redis Cluster refuses it",
+				run.Key(), m.KeysOutsidePrefix, plural.Noun(m.KeysOutsidePrefix, "key", "keys"), run.Params.KeyPrefix, strings.Join(m.OutsidePrefixExamples, ", "))})
 		}
 		if j.Runs[i].Has(verdict.KeyOtherDatabase) {
 			out = append(out, note{kind: kindOutside, where: run.Key(), text: fmt.Sprintf("FAIL %s: the script wrote %d keys in other logical databases than the run's (e.g. %s), %d of them without a TTL; rlbench removed them: a limiter must touch only its KEYS in the database it is called in",

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rlbench/rlbench/internal/plural"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -62,9 +63,9 @@ func pipelineNotes(r *result.Result) []note {
 		}
 		if p.Resent > 0 {
 			notes = append(notes, note{kind: kindPipelineResent, where: run.Key(),
-				text: fmt.Sprintf("%s: %d requests met NOSCRIPT inside a pipeline, where it cannot be recovered; they were sent again once the script was reloaded, their latency including the reload",
-					run.Key(), p.Resent),
-				detail: fmt.Sprintf("%s: %d requests", run.Key(), p.Resent)})
+				text: fmt.Sprintf("%s: %d %s NOSCRIPT inside a pipeline, where it cannot be recovered: sent again once the script was reloaded, their latency including the reload",
+					run.Key(), p.Resent, plural.Noun(p.Resent, "request met", "requests met")),
+				detail: fmt.Sprintf("%s: %d %s", run.Key(), p.Resent, plural.Noun(p.Resent, "request", "requests"))})
 		}
 	}
 	return notes

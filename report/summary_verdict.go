@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rlbench/rlbench/internal/numfmt"
+	"github.com/rlbench/rlbench/internal/plural"
 	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/verdict"
 )
@@ -22,7 +23,7 @@ func headline(j verdict.Judgement) string {
 	case len(j.Caught) > 0:
 		return "verdict: " + j.Verdict + "; " + strings.Join(j.Caught, "; ")
 	case len(j.Accepted) > 0:
-		return fmt.Sprintf("verdict: %s (%d things it could not judge, accepted by accept_inconclusive, listed at the end)", j.Verdict, len(j.Accepted))
+		return fmt.Sprintf("verdict: %s (%d %s it could not judge, accepted by accept_inconclusive, listed at the end)", j.Verdict, len(j.Accepted), plural.Noun(len(j.Accepted), "thing", "things"))
 	}
 	return "verdict: " + j.Verdict
 }

@@ -43,7 +43,7 @@ func TestSummaryRendersTheVerdictsFindings(t *testing.T) {
 		"! limiter state reset by the server (not judged): fixed_window/evicted; fixed_window/restarted",
 		"- INCONCLUSIVE fixed_window/evicted: Redis evicted 7 keys (maxmemory-policy allkeys-lru)",
 		"! FAIL sliding_log/steady: 2 of 2 keys under",
-		"! naive/steady: OVERSHOOT: 1 identities got more than the algorithm's own bound",
+		"! naive/steady: OVERSHOOT: 1 identity got more than the algorithm's own bound",
 		"(expected: the profile runs it as a negative control)",
 		"naive: caught, as expected (steady: OVERSHOOT 5)",
 	} {

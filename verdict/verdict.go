@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/rlbench/rlbench/internal/numfmt"
+	"github.com/rlbench/rlbench/internal/plural"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -411,14 +412,16 @@ func assessRun(r *result.Result, run *result.Run) Run {
 		}
 		if a.Overshoot > 0 {
 			out.Promise = Broken
-			add(Overshoot, a.Overshoot, fmt.Sprintf("%s: OVERSHOOT: %s identities got more than the algorithm's own bound of %s within one %s (%s admissions beyond it)%s",
-				run.Key(), numfmt.Count(a.Violations), numfmt.Count(a.BoundWindow), numfmt.Millis(r.AuditWindowMs(run)), numfmt.Count(a.Overshoot), callerClockCost(r, run)))
+			add(Overshoot, a.Overshoot, fmt.Sprintf("%s: OVERSHOOT: %s %s more than the algorithm's own bound of %s within one %s (%s %s beyond it)%s",
+				run.Key(), numfmt.Count(a.Violations), plural.Noun(a.Violations, "identity got", "identities got"), numfmt.Count(a.BoundWindow),
+				numfmt.Millis(r.AuditWindowMs(run)), numfmt.Count(a.Overshoot), plural.Noun(a.Overshoot, "admission", "admissions"), callerClockCost(r, run)))
 		}
 		if a.ModelMismatches > 0 {
 			out.Promise = Broken
-			text := fmt.Sprintf("%s: MISMATCH: %s of %s decisions differ from the reference model", run.Key(), numfmt.Count(a.ModelMismatches), numfmt.Count(a.Decisions))
+			text := fmt.Sprintf("%s: MISMATCH: %s of %s %s from the reference model", run.Key(), numfmt.Count(a.ModelMismatches), numfmt.Count(a.Decisions),
+				plural.Noun(a.ModelMismatches, "decision differs", "decisions differ"))
 			if run.Requests.Errors > 0 {
-				text += fmt.Sprintf(" in every state it may have been in after the %s calls whose outcome is unknown", numfmt.Count(run.Requests.Errors))
+				text += fmt.Sprintf(" in every state it may have been in after the %s %s whose outcome is unknown", numfmt.Count(run.Requests.Errors), plural.Noun(run.Requests.Errors, "call", "calls"))
 			}
 			add(ModelMismatch, a.ModelMismatches, text)
 		}
@@ -432,15 +435,16 @@ func assessRun(r *result.Result, run *result.Run) Run {
 			run.Key(), numfmt.Count(w.WithoutTTL), numfmt.Count(w.Identities), w.Example))
 	}
 	if m := run.Memory; m != nil && m.KeysWithoutTTL > 0 {
-		add(KeyWithoutTTL, m.KeysWithoutTTL, fmt.Sprintf("%s: %s keys were left without a TTL and never expire (a leak)", run.Key(), numfmt.Count(m.KeysWithoutTTL)))
+		add(KeyWithoutTTL, m.KeysWithoutTTL, fmt.Sprintf("%s: %s %s left without a TTL and never %s (a leak)", run.Key(), numfmt.Count(m.KeysWithoutTTL),
+			plural.Noun(m.KeysWithoutTTL, "key was", "keys were"), plural.Noun(m.KeysWithoutTTL, "expires", "expire")))
 	}
 	if m := run.Memory; m != nil && m.KeysOtherDatabases > 0 {
 		add(KeyOtherDatabase, m.KeysOtherDatabases, fmt.Sprintf("%s: the limiter's script wrote %s keys in other logical databases than the run's, %s of them without a TTL (e.g. %s): a script that SELECTs another database escapes the run's prefix, its census and its cleanup",
 			run.Key(), numfmt.Count(m.KeysOtherDatabases), numfmt.Count(m.KeysOtherDatabasesWithoutTTL), strings.Join(m.OtherDatabaseExamples, ", ")))
 	}
 	if m := run.Memory; m != nil && m.KeysOutsidePrefix > 0 {
-		add(KeyOutsidePrefix, m.KeysOutsidePrefix, fmt.Sprintf("%s: the limiter's script wrote %s keys outside the run prefix it was given (e.g. %s)",
-			run.Key(), numfmt.Count(m.KeysOutsidePrefix), strings.Join(m.OutsidePrefixExamples, ", ")))
+		add(KeyOutsidePrefix, m.KeysOutsidePrefix, fmt.Sprintf("%s: the limiter's script wrote %s %s outside the run prefix it was given (e.g. %s)",
+			run.Key(), numfmt.Count(m.KeysOutsidePrefix), plural.Noun(m.KeysOutsidePrefix, "key", "keys"), strings.Join(m.OutsidePrefixExamples, ", ")))
 	}
 	return out
 }
@@ -479,11 +483,11 @@ func uncertainty(run *result.Run) string {
 			causes = append(causes, fmt.Sprintf("%s at %s", what, numfmt.Millis(w.ObservedStartMs)))
 		}
 		if u := f.Uncertain; u != nil && u.Identities > 0 {
-			causes = append(causes, fmt.Sprintf("the calls of %s identities whose outcome is unknown", numfmt.Count(u.Identities)))
+			causes = append(causes, fmt.Sprintf("the calls of %s %s whose outcome is unknown", numfmt.Count(u.Identities), plural.Noun(u.Identities, "identity", "identities")))
 		}
 	}
 	if e := run.Eviction; e != nil && e.EvictedKeys > 0 && !seen["Redis evictions"] {
-		causes = append(causes, fmt.Sprintf("Redis evicting %s keys", numfmt.Count(e.EvictedKeys)))
+		causes = append(causes, fmt.Sprintf("Redis evicting %s %s", numfmt.Count(e.EvictedKeys), plural.Noun(e.EvictedKeys, "key", "keys")))
 	}
 	return strings.Join(causes, ", ")
 }
@@ -575,7 +579,7 @@ func timesOf(f float64) string {
 
 // underText says how the limiter denied what its semantics promise.
 func underText(run *result.Run, a *result.Audit) string {
-	text := fmt.Sprintf("%s: UNDER-ADMISSION: it denied %s requests its semantics promise to admit", run.Key(), numfmt.Count(a.UnderAdmitted))
+	text := fmt.Sprintf("%s: UNDER-ADMISSION: it denied %s %s its semantics promise to admit", run.Key(), numfmt.Count(a.UnderAdmitted), plural.Noun(a.UnderAdmitted, "request", "requests"))
 	switch p := a.Power; {
 	case a.HasModel():
 		text += " (the reference model admits each of them in every state it may have been in)"
@@ -596,8 +600,8 @@ func resetText(run *result.Run) string {
 	if e.PolicyBefore != e.PolicyAfter {
 		policy = e.PolicyBefore + " until it was changed to " + e.PolicyAfter
 	}
-	return fmt.Sprintf("%s: Redis evicted %s keys (maxmemory-policy %s): limiter state was reset, the audit cannot judge this run",
-		run.Key(), numfmt.Count(e.EvictedKeys), policy)
+	return fmt.Sprintf("%s: Redis evicted %s %s (maxmemory-policy %s): limiter state was reset, the audit cannot judge this run",
+		run.Key(), numfmt.Count(e.EvictedKeys), plural.Noun(e.EvictedKeys, "key", "keys"), policy)
 }
 
 // overBudget says whether the run's failed calls exceed budget (a fraction
@@ -616,8 +620,8 @@ func overBudget(run *result.Run, budget float64) (int64, string, bool) {
 	if q.FaultErrors > 0 {
 		excused = fmt.Sprintf(", besides %s inside scheduled fault windows", numfmt.Count(q.FaultErrors))
 	}
-	return errs, fmt.Sprintf("%s: %s of %s calls got no decision%s%s, past the error budget of %s of decisions",
-		run.Key(), numfmt.Count(errs), numfmt.Count(q.Sent), common, excused, numfmt.Fraction(budget)), true
+	return errs, fmt.Sprintf("%s: %s of %s %s no decision%s%s, past the error budget of %s of decisions",
+		run.Key(), numfmt.Count(errs), numfmt.Count(q.Sent), plural.Noun(errs, "call got", "calls got"), common, excused, numfmt.Fraction(budget)), true
 }
 
 // notCaughtText says that a negative control got through.

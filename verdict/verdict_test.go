@@ -44,7 +44,7 @@ func TestAssess(t *testing.T) {
 		}, ""},
 		{"a declared limiter's script wrote a key outside its prefix", func(r *result.Result) {
 			r.Runs[0].Memory.KeysOutsidePrefix, r.Runs[0].Memory.OutsidePrefixExamples = 1, []string{"stray:1"}
-		}, "wrote 1 keys outside the run prefix it was given (e.g. stray:1)"},
+		}, "wrote 1 key outside the run prefix it was given (e.g. stray:1)"},
 		{"the run did not complete", func(r *result.Result) {
 			r.Complete, r.IncompleteReason = false, "redis at 127.0.0.1:1 went away"
 		}, "did not complete: redis at 127.0.0.1:1 went away"},
@@ -59,7 +59,7 @@ func TestAssess(t *testing.T) {
 			p.Limit, a.BoundWindow, a.MaxWindowAdmitted, a.Overshoot, a.Violations = 100, 100, 200, 100, 1
 			a.CallerClock = &result.AuditCallerClock{TickUs: 1_000_000, MaxWindowAdmittedOwn: 100,
 				Burst: &result.CallerClockBurst{Admitted: 200, WithinMs: 87.4, AdmittedWithinMs: 96.2, AcrossTicks: true}}
-		}, "OVERSHOOT: 1 identities got more than the algorithm's own bound of 100 within one 1s (100 admissions beyond it); " +
+		}, "OVERSHOOT: 1 identity got more than the algorithm's own bound of 100 within one 1s (100 admissions beyond it); " +
 			"its caller's whole-second clock let 2x the limit (200) through within 96.2ms across a second boundary (more than its bound of 100 within 87.4ms), " +
 			"requests it took for a second apart; on its own clock (the times its requests carried) 100 at most in one 1s window"},
 		{"a whole-second clock's burst in a result written before its whole stretch was measured", func(r *result.Result) {

@@ -133,7 +133,7 @@ func TestBadInputExits2(t *testing.T) {
 
 func TestValidateAndAlgorithms(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "validate", writeProfile(t, tinyProfile))
-	if code != exitOK || !strings.Contains(stdout, "ok: 1 scenarios x 4 algorithms = 4 runs") {
+	if code != exitOK || !strings.Contains(stdout, "ok: 1 scenario x 4 algorithms = 4 runs") {
 		t.Errorf("validate: exit %d, %s %s", code, stdout, stderr)
 	}
 	code, stdout, _ = runCLI(t, "algorithms")
@@ -196,9 +196,9 @@ func TestValidateSaysHowLongARunTakes(t *testing.T) {
 	}{
 		{"a timed scenario", tinyProfile, "4 runs, at most 1.2s,"},
 		{"a closed loop bounded by a count", "policy: {limit: 10, window: 1s}\nalgorithms: [fixed_window]\nscenarios:\n  - {shape: steady, rate: max, requests: 5000}\n",
-			"1 runs, 5000 requests in closed loop,"},
+			"1 run, 5000 requests in closed loop,"},
 		{"an open loop that reaches its count first", "policy: {limit: 10, window: 1s}\nalgorithms: [fixed_window]\nscenarios:\n  - {shape: steady, rate: 100/s, requests: 50, duration: 1m}\n",
-			"1 runs, at most 500ms,"},
+			"1 run, at most 500ms,"},
 	} {
 		code, stdout, stderr := runCLI(t, "validate", writeProfile(t, tc.profile))
 		if code != exitOK || !strings.Contains(stdout, tc.want) {

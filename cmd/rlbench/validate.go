@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rlbench/rlbench/internal/plural"
 	"github.com/rlbench/rlbench/profile"
 	"github.com/rlbench/rlbench/report"
 )
@@ -34,8 +35,9 @@ func validateProfiles(ctx context.Context, args []string, stdout, stderr io.Writ
 			fmt.Fprintln(stderr, "rlbench: warning: "+report.PrintableLines(w))
 		}
 		pl := p.Plan(1)
-		fmt.Fprintf(stdout, "%s: ok: %d scenarios x %d algorithms = %d runs, %s, %d thresholds\n",
-			report.Printable(path), len(p.Scenarios), len(p.Algorithms), len(pl.Runs), profile.PlanLength(pl), len(p.Thresholds))
+		fmt.Fprintf(stdout, "%s: ok: %d %s x %d %s = %d %s, %s, %d %s\n", report.Printable(path),
+			len(p.Scenarios), plural.Noun(len(p.Scenarios), "scenario", "scenarios"), len(p.Algorithms), plural.Noun(len(p.Algorithms), "algorithm", "algorithms"),
+			len(pl.Runs), plural.Noun(len(pl.Runs), "run", "runs"), profile.PlanLength(pl), len(p.Thresholds), plural.Noun(len(p.Thresholds), "threshold", "thresholds"))
 	}
 	return errors.Join(errs...)
 }

@@ -3,6 +3,7 @@ package event
 import (
 	"fmt"
 
+	"github.com/rlbench/rlbench/internal/plural"
 	"github.com/rlbench/rlbench/plan"
 )
 
@@ -36,7 +37,7 @@ func (e *PolicyDecision) Error() string {
 	if e.Allowed {
 		verb = "admitted"
 	}
-	return fmt.Sprintf("%s by %s after %d calls: %v", verb, e.Policy, e.Attempts, e.Err)
+	return fmt.Sprintf("%s by %s after %d %s: %v", verb, e.Policy, e.Attempts, plural.Noun(e.Attempts, "call", "calls"), e.Err)
 }
 
 func (e *PolicyDecision) Unwrap() error { return e.Err }

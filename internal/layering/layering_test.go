@@ -26,14 +26,14 @@ var allowed = map[string][]string{
 	// rlbench's runs: the engine sees only its arrivals.
 	"trace": {"internal/suggest"},
 	// The verdict is decided from a result alone.
-	"verdict": {"result", "internal/numfmt"},
+	"verdict": {"result", "internal/numfmt", "internal/plural"},
 	// The vocabulary the engine shares with the packages beside it.
-	"internal/event": {"algorithms", "plan", "result"},
+	"internal/event": {"algorithms", "plan", "result", "internal/plural"},
 	// The audit, the faults and the probes: none imports the engine, the
 	// profile language or another of the three.
 	"internal/audit":  {"algorithms", "plan", "result", "internal/event"},
 	"internal/faults": {"algorithms", "plan", "result", "internal/event", "internal/redisenv"},
-	"internal/probe":  {"algorithms", "result", "internal/event", "internal/redisenv"},
+	"internal/probe":  {"algorithms", "result", "internal/event", "internal/redisenv", "internal/plural"},
 	// The calibration of init's reading probes a declaration on a Redis
 	// it is given: the limiters' library, nothing that runs a plan.
 	"internal/calibrate": {"algorithms"},
@@ -51,10 +51,12 @@ var allowed = map[string][]string{
 	// The profile language produces plans; it runs nothing.
 	"profile": {"algorithms", "plan", "result", "trace", "internal/input", "internal/redisconf", "internal/suggest"},
 	// Presentation reads results and the verdict, nothing that runs.
-	"report":      {"result", "verdict", "internal/numfmt"},
-	"report/html": {"report", "result", "verdict", "internal/numfmt"},
+	"report":      {"result", "verdict", "internal/numfmt", "internal/plural"},
+	"report/html": {"report", "result", "verdict", "internal/numfmt", "internal/plural"},
 	// Getting a Redis.
-	"internal/redisenv":  {"internal/redisconf", "internal/input"},
+	"internal/redisenv": {"internal/redisconf", "internal/input", "internal/plural"},
+	// Words: a noun in the number of its count, for every message.
+	"internal/plural":    {},
 	"internal/redisconf": {"internal/input"},
 }
 

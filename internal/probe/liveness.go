@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/rlbench/rlbench/internal/plural"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/result"
 )
@@ -27,7 +28,7 @@ type ServerGoneError struct {
 }
 
 func (e *ServerGoneError) Error() string {
-	return fmt.Sprintf("redis at %s went away during %s: %d of %d calls failed, and PING now gets: %v", e.Addr, e.Run, e.Errors, e.Sent, e.Err)
+	return fmt.Sprintf("redis at %s went away during %s: %d of %d %s failed, and PING now gets: %v", e.Addr, e.Run, e.Errors, e.Sent, plural.Noun(e.Sent, "call", "calls"), e.Err)
 }
 
 func (e *ServerGoneError) Unwrap() error { return e.Err }

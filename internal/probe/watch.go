@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/internal/plural"
 	"github.com/rlbench/rlbench/internal/redisenv"
 )
 
@@ -245,7 +246,7 @@ func (rep *WatchReport) compare(a, b *glance, offset event.Offset, limiterDelete
 		reset("deleted", false)
 	}
 	if n := b.g.EvictedKeys - a.g.EvictedKeys; n > 0 {
-		rep.add(Happening{Kind: "evicted", From: from, To: to, Detail: fmt.Sprintf("%d keys evicted", n)})
+		rep.add(Happening{Kind: "evicted", From: from, To: to, Detail: fmt.Sprintf("%d %s evicted", n, plural.Noun(n, "key", "keys"))})
 		reset("evicted", false)
 	}
 	if b.g.CachedScripts < a.g.CachedScripts {

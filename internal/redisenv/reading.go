@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/rlbench/rlbench/internal/plural"
 )
 
 // Reading is what a server says of itself at one instant that a run's
@@ -79,7 +81,7 @@ func AcrossSwitches(first, last Reading, switches []Switch, counter func(Reading
 // SwitchNote says how a counter was read over a run whose server a fault
 // replaced n times.
 func SwitchNote(n int) string {
-	return fmt.Sprintf("the server was replaced %d times by scheduled faults: its counters were read right before and right after each, and added up on either side", n)
+	return fmt.Sprintf("the server was replaced %d %s by scheduled faults: its counters were read right before and right after each, and added up on either side", n, plural.Noun(n, "time", "times"))
 }
 
 // StatsAcross is the statistics of a decision's commands from before to

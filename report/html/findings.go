@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rlbench/rlbench/internal/plural"
 	"github.com/rlbench/rlbench/report"
 	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/verdict"
@@ -80,8 +81,8 @@ func promiseRemark(v *view, alg string, runs []*result.Run) []string {
 		}
 		audited = true
 		if found.Promise == verdict.Broken {
-			broken = append(broken, fmt.Sprintf("in %s it admitted %s beyond its own bound and disagreed with its model on %s decisions",
-				run.Scenario, report.FormatCount(a.Overshoot), report.FormatCount(a.ModelMismatches)))
+			broken = append(broken, fmt.Sprintf("in %s it admitted %s beyond its own bound and disagreed with its model on %s %s",
+				run.Scenario, report.FormatCount(a.Overshoot), report.FormatCount(a.ModelMismatches), plural.Noun(a.ModelMismatches, "decision", "decisions")))
 		}
 		if worst == nil || a.PolicyExcess > worst.Audit.PolicyExcess {
 			worst = run
@@ -227,10 +228,11 @@ func troubleRemarks(v *view, alg string, runs []*result.Run) []string {
 			out = append(out, fmt.Sprintf("Its %s run did not complete.", run.Scenario))
 		}
 		if q := run.Requests; q.Errors > 0 {
-			out = append(out, fmt.Sprintf("In %s, %s of %s calls got no decision.", run.Scenario, report.FormatCount(q.Errors), report.FormatCount(q.Sent)))
+			out = append(out, fmt.Sprintf("In %s, %s of %s %s no decision.", run.Scenario, report.FormatCount(q.Errors), report.FormatCount(q.Sent), plural.Noun(q.Errors, "call got", "calls got")))
 		}
 		if leak, ok := v.verdictOf(run).Finding(verdict.KeyWithoutTTL); ok {
-			out = append(out, fmt.Sprintf("In %s it left %s keys without a TTL: they never expire.", run.Scenario, report.FormatCount(leak.Count)))
+			out = append(out, fmt.Sprintf("In %s it left %s without a TTL: %s.", run.Scenario,
+				report.FormatCount(leak.Count)+" "+plural.Noun(leak.Count, "key", "keys"), plural.Noun(leak.Count, "it never expires", "they never expire")))
 		}
 		if report.ScheduleSlipped(run) {
 			out = append(out, fmt.Sprintf("In %s the generator fell behind its schedule, so that run's latency is the generator's queue more than %s's (p99 from the actual send: %s).",

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rlbench/rlbench/internal/plural"
 	"github.com/rlbench/rlbench/report"
 	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/verdict"
@@ -296,12 +297,12 @@ func describeScenario(run *result.Run) string {
 		}
 		parts = append(parts, rate)
 	}
-	parts = append(parts, fmt.Sprintf("%s identities", report.FormatCount(int64(run.Identities))))
+	parts = append(parts, fmt.Sprintf("%s %s", report.FormatCount(int64(run.Identities)), plural.Noun(run.Identities, "identity", "identities")))
 	if run.Params.DurationS > 0 {
 		parts = append(parts, fmt.Sprintf("%gs", run.Params.DurationS))
 	}
 	if run.Params.Requests > 0 {
-		parts = append(parts, fmt.Sprintf("%s requests", report.FormatCount(run.Params.Requests)))
+		parts = append(parts, fmt.Sprintf("%s %s", report.FormatCount(run.Params.Requests), plural.Noun(run.Params.Requests, "request", "requests")))
 	}
 	if run.Params.Concurrency > 0 {
 		parts = append(parts, fmt.Sprintf("concurrency %d", run.Params.Concurrency))

@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/rlbench/rlbench/internal/plural"
 	"github.com/rlbench/rlbench/report"
 	"github.com/rlbench/rlbench/result"
 )
@@ -57,7 +58,7 @@ func admissionsAtTheEdge(v *view, scenario string) (drawing, error) {
 		}
 		m.Dashes = dashes
 		p.Add(m, l)
-		p.Legend.Add(fmt.Sprintf("%s (most of %d identities)", run.Algorithm, e.Identities), l)
+		p.Legend.Add(fmt.Sprintf("%s (most of %d %s)", run.Algorithm, e.Identities, plural.Noun(e.Identities, "identity", "identities")), l)
 	}
 	if top == 0 {
 		return markNoData(p, "no run of this scenario measured its window boundaries"), nil
