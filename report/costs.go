@@ -2,6 +2,8 @@ package report
 
 import (
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/rlbench/rlbench/result"
 )
@@ -57,6 +59,60 @@ type Costs struct {
 	// the run that should have given it (the one with the most
 	// identities, for memory); empty when the figure is there.
 	NoMemory, NoServer, NoExcess string
+	// P99InFaults says the run of WorstP99Us had scheduled faults: its
+	// latency is theirs as much as the limiter's.
+	P99InFaults bool
+	// Policies are what each caller's error policy cost it under faults,
+	// in the order the runs came.
+	Policies []PolicyCost
+}
+
+// PolicyCost is what one error policy (params.on_error) cost a limiter's
+// runs with faults: the admissions on error that took one identity past
+// the policy, those the limiter would have denied, and the denials it
+// would have admitted.
+type PolicyCost struct {
+	Policy string
+	// Excess is the most one identity got past the policy in one window
+	// because of admissions on error (faults.policy_excess), the worst
+	// of the runs.
+	Excess int64
+	// Admitted counts the admissions on error the limiter would have
+	// denied (faults.admitted_by_fault), Denied the denials on error it
+	// would have admitted (faults.denied_by_fault), over the runs;
+	// HaveModel says every run had them (a limiter without a reference
+	// model has neither).
+	Admitted, Denied int64
+	HaveModel        bool
+}
+
+// addPolicy counts run's faults under its error policy.
+func (c *Costs) addPolicy(run *result.Run) {
+	f := run.Faults
+	if run.Params.OnError == "" || f == nil {
+		return
+	}
+	i := slices.IndexFunc(c.Policies, func(p PolicyCost) bool { return p.Policy == run.Params.OnError })
+	if i < 0 {
+		c.Policies = append(c.Policies, PolicyCost{Policy: run.Params.OnError, HaveModel: true})
+		i = len(c.Policies) - 1
+	}
+	p := &c.Policies[i]
+	p.Excess = max(p.Excess, f.PolicyExcess)
+	if f.AdmittedByFault == nil || f.DeniedByFault == nil {
+		p.HaveModel = false
+		return
+	}
+	p.Admitted += *f.AdmittedByFault
+	p.Denied += *f.DeniedByFault
+}
+
+// scheduledFaults reports whether run had faults its profile scheduled.
+func scheduledFaults(run *result.Run) bool {
+	if run.Faults == nil {
+		return false
+	}
+	return slices.ContainsFunc(run.Faults.Windows, func(w result.FaultWindow) bool { return !w.Unscheduled })
 }
 
 // WrongShare is the share of its compared decisions it decided otherwise
@@ -120,10 +176,12 @@ func AlgorithmCosts(r *result.Result) map[string]*Costs {
 			}
 		}
 		c.addAccuracy(run.Accuracy)
+		c.addPolicy(run)
 		if ScheduleSlipped(run) {
 			c.Slipped = true
 		} else if run.LatencyUs.Count > 0 && (!c.HaveP99 || run.LatencyUs.P99 > c.WorstP99Us) {
 			c.WorstP99Us, c.P99Scenario, c.HaveP99 = run.LatencyUs.P99, run.Scenario, true
+			c.P99InFaults = scheduledFaults(run)
 		}
 		if b, ok := run.Memory.PerIdentity(); ok && measuredOver(run.Memory) > held[run.Algorithm] {
 			c.BytesPerIdentity, c.MemoryScenario, c.HaveMemory = b, run.Scenario, true
@@ -172,4 +230,46 @@ func measuredOver(m *result.Memory) int64 {
 		return m.Fill.Identities
 	}
 	return m.Identities
+}
+
+// Cell says what the error policy cost, as the decision tables show it:
+// how far its admissions on error took one identity past the policy, and
+// how many requests it decided otherwise than the limiter would have
+// (admitted that the limiter would deny, denied that it would admit).
+func (p PolicyCost) Cell() string {
+	var parts []string
+	if p.Excess > 0 || !p.HaveModel {
+		parts = append(parts, FormatCount(p.Excess)+" past the policy")
+	}
+	if p.HaveModel {
+		if p.Admitted > 0 || p.Denied == 0 {
+			parts = append(parts, FormatCount(p.Admitted)+" let through")
+		}
+		if p.Denied > 0 {
+			parts = append(parts, FormatCount(p.Denied)+" denied in error")
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ErrorPolicies are the error policies r's runs ran under, in the order
+// they first appear.
+func ErrorPolicies(r *result.Result) []string {
+	var out []string
+	for i := range r.Runs {
+		if p := r.Runs[i].Params.OnError; p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Policy is c's cost under the error policy named; false when no run of
+// it had faults under that policy.
+func (c *Costs) Policy(name string) (PolicyCost, bool) {
+	i := slices.IndexFunc(c.Policies, func(p PolicyCost) bool { return p.Policy == name })
+	if i < 0 {
+		return PolicyCost{}, false
+	}
+	return c.Policies[i], true
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/rlbench/rlbench/internal/plural"
 	"github.com/rlbench/rlbench/result"
 	"github.com/rlbench/rlbench/verdict"
 )
@@ -120,7 +121,19 @@ func Notes(r *result.Result) []string { return texts(noteList(r, verdict.Assess(
 // out over a millisecond late: its corrected latency then measures the
 // generator's own queue as much as the limiter.
 func ScheduleSlipped(run *result.Run) bool {
-	return run.Requests.Sent > 0 && run.Requests.Late*100 > run.Requests.Sent
+	return run.Requests.Sent > 0 && GeneratorLate(run)*100 > run.Requests.Sent
+}
+
+// GeneratorLate counts the run's requests that went out more than 1ms late
+// for the generator's own want of workers or CPU: its late sends but those
+// inside the scheduled faults' windows and recoveries, when the faults
+// held the callers (a pause, a restart, a latency spike).
+func GeneratorLate(run *result.Run) int64 {
+	late := run.Requests.Late
+	if f := run.Faults; f != nil {
+		late -= min(f.Late, late)
+	}
+	return late
 }
 
 // slipNote says plainly what a slipped schedule means for the run's
@@ -128,13 +141,18 @@ func ScheduleSlipped(run *result.Run) bool {
 func slipNote(run *result.Run) note {
 	q := run.Requests
 	key := run.Key()
-	share := 100 * float64(q.Late) / float64(q.Sent)
+	late := GeneratorLate(run)
+	share := 100 * float64(late) / float64(q.Sent)
+	inFaults := ""
+	if late < q.Late {
+		inFaults = fmt.Sprintf(" (and %d more while the scheduled faults held the callers)", q.Late-late)
+	}
 	return note{kind: kindSlipped, where: key,
-		text: fmt.Sprintf("%s: %d requests (%.1f%%) went out more than 1ms late (worst %s): the generator could not keep the schedule, "+
+		text: fmt.Sprintf("%s: %d %s (%.1f%%) went out more than 1ms late%s (worst %s): the generator could not keep the schedule, "+
 			"so this run's latency (p99 %s from the due time) is mostly the generator's own queue, not the limiter's; "+
 			"from the actual send it was p99 %s. More concurrency, pipelining or a lower rate would keep the schedule",
-			key, q.Late, share, FormatMicros(run.MaxLagUs), FormatMicros(run.LatencyUs.P99), FormatMicros(run.LatencyUncorrectedUs.P99)),
-		detail: fmt.Sprintf("%s: %d requests (%.1f%%) late, the worst by %s; p99 %s from the due time, %s from the actual send",
-			key, q.Late, share, FormatMicros(run.MaxLagUs), FormatMicros(run.LatencyUs.P99), FormatMicros(run.LatencyUncorrectedUs.P99)),
+			key, late, plural.Noun(late, "request", "requests"), share, inFaults, FormatMicros(run.MaxLagUs), FormatMicros(run.LatencyUs.P99), FormatMicros(run.LatencyUncorrectedUs.P99)),
+		detail: fmt.Sprintf("%s: %d %s (%.1f%%) late%s, the worst by %s; p99 %s from the due time, %s from the actual send",
+			key, late, plural.Noun(late, "request", "requests"), share, inFaults, FormatMicros(run.MaxLagUs), FormatMicros(run.LatencyUs.P99), FormatMicros(run.LatencyUncorrectedUs.P99)),
 	}
 }

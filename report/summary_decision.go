@@ -57,19 +57,34 @@ func writeDecision(w io.Writer, r *result.Result, j verdict.Judgement) error {
 	}
 	costs := AlgorithmCosts(r)
 	ideal, compared := IdealOfCosts(costs, r.Profile.Policy)
+	policies := ErrorPolicies(r)
 	fmt.Fprintln(w, "\nwhich limiter, is it right, what it costs:")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	wrongHeader := ""
+	header := "algorithm\tpromise\tmost past the policy\t"
 	if compared {
-		wrongHeader = "wrong vs ideal\t"
+		header += "wrong vs ideal\t"
 	}
-	fmt.Fprintln(tw, "algorithm\tpromise\tmost past the policy\t"+wrongHeader+"server/decision\tworst p99\tmemory/identity\t")
+	for _, p := range policies {
+		header += p + " cost\t"
+	}
+	fmt.Fprintln(tw, header+"server/decision\tworst p99\tmemory/identity\t")
 	var why missingCells
+	inFaults := false
 	for _, alg := range algs {
 		c := costs[alg]
 		why.add("most past the policy", alg, c.NoExcess)
 		why.add("server/decision", alg, c.NoServer)
 		why.add("memory/identity", alg, c.NoMemory)
+		var policyCells string
+		for _, p := range policies {
+			cell := "-"
+			if pc, ok := c.Policy(p); ok {
+				cell = pc.Cell()
+			} else {
+				why.add(p+" cost", alg, "no run of it had faults under "+p)
+			}
+			policyCells += cell + "\t"
+		}
 		past, server, p99, memory := "-", "-", "-", "-"
 		if c.HaveExcess {
 			past = FormatCount(c.PolicyExcess)
@@ -84,6 +99,9 @@ func writeDecision(w io.Writer, r *result.Result, j verdict.Judgement) error {
 			server = fmt.Sprintf("%.1fus", c.UsecPerCall)
 		}
 		switch {
+		case c.HaveP99 && c.P99InFaults:
+			p99 = FormatMicros(c.WorstP99Us) + " (" + c.P99Scenario + ", in faults)"
+			inFaults = true
 		case c.HaveP99:
 			p99 = FormatMicros(c.WorstP99Us) + " (" + c.P99Scenario + ")"
 		case c.Slipped:
@@ -92,7 +110,7 @@ func writeDecision(w io.Writer, r *result.Result, j verdict.Judgement) error {
 		if c.HaveMemory {
 			memory = FormatSize(c.BytesPerIdentity) + " (" + c.MemoryScenario + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", alg, PromiseCell(j, alg), past, server, p99, memory)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s%s\t%s\t%s\t\n", alg, PromiseCell(j, alg), past, policyCells, server, p99, memory)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -100,6 +118,13 @@ func writeDecision(w io.Writer, r *result.Result, j verdict.Judgement) error {
 	if compared {
 		fmt.Fprintln(w, "wrong vs ideal: the share of decisions a limiter decided otherwise than "+ideal+
 			", run on the same arrivals (not on what the limiter admitted), with its false admits + false denies")
+	}
+	if len(policies) > 0 {
+		fmt.Fprintln(w, "  (each error policy's cost under the scheduled faults: how far its admissions on error took one identity past the policy, "+
+			"what it let through that the limiter would have denied, and what it denied in error that the limiter would have admitted)")
+	}
+	if inFaults {
+		fmt.Fprintln(w, "  (a p99 \"in faults\" was measured through the scheduled faults, which held the calls: the faults table has each fault's own figures)")
 	}
 	for _, line := range why.lines() {
 		fmt.Fprintln(w, "  - "+line)

@@ -85,3 +85,45 @@ func TestSummaryWithoutFaults(t *testing.T) {
 		t.Errorf("faults tables without faults:\n%s", b.String())
 	}
 }
+
+// TestFaultsTellTheirStoryFirst: the decision table shows each error
+// policy's cost beside how far Redis's own admissions went past the policy;
+// lateness inside the scheduled faults is theirs, so a run late only there
+// is not generator-bound, and its worst p99 says it was measured through
+// the faults; lateness outside them is the generator's still.
+func TestFaultsTellTheirStoryFirst(t *testing.T) {
+	r := faultResult()
+	for i := range r.Runs[:2] {
+		run := &r.Runs[i]
+		run.LatencyUs = result.Latency{Count: 1000, P99: 240_000}
+		// 150 late sends, 140 of them while the faults held the callers.
+		run.Requests.Late, run.Faults.Late = 150, 140
+	}
+	if ScheduleSlipped(&r.Runs[0]) || GeneratorLate(&r.Runs[0]) != 10 {
+		t.Errorf("late only in the faults: slipped %v, the generator's %d; want not slipped, 10", ScheduleSlipped(&r.Runs[0]), GeneratorLate(&r.Runs[0]))
+	}
+	var b bytes.Buffer
+	if err := WriteSummary(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	decision := out[strings.Index(out, "which limiter"):strings.Index(out, "\nnotes:")]
+	for _, want := range []string{
+		"fail_open cost", "fail_closed cost", // a column per policy, beside the policy's excess
+		"10 past the policy, 50 let through", // fail_open: faults.policy_excess, admitted_by_fault
+		"25 denied in error",                 // fail_closed: denied_by_fault
+		"240ms (outage-fail_open, in faults)",
+		"measured through the scheduled faults",
+	} {
+		if !strings.Contains(decision, want) {
+			t.Errorf("the decision table lacks %q:\n%s", want, decision)
+		}
+	}
+	if strings.Contains(out, "generator-bound") || strings.Contains(out, "late sends") {
+		t.Errorf("lateness inside the faults blamed on the generator:\n%s", out)
+	}
+	r.Runs[0].Requests.Late = 400 // 260 outside the faults: 26% of 1000
+	if !ScheduleSlipped(&r.Runs[0]) {
+		t.Error("260 late sends outside the faults: not slipped")
+	}
+}

@@ -30,6 +30,10 @@ type Faults struct {
 	Errors         int64 `json:"errors"`
 	AllowedOnError int64 `json:"allowed_on_error"`
 	DeniedOnError  int64 `json:"denied_on_error"`
+	// Late counts the requests decided inside the windows and their
+	// recoveries that went out more than 1ms after they were due (among
+	// requests.late): the fault's lateness, not the generator's.
+	Late int64 `json:"late,omitempty"`
 
 	// AdmittedByFault counts requests the error policy admitted that the
 	// limiter, had Redis answered, would have denied; DeniedByFault those
@@ -164,6 +168,10 @@ type FaultFigures struct {
 	DeniedOnError  int64 `json:"denied_on_error"`
 	// Attempts counts the calls made to Redis for them, retries included.
 	Attempts int64 `json:"attempts"`
+	// Late counts those sent more than 1ms after they were due: workers
+	// the fault held (a call waiting out its timeout, a retry) could not
+	// send the requests that fell due meanwhile.
+	Late int64 `json:"late,omitempty"`
 }
 
 // StateLoss is what a restart, kill or failover took from the limiter.

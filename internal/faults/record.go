@@ -34,7 +34,13 @@ type faultCounts struct {
 	allowed, denied, errors       atomic.Int64
 	allowedOnError, deniedOnError atomic.Int64
 	attempts, retries             atomic.Int64
+	// late counts requests sent more than lateAfter after they were due.
+	late atomic.Int64
 }
+
+// lateAfter is how far past its due time a request is sent late, as the
+// run's requests.late counts it.
+const lateAfter = time.Millisecond
 
 // faultShowBin is one shown bin's latency histogram, made when the bin
 // first gets a decision.
@@ -132,6 +138,9 @@ func (f *recorder) spanAt(t time.Time) int {
 func (f *recorder) Record(o *event.Outcome) {
 	i := f.fineIndex(o.Done)
 	c := &f.fine[i]
+	if o.Sent.Sub(o.Due) > lateAfter {
+		c.late.Add(1)
+	}
 	var pd *event.PolicyDecision
 	switch {
 	case o.Err == nil && o.Decision.Allowed:
@@ -237,6 +246,7 @@ func (f *recorder) span(a, b time.Time) result.FaultFigures {
 		out.AllowedOnError += c.allowedOnError.Load()
 		out.DeniedOnError += c.deniedOnError.Load()
 		out.Attempts += c.attempts.Load()
+		out.Late += c.late.Load()
 	}
 	out.Decisions = out.Allowed + out.Denied + out.Errors
 	return out

@@ -209,3 +209,25 @@ func TestBlackHoleDroppedRequestsNeverRan(t *testing.T) {
 		}
 	}
 }
+
+// TestFaultSpansCountLateSends: a request sent more than 1ms after it was
+// due counts as late in the span it was decided in (the run's
+// requests.late counts it the same way), so the lateness a fault caused
+// can be told from the generator's.
+func TestFaultSpansCountLateSends(t *testing.T) {
+	start := time.Unix(1_700_000_000, 0)
+	f := newRecorder(start, 10*time.Second, nil, nil, event.Offset{})
+	for ms := 0; ms < 1000; ms += 5 {
+		lag := int64(500) // on time: half a millisecond after its due time
+		if ms >= 300 && ms < 500 {
+			lag = 40_000 // held back by the fault: 40ms late
+		}
+		o := outcomeAt(start, ms, true, false, 0)
+		o.Due = o.Sent.Add(-time.Duration(lag) * time.Microsecond)
+		f.Record(o)
+	}
+	at := func(ms int) time.Time { return start.Add(time.Duration(ms) * time.Millisecond) }
+	if in, out := f.span(at(300), at(500)), f.span(at(500), at(1000)); in.Late != 40 || out.Late != 0 {
+		t.Errorf("late sends: %d in the fault's span, %d after it; want 40 and 0", in.Late, out.Late)
+	}
+}

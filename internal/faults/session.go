@@ -477,6 +477,7 @@ func (s *Session) Finish(elapsed time.Duration) Report {
 		w := s.window(i, flt, beats, limit)
 		f.Windows = append(f.Windows, w)
 		f.Errors += w.Window.Errors + w.Recovery.Errors
+		f.Late += w.Window.Late + w.Recovery.Late
 		f.MaxRecoveryMs = max(f.MaxRecoveryMs, w.RecoveryMs)
 	}
 	if len(s.switches) > 0 {

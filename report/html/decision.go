@@ -26,11 +26,14 @@ type decision struct {
 	Recommendation string
 	// MemoryAt and MemoryAtMillion head the two memory columns.
 	MemoryAt, MemoryAtMillion string
-	Missing                   []string
 	// Ideal, when some run was set beside the ideal limiter, says which
 	// one, and that it runs on the arrivals: the wrong-vs-ideal column's
 	// note.
 	Ideal string
+	// Policies head a column each: the error policies the runs with
+	// faults ran under, whose cost each row shows.
+	Policies []string
+	Missing  []string
 }
 
 // decisionRow is one algorithm's line of the summary table.
@@ -46,6 +49,8 @@ type decisionRow struct {
 	// Wrong is its share of decisions decided otherwise than the ideal
 	// limiter, with its false admits + false denies.
 	Wrong string
+	// PolicyCosts are the row's cells under Policies.
+	PolicyCosts []string
 
 	// The figures behind the cells, for the sentences.
 	usPerCall, worstP99, bytesPerIdentity          float64
@@ -68,8 +73,19 @@ func decide(v *view) decision {
 		d.Ideal = "Wrong vs ideal: the share of decisions a limiter decided otherwise than " + ideal +
 			", run on the same arrivals (not on what the limiter admitted), with its false admits + false denies."
 	}
+	d.Policies = report.ErrorPolicies(v.r)
 	for _, alg := range v.algorithms {
-		d.Rows = append(d.Rows, decideAlgorithm(v, alg, costs[alg], n, d.MemoryAtMillion != ""))
+		row := decideAlgorithm(v, alg, costs[alg], n, d.MemoryAtMillion != "")
+		for _, p := range d.Policies {
+			cell := dash
+			if c := costs[alg]; c != nil {
+				if pc, ok := c.Policy(p); ok {
+					cell = pc.Cell()
+				}
+			}
+			row.PolicyCosts = append(row.PolicyCosts, cell)
+		}
+		d.Rows = append(d.Rows, row)
 	}
 	d.Sentences = decisionSentences(v, d.Rows)
 	d.Missing = missingFigures(v, d.Rows)
@@ -116,6 +132,8 @@ func decideAlgorithm(v *view, alg string, costs *report.Costs, identities int64,
 		}
 	}
 	switch {
+	case row.haveClient && costs.P99InFaults:
+		row.ClientP99 = fmt.Sprintf("%s (%s, in faults)", report.FormatMicros(int64(row.worstP99)), row.p99Scenario)
 	case row.haveClient:
 		row.ClientP99 = fmt.Sprintf("%s (%s)", report.FormatMicros(int64(row.worstP99)), row.p99Scenario)
 	case row.slipped:
@@ -276,6 +294,20 @@ func missingFigures(v *view, rows []decisionRow) []string {
 		if !r.haveClient && r.slipped {
 			slipped = append(slipped, r.Algorithm)
 		}
+	}
+	if len(v.r.Runs) > 0 && len(report.ErrorPolicies(v.r)) > 0 {
+		out = append(out, "Each error policy's cost: under the scheduled faults, how far its admissions on error took one identity past the policy, "+
+			"what it let through that the limiter would have denied, and what it denied in error that the limiter would have admitted "+
+			"(the error policies side by side, below, have every figure).")
+	}
+	var inFaults []string
+	for _, r := range rows {
+		if strings.Contains(r.ClientP99, ", in faults)") {
+			inFaults = append(inFaults, r.Algorithm)
+		}
+	}
+	if len(inFaults) > 0 {
+		out = append(out, fmt.Sprintf("The worst p99 of %s was measured through the scheduled faults, which held the calls: the faults table has each fault's own figures.", list(inFaults)))
 	}
 	if len(slipped) > 0 {
 		out = append(out, fmt.Sprintf("No client latency for %s: in every run the generator fell behind its schedule, so the latency measured is its own queue "+

@@ -2,11 +2,13 @@ package html
 
 import (
 	"fmt"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/rlbench/rlbench/internal/plural"
 	"github.com/rlbench/rlbench/report"
 	"github.com/rlbench/rlbench/result"
 )
@@ -15,7 +17,10 @@ import (
 // second as a solid area in the algorithm's colour, denied ones stacked
 // above as a lighter band, and the policy's limit for all the scenario's
 // identities as a dashed line, over the bins the throughput plot uses.
-// Tiles share their axes so they compare.
+// Tiles share their axes so they compare. A run with scheduled faults is
+// scaled to the rate it offered: the backlog a fault releases (2,500/s
+// against an offered 400/s and a policy of 200/s) would flatten the
+// policy's line, so it is clipped, and the tile says how high it went.
 func admissionsOverTime(v *view, scenario string) (drawing, error) {
 	runs := v.scenarioRuns(scenario)
 	title := "Admissions over time — scenario " + scenario
@@ -23,17 +28,38 @@ func admissionsOverTime(v *view, scenario string) (drawing, error) {
 	count := 0
 	binned := map[*result.Run][]spannedBin{}
 	axis := "time (s, decisions counted when decided)"
+	peak := map[*result.Run]float64{}
 	for _, run := range runs {
 		bins, width := fullBins(run)
 		binned[run] = bins
 		count += len(bins)
+		faulted := scheduledFaults(run) && run.Rate.TargetPerS > 0
 		for _, b := range bins {
 			xMax = max(xMax, float64(b.TMs+b.spanMs)/1000)
-			yMax = max(yMax, float64(b.Allowed+b.Denied)*1000/float64(b.spanMs))
+			perS := float64(b.Allowed+b.Denied) * 1000 / float64(b.spanMs)
+			if faulted {
+				// What the run offered bounds what it decides, but for
+				// the backlog a fault held back.
+				peak[run] = max(peak[run], perS)
+				continue
+			}
+			yMax = max(yMax, perS)
+		}
+		if faulted {
+			yMax = max(yMax, run.Rate.TargetPerS)
 		}
 		yMax = max(yMax, aggregateLimit(v.r, run))
 		if len(bins) > 0 {
 			axis = fmt.Sprintf("time (s; %s bins, decisions counted when decided)", report.FormatMillis(width))
+		}
+	}
+	// Clip only what stands well above the rest: a spike that fits is drawn.
+	clipped := false
+	for _, run := range runs {
+		if peak[run] > yMax/(1-0.3) {
+			clipped = true
+		} else {
+			yMax = max(yMax, peak[run])
 		}
 	}
 	if count == 0 {
@@ -77,15 +103,26 @@ func admissionsOverTime(v *view, scenario string) (drawing, error) {
 			l := horizontal(lim, limitColor, true)
 			p.Add(l)
 			if i == 0 {
-				p.Legend.Add(fmt.Sprintf("policy limit %s/s (%d per %s x %d identities)",
-					report.FormatRate(lim), runLimit(v.r, run), report.FormatMillis(runWindowMs(v.r, run)), run.Identities), l)
+				p.Legend.Add(fmt.Sprintf("policy limit %s/s (%d per %s x %d %s)",
+					report.FormatRate(lim), runLimit(v.r, run), report.FormatMillis(runWindowMs(v.r, run)), run.Identities, plural.Noun(run.Identities, "identity", "identities")), l)
 			}
 		}
 		p.X.Min, p.X.Max = 0, xMax
 		padTop(p, yMax, 0.3)
+		if clipped && peak[run] > p.Y.Max {
+			p.Legend.Add(fmt.Sprintf("clipped: after a fault, up to %s/s", report.FormatRate(peak[run])), swatch{fill: tint(col, 0.25), outline: col})
+		}
 		tiles = append(tiles, p)
 	}
 	return grid{title: title, plots: gridOf(tiles, 2)}, nil
+}
+
+// scheduledFaults reports whether run had faults its profile scheduled.
+func scheduledFaults(run *result.Run) bool {
+	if run.Faults == nil {
+		return false
+	}
+	return slices.ContainsFunc(run.Faults.Windows, func(w result.FaultWindow) bool { return !w.Unscheduled })
 }
 
 // stepAreas turns bins into step outlines of the allowed rate and of the

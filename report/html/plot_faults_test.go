@@ -129,3 +129,42 @@ func TestHTMLComparesPoliciesSideBySide(t *testing.T) {
 		t.Error("a table of policies for runs under one policy")
 	}
 }
+
+// TestAdmissionsClipTheBacklogOfAFault: a run with a scheduled fault is
+// scaled to the rate it offered, so a recovery spike of 2,500/s does not
+// flatten a policy line at 200/s (the tile's legend says how high it
+// went). A run without faults keeps its bursts on the axis.
+func TestAdmissionsClipTheBacklogOfAFault(t *testing.T) {
+	r := faultRuns()
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		run.Identities, run.Rate = 10, result.RateFigures{TargetPerS: 400, AchievedPerS: 400}
+		run.Timeline = &result.Timeline{BinMs: 100}
+		for t := int64(0); t < 2000; t += 100 {
+			b := result.Bin{TMs: t, Allowed: 20, Denied: 20} // 400/s offered, 200/s admitted
+			if t == 1000 {
+				b.Allowed, b.Denied = 250, 0 // the backlog: 2,500/s
+			}
+			run.Timeline.Bins = append(run.Timeline.Bins, b)
+		}
+	}
+	r.Profile.Policy = result.PolicyInfo{Limit: 20, WindowMs: 1000}
+	for _, tc := range []struct {
+		scenario string
+		clipped  bool
+	}{{"outage", true}, {"steady", false}} {
+		d, err := admissionsOverTime(newView(r), tc.scenario)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, ok := d.(grid)
+		if !ok {
+			t.Fatalf("%s: %T, want a grid of tiles", tc.scenario, d)
+		}
+		p := g.plots[0][0]
+		// 400/s offered, the axis padded by 30%: 571/s.
+		if clipped := p.Y.Max < 2500; clipped != tc.clipped || tc.clipped && p.Y.Max > 600 {
+			t.Errorf("%s: y axis to %.0f; want clipped %v", tc.scenario, p.Y.Max, tc.clipped)
+		}
+	}
+}
