@@ -35,6 +35,14 @@ func WhyNoMemory(r *result.Result, run *result.Run) string {
 			return n
 		}
 	}
+	if m.UsedMemoryUnread {
+		for _, u := range run.Unavailable {
+			if u.Figure == "memory" || strings.HasPrefix(u.Figure, "memory.") {
+				return fmt.Sprintf("used_memory was not read: the user may not run %s (%s)", u.Command, u.Reason)
+			}
+		}
+		return "used_memory was not read before and after the run"
+	}
 	alive := fmt.Sprintf("%s of %s identities held a key when counted", FormatCount(m.Identities), FormatCount(int64(run.Identities)))
 	switch {
 	case int64(run.Identities) < result.MinIdentitiesForBytes:

@@ -36,9 +36,10 @@ func TestWhyNoMemory(t *testing.T) {
 		{"a fill too small", "private", run(500, &result.Memory{ExpiredKeys: 500, Fill: &result.MemoryFill{Identities: 500, BytesPerIdentity: 300}}),
 			"the fill that measured it apart had 500 identities, fewer than the 1,000 it takes"},
 		{"the census failed", "private", run(100_000, &result.Memory{CensusFailed: true}), "the key census failed"},
-		{"the server was replaced", "private", run(100_000, &result.Memory{Identities: 10_000,
+		{"the server was replaced", "private", run(100_000, &result.Memory{Identities: 10_000, UsedMemoryUnread: true,
 			Notes: []string{"no used_memory delta: the server was replaced 1 time by scheduled faults"}}), "no used_memory delta: the server was replaced"},
-		{"embedded", "embedded", run(100_000, &result.Memory{Identities: 100_000}), "the embedded server keeps no used_memory"},
+		{"embedded", "embedded", run(100_000, &result.Memory{Identities: 100_000, UsedMemoryUnread: true}), "the embedded server keeps no used_memory"},
+		{"used_memory refused", "external", run(100_000, &result.Memory{Identities: 100_000, UsedMemoryUnread: true}), "used_memory was not read"},
 		{"not read", "private", run(100_000, nil), "the server's memory was not read after the run"},
 	} {
 		r.Redis.Mode = tc.mode
