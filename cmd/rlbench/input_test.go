@@ -140,7 +140,7 @@ func TestAPipeWhoseWriterComesLater(t *testing.T) {
 		wrote <- errors.Join(err, w.Close())
 	}()
 	code, stdout, stderr := runCLIWithin(t, context.Background(), 10*time.Second, "validate", path)
-	if code != exitOK || !strings.Contains(stdout, ": ok: 1 scenarios") {
+	if code != exitOK || !strings.Contains(stdout, ": ok: 1 scenario x") {
 		t.Errorf("exit %d: %s%s", code, stdout, stderr)
 	}
 	select {
