@@ -172,7 +172,7 @@ func accuracyOf(c *Costs, byIdeal bool) (accuracy, bool) {
 		slack:  timingSlack(float64(c.PolicyExcess)),
 		phrase: value + " past the policy in one window",
 		value:  value,
-		basis:  "here the most one identity got past the policy within one window: this result holds no replay through the ideal limiter",
+		basis:  "here the most one identity got past the policy within one window: not every limiter of this result was judged beside one ideal limiter",
 	}, true
 }
 

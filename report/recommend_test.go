@@ -61,7 +61,7 @@ func TestRecommend(t *testing.T) {
 			"sliding_log", "token_bucket", decidedAccuracy,
 			[]string{"Best fit for 100 per 1s on this traffic: sliding_log, the most accurate (0 past the policy in one window), 2.05 KiB per identity in steady, 24.0 µs of Redis time per decision",
 				"the runner-up, token_bucket, would save 1.92 KiB per identity (187 MiB at 100k identities) but cost 4.0 µs more Redis time per decision (17%) and 13 past the policy in one window instead of 0",
-				"ranked by accuracy (here the most one identity got past the policy within one window: this result holds no replay through the ideal limiter), then memory per identity"}, nil, ""},
+				"ranked by accuracy (here the most one identity got past the policy within one window: not every limiter of this result was judged beside one ideal limiter), then memory per identity"}, nil, ""},
 		{"equally accurate (within timing): memory decides", []candidate{
 			{"sliding_log", 1, 24, 2100, verdict.Kept}, {"gcra", 0, 10, 90, verdict.Kept}},
 			"gcra", "sliding_log", decidedMemory,
