@@ -92,7 +92,7 @@ func (l *unitsLimiter) Allow(ctx context.Context, key string) (algorithms.Decisi
 // each call carrying the units its arrival asked for; the achieved rate is
 // measured over the span the source says it ended at.
 func TestOpenLoopSendsArrivalsOfAnySource(t *testing.T) {
-	clock := newFakeClock()
+	clock := newSimClock()
 	lim := &unitsLimiter{instantLimiter: instantLimiter{clock: clock}, units: map[string]int64{}}
 	d := fakeScheduler(clock, lim, 1)
 	d.segment = plan.Segment{Index: 0, Count: 2}

@@ -3,7 +3,6 @@ package workload
 import (
 	"cmp"
 	"context"
-	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -19,7 +18,7 @@ import (
 // caller's clock says (the clock the call's context carries), as a
 // limiter that takes its time from its caller would read it.
 type callerClockLimiter struct {
-	clock *fakeClock
+	clock event.Clock
 }
 
 var _ algorithms.Limiter = (*callerClockLimiter)(nil)
@@ -53,23 +52,15 @@ func (s *outcomeLog) Record(o *event.Outcome) {
 }
 
 // fleetRun sends an open loop of 1000 requests a second for a second over
-// 10 identities, from fleet (nil: none), on a fake clock that moves only
-// once every request handed out has reached the limiter, and returns every
-// outcome and the scheduler.
+// 10 identities, from fleet (nil: none), on a simulated clock (each reply
+// read at the instant its request was sent), and returns every outcome and
+// the scheduler.
 func fleetRun(t *testing.T, fleet *plan.Fleet) ([]event.Outcome, *scheduler) {
 	t.Helper()
-	clock := newFakeClock()
+	clock := newSimClock()
 	lim := &callerClockLimiter{clock: clock}
-	picker := &countingPicker{IdentityPicker: RoundRobin{Count: 10}}
+	picker := RoundRobin{Count: 10}
 	d := fakeScheduler(clock, lim, 4)
-	// Before the clock moves, every request handed out has been recorded,
-	// its reply read at the instant it was sent.
-	clock.settle = func() {
-		deadline := time.Now().Add(5 * time.Second)
-		for d.rec.completed() < picker.picks.Load()-1 && time.Now().Before(deadline) {
-			runtime.Gosched()
-		}
-	}
 	d.fleet = newFleetRoute(fleet, 7, d.callCtx, clock, d.rec.start)
 	d.rec.countInstances(fleet.Instances())
 	log := &outcomeLog{}

@@ -3,7 +3,6 @@ package workload
 import (
 	"context"
 	"math"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -57,7 +56,7 @@ func (c *fakeClock) advance(d time.Duration) {
 // instantLimiter answers at once (or after callTime of fake time), admitting
 // every other request.
 type instantLimiter struct {
-	clock    *fakeClock
+	clock    testClock
 	callTime time.Duration
 	mu       sync.Mutex
 	n        int
@@ -132,20 +131,14 @@ func (p *countingPicker) Pick(n uint64) uint64 {
 	return p.IdentityPicker.Pick(n)
 }
 
-// settleOn makes clock wait, before it moves, until every request picked
-// before the one it is waiting for has reached the limiter (bounded, so a
-// bug fails instead of hanging). The schedule picks a request's identity
-// before it sleeps until the request is due.
-func settleOn(clock *fakeClock, picker *countingPicker, lim *instantLimiter) {
-	clock.settle = func() {
-		deadline := time.Now().Add(5 * time.Second)
-		for lim.calls.Load() < picker.picks.Load()-1 && time.Now().Before(deadline) {
-			runtime.Gosched()
-		}
-	}
+// testClock is a fake clock a test limiter moves for the time its call
+// takes.
+type testClock interface {
+	event.Clock
+	advance(d time.Duration)
 }
 
-func fakeScheduler(clock *fakeClock, lim algorithms.Limiter, conc int) *scheduler {
+func fakeScheduler(clock event.Clock, lim algorithms.Limiter, conc int) *scheduler {
 	return &scheduler{
 		limiter:     lim,
 		windows:     lim,
@@ -157,20 +150,24 @@ func fakeScheduler(clock *fakeClock, lim algorithms.Limiter, conc int) *schedule
 	}
 }
 
-// TestOpenLoopKeepsTheSchedule: with instant answers, a uniform schedule sends
-// exactly rate x duration requests, none late, each identity its share.
+// TestOpenLoopKeepsTheSchedule: with answers that take 2ms, four
+// connections keep a uniform schedule of 1000/s exactly: every request goes
+// out at its due time (none waits for a connection, none is late), rate x
+// duration of them, each identity its share.
 func TestOpenLoopKeepsTheSchedule(t *testing.T) {
-	clock := newFakeClock()
-	lim := &instantLimiter{clock: clock}
-	picker := &countingPicker{IdentityPicker: RoundRobin{Count: 10}}
-	settleOn(clock, picker, lim)
+	clock := newSimClock()
+	lim := &instantLimiter{clock: clock, callTime: 2 * time.Millisecond}
 	d := fakeScheduler(clock, lim, 4)
-	out := d.openLoop(context.Background(), &Schedule{Pacer: ConstantPacer{PerSecond: 1000}, Picker: picker}, time.Second)
+	out := d.openLoop(context.Background(), &Schedule{Pacer: ConstantPacer{PerSecond: 1000}, Picker: RoundRobin{Count: 10}}, time.Second)
 	var res result.Run
 	d.rec.fill(&res)
 	q := res.Requests
-	if q.Sent != 1000 || q.Late != 0 || out.unsent != 0 || out.interrupted {
-		t.Errorf("sent %d, late %d, unsent %d, interrupted %v; want 1000, 0, 0, false", q.Sent, q.Late, out.unsent, out.interrupted)
+	if q.Sent != 1000 || q.Late != 0 || res.MaxLagUs != 0 || out.unsent != 0 || out.busy != 0 || out.interrupted {
+		t.Errorf("sent %d, late %d (the latest by %dus), unsent %d, busy %d, interrupted %v; want 1000, 0 (0us), 0, 0, false",
+			q.Sent, q.Late, res.MaxLagUs, out.unsent, out.busy, out.interrupted)
+	}
+	if res.LatencyUs.Max != 2000 || res.LatencyUs.P50 != res.LatencyUncorrectedUs.P50 {
+		t.Errorf("latency %+v from the due time, %+v from the send; want every request 2ms from either", res.LatencyUs, res.LatencyUncorrectedUs)
 	}
 	if q.Allowed+q.Denied+q.Errors != q.Sent {
 		t.Errorf("counts do not add up: %+v", q)
@@ -178,14 +175,16 @@ func TestOpenLoopKeepsTheSchedule(t *testing.T) {
 	if got := float64(q.Sent) / out.elapsed.Seconds(); got != 1000 {
 		t.Errorf("achieved %v/s, want 1000", got)
 	}
-	if len(res.Series) != 1 || res.Series[0].Allowed+res.Series[0].Denied != 1000 {
-		t.Errorf("series %+v", res.Series)
+	// Each request is decided 2ms after its due time: the last two in
+	// the second after.
+	if len(res.Series) != 2 || res.Series[0].Allowed+res.Series[0].Denied != 998 || res.Series[1].Allowed+res.Series[1].Denied != 2 {
+		t.Errorf("series %+v, want 998 decisions in the first second and 2 in the next", res.Series)
 	}
 }
 
 // TestOpenLoopPoissonCount: a Poisson schedule sends about rate x duration.
 func TestOpenLoopPoissonCount(t *testing.T) {
-	clock := newFakeClock()
+	clock := newSimClock()
 	d := fakeScheduler(clock, &instantLimiter{clock: clock}, 4)
 	d.openLoop(context.Background(), &Schedule{Pacer: NewPoissonPacer(5000, 11), Picker: NewRandomPicker(100, 11)}, 4*time.Second)
 	sent := d.rec.completed()
@@ -195,10 +194,12 @@ func TestOpenLoopPoissonCount(t *testing.T) {
 }
 
 // TestOpenLoopRecordsASlippedSchedule: when calls take longer than the gap
-// and there is one worker, requests go out late, the lateness shows in the
-// corrected latency, and what could not be sent by the end is counted.
+// and there is one connection, requests wait for it and go out late, the
+// lateness shows in the corrected latency, and what could not be sent by
+// the deadline is counted: one call every 5ms for the 150ms until the
+// deadline (the 100ms of the schedule and its grace) sends 30 of the 100.
 func TestOpenLoopRecordsASlippedSchedule(t *testing.T) {
-	clock := newFakeClock()
+	clock := newSimClock()
 	d := fakeScheduler(clock, &instantLimiter{clock: clock, callTime: 5 * time.Millisecond}, 1)
 	out := d.openLoop(context.Background(), &Schedule{Pacer: ConstantPacer{PerSecond: 1000}, Picker: RoundRobin{Count: 1}}, 100*time.Millisecond)
 	var res result.Run
@@ -206,8 +207,9 @@ func TestOpenLoopRecordsASlippedSchedule(t *testing.T) {
 	if res.Requests.Late == 0 {
 		t.Errorf("no late sends recorded")
 	}
-	if res.Requests.Sent+out.unsent != 100 {
-		t.Errorf("sent %d + unsent %d != 100 due", res.Requests.Sent, out.unsent)
+	if res.Requests.Sent != 30 || out.unsent != 70 || out.busy != 29 || out.elapsed != 100*time.Millisecond {
+		t.Errorf("sent %d, unsent %d, %d waited for the connection, over %s; want 30, 70, 29 (all but the first) over 100ms",
+			res.Requests.Sent, out.unsent, out.busy, out.elapsed)
 	}
 	c, u := res.LatencyUs, res.LatencyUncorrectedUs
 	if c.P50 <= u.P50 || u.P50 < 4900 {
@@ -220,7 +222,7 @@ func TestOpenLoopRecordsASlippedSchedule(t *testing.T) {
 
 // TestOpenLoopStopsOnCount: a request bound ends the schedule early.
 func TestOpenLoopStopsOnCount(t *testing.T) {
-	clock := newFakeClock()
+	clock := newSimClock()
 	d := fakeScheduler(clock, &instantLimiter{clock: clock}, 2)
 	out := d.openLoop(context.Background(), &Schedule{Pacer: ConstantPacer{PerSecond: 100}, Picker: RoundRobin{Count: 3}, Requests: 25}, time.Hour)
 	if n := d.rec.completed(); n != 25 {
@@ -233,7 +235,7 @@ func TestOpenLoopStopsOnCount(t *testing.T) {
 
 // TestOpenLoopStopsOnCancel: cancelling ends issuing promptly and says so.
 func TestOpenLoopStopsOnCancel(t *testing.T) {
-	clock := newFakeClock()
+	clock := newSimClock()
 	d := fakeScheduler(clock, &instantLimiter{clock: clock}, 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -155,70 +155,6 @@ func (d *scheduler) deliver(worker int, o *event.Outcome) {
 	}
 }
 
-// openLoop runs an open-loop schedule: each request is handed to a free worker
-// at its due time, whatever happened to earlier ones, and its latency counts
-// from the due time. When every worker is busy the hand-off waits, the
-// request goes out late, and the lateness is recorded rather than hidden.
-// The schedule ends with its arrivals or at duration, whichever is first.
-func (d *scheduler) openLoop(ctx context.Context, arr Arrivals, duration time.Duration) scheduleEnd {
-	jobs, wait := d.startWorkers()
-	defer wait()
-	defer jobs.close()
-
-	defer event.TuneForPacing(d.clock)()
-	start := d.rec.start
-	var drawn, owned, busy int64
-	end := func(e scheduleEnd) scheduleEnd {
-		// What was held for a batch goes out before the workers stop.
-		sent, waited := jobs.flush(ctx)
-		busy += waited
-		e.interrupted = e.interrupted || !sent
-		e.drawn, e.owned, e.busy = drawn, owned, busy
-		return e
-	}
-	var a Arrival
-	for {
-		if !arr.Next(&a) {
-			return end(scheduleEnd{elapsed: min(a.Due, duration)})
-		}
-		if a.Due >= duration {
-			return end(scheduleEnd{elapsed: duration})
-		}
-		// Every request of the whole schedule is drawn, in order, so that
-		// every segment sees the same identities at the same due times.
-		drawn++
-		if !d.segment.Owns(a.Identity) {
-			continue
-		}
-		owned++
-		if wait := a.Due - d.clock.Now().Sub(start); wait > 0 {
-			// Nothing held waits through the sleep.
-			sent, waited := jobs.flush(ctx)
-			busy += waited
-			if !sent {
-				return end(scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true})
-			}
-			if d.clock.Sleep(ctx, max(wait, minPacingSleep)) != nil {
-				return end(scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true})
-			}
-		}
-		if d.clock.Now().Sub(start) >= duration+deadlineGrace {
-			// The deadline passed while the generator was behind: what was
-			// due but never sent is counted, not silently dropped.
-			mine, all := d.countDue(arr, duration)
-			owned, drawn = owned+mine, drawn+all
-			return end(scheduleEnd{elapsed: duration, unsent: 1 + mine})
-		}
-		// Every worker busy: the request waits for one, and goes out late
-		// if the wait is long.
-		sent, waited := jobs.add(ctx, job{identity: a.Identity, due: start.Add(a.Due), units: a.Units, instance: a.Instance})
-		busy += waited
-		if !sent {
-			return end(scheduleEnd{elapsed: d.clock.Now().Sub(start), interrupted: true})
-		}
-	}
-}
-
 // startWorkers starts the workers that send the jobs handed to them: a
 // fleet's instances each have their share of the workers, which send only
 // that instance's requests (in batches, when pipelined). The caller
@@ -240,35 +176,6 @@ func (d *scheduler) startWorkers() (jobs dispatch, wait func()) {
 		}(d.newWorker(i), q.of(i))
 	}
 	return q, wg.Wait
-}
-
-// minPacingSleep is the shortest the schedule sleeps for a request that
-// is not yet due. Each sleep costs rlbench a system call and a wake-up
-// (about 20us of CPU on a small virtual machine): at rates where requests
-// are due microseconds apart, sleeping for each one spent more of a CPU
-// than the requests themselves. A request due sooner than this waits as
-// long, and goes out with every other request due by then; so above
-// 1/minPacingSleep a second the schedule wakes at most that often, and a
-// request goes out at most this late from its own sleep (its latency, from
-// the due time, says so), as wrk2 sends what its millisecond timer found
-// due.
-const minPacingSleep = 100 * time.Microsecond
-
-// deadlineGrace is how long after the end a request that was due before it
-// may still be sent, so a last request is not lost to a sleep's overshoot.
-const deadlineGrace = 50 * time.Millisecond
-
-// countDue reads the rest of arr's requests that are due before
-// duration: mine those for identities of the segment, all of them.
-func (d *scheduler) countDue(arr Arrivals, duration time.Duration) (mine, all int64) {
-	var a Arrival
-	for arr.Next(&a) && a.Due < duration {
-		all++
-		if d.segment.Owns(a.Identity) {
-			mine++
-		}
-	}
-	return mine, all
 }
 
 // closedLoop runs a closed loop: every worker sends its next request (or,

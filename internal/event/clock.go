@@ -34,6 +34,24 @@ func TuneForPacing(clock Clock) (undo func()) {
 	return func() {}
 }
 
+// Participants is an optional capability of a Clock that simulates time
+// for many goroutines at once (a test's): it moves time on only while every
+// goroutine that sleeps on it is asleep, so it must know them. The engine
+// joins each goroutine that paces itself on the clock before it starts it,
+// and leaves when the goroutine ends.
+type Participants interface {
+	Join() (leave func())
+}
+
+// Join joins a goroutine about to start to clock's participants, when the
+// clock keeps them; the returned function leaves.
+func Join(clock Clock) (leave func()) {
+	if p, ok := clock.(Participants); ok {
+		return p.Join()
+	}
+	return func() {}
+}
+
 // RealClock is the wall clock.
 type RealClock struct{}
 
