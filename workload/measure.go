@@ -162,8 +162,15 @@ func (r *Runner) Measure(ctx context.Context, mc Step) (Measured, error) {
 	}
 	ms.parts.err = ms.runErr
 	ms.m.Run = assemble(ms.parts)
-	if prog := mc.Progress; prog != nil && r.Observer != nil {
-		r.Observer.RunFinished(prog, ms.m.Run)
+	if prog := mc.Progress; prog != nil {
+		for _, s := range r.Sinks {
+			if a, ok := s.(event.Assessor); ok {
+				a.RunAssessed(prog.traffic(), ms.m.Run)
+			}
+		}
+		if r.Observer != nil {
+			r.Observer.RunFinished(prog, ms.m.Run)
+		}
 	}
 	return ms.m, ms.runErr
 }
@@ -323,6 +330,15 @@ func (ms *measurement) auditConfig() audit.Config {
 // early, or nil.
 func (ms *measurement) traffic(ctx context.Context) error {
 	r, spec := ms.r, ms.mc.Spec
+	// A watcher counts the traffic's outcomes from before the observer is
+	// told the run started.
+	watched := ms.prog.traffic()
+	for _, s := range r.Sinks {
+		if w, ok := s.(event.Watcher); ok {
+			w.TrafficStarted(watched)
+			defer w.TrafficEnded(watched)
+		}
+	}
 	if ms.mc.Progress != nil && r.Observer != nil {
 		r.Observer.RunStarted(ms.prog)
 	}

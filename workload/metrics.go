@@ -19,10 +19,6 @@ const (
 	maxErrorKinds = 20
 )
 
-// LateThreshold is how far behind its due time a request may be sent before
-// it counts as late.
-const LateThreshold = time.Millisecond
-
 // latencies are HDR histograms of one latency measure, in microseconds.
 type latencies struct {
 	all, allowed, denied *hdrhistogram.Histogram
@@ -112,7 +108,7 @@ func (r *recorder) record(worker int, o *event.Outcome) {
 			c.allowed++
 		}
 	}
-	if lag > LateThreshold {
+	if lag > event.LateThreshold {
 		s.counts.Late++
 	}
 	if lag > s.maxLag {

@@ -215,7 +215,7 @@ func TestOpenLoopRecordsASlippedSchedule(t *testing.T) {
 	if c.P50 <= u.P50 || u.P50 < 4900 {
 		t.Errorf("corrected p50 %dus should exceed uncorrected p50 %dus (about 5000us)", c.P50, u.P50)
 	}
-	if res.MaxLagUs <= LateThreshold.Microseconds() {
+	if res.MaxLagUs <= event.LateThreshold.Microseconds() {
 		t.Errorf("max lag %dus", res.MaxLagUs)
 	}
 }

@@ -54,16 +54,20 @@ func (p *Progress) InFlight() int64 {
 	return p.rec.inFlight()
 }
 
-// Memory is the latest reading of rlbench's and the server's memory (and
-// the server's CPU time), at most probe.TrendInterval old while the run's
-// traffic goes on.
-func (p *Progress) Memory() probe.Reading { return p.trend.Latest() }
+// traffic is the run's traffic as a watcher reads it (event.Watcher):
+// the requests in flight, the admission bound so far, the latest reading
+// of the server (at most probe.TrendInterval old while the traffic goes
+// on).
+func (p *Progress) traffic() *event.Traffic {
+	return &event.Traffic{Run: p.Run, Started: p.Started, Planned: p.Planned, InFlight: p.InFlight,
+		AdmissionBound: p.admissionBound, Server: func() event.ServerReading { return p.trend.Latest().ServerReading }}
+}
 
-// AdmissionBound is the most units the run's limiter promises to admit,
+// admissionBound is the most units the run's limiter promises to admit,
 // all the identities this process sends for together, within the first d
 // of the traffic: its bound for one identity over d, times the
 // identities. It reports false for a limiter without a bound.
-func (p *Progress) AdmissionBound(d time.Duration) (int64, bool) {
+func (p *Progress) admissionBound(d time.Duration) (int64, bool) {
 	if p.bound == nil || d < 0 {
 		return 0, false
 	}

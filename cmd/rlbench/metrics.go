@@ -31,21 +31,13 @@ func startLiveMetrics(addr string, id livemetrics.Identity, stderr io.Writer) (*
 	return &liveMetrics{exporter: e, server: s}, nil
 }
 
-// sinks are what the runner hands every outcome to: the exporter, when
-// metrics are served.
+// sinks are what the runner hands every outcome to, and tells of each
+// run's traffic: the exporter, when metrics are served.
 func (m *liveMetrics) sinks() []event.Sink {
 	if m == nil {
 		return nil
 	}
 	return []event.Sink{m.exporter}
-}
-
-// observer is the exporter as an observer of the runs, or nil.
-func (m *liveMetrics) observer() workload.Observer {
-	if m == nil {
-		return nil
-	}
-	return m.exporter
 }
 
 // url is where the metrics are served ("" when they are not).

@@ -237,7 +237,7 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 		Env:       env,
 		RunID:     runID,
 		KeepKeys:  o.keepKeys,
-		Observer:  newObservers(newProgress(stderr, o.quiet), live.observer(), testObserver(live)),
+		Observer:  newObservers(newProgress(stderr, o.quiet), testObserver(live)),
 		Sinks:     live.sinks(),
 		Segments:  segs,
 		ShareCPUs: true,

@@ -44,10 +44,10 @@ var allowed = map[string][]string{
 	// The capacity shape measures through the engine, which never imports
 	// it: beside the engine, as the command's other parts are.
 	"capacity": {"workload", "plan", "result"},
-	// The live metrics watch the engine from above, as the command's
-	// progress bar does: a sink and an observer of its runs, which nothing
-	// below it imports.
-	"internal/livemetrics": {"workload", "result", "internal/event", "internal/probe", "internal/redisenv"},
+	// The live metrics watch the engine from outside: a sink of every
+	// outcome and a watcher of each run's traffic, both events; they never
+	// import the engine, and nothing below them imports them.
+	"internal/livemetrics": {"result", "internal/event", "internal/redisenv"},
 	// The profile language produces plans; it runs nothing.
 	"profile": {"algorithms", "plan", "result", "trace", "internal/input", "internal/redisconf", "internal/suggest"},
 	// Presentation reads results and the verdict, nothing that runs.

@@ -50,7 +50,7 @@ func (c runCollector) Describe(ch chan<- *prometheus.Desc) {
 // Collect implements prometheus.Collector.
 func (c runCollector) Collect(ch chan<- prometheus.Metric) {
 	if latest := c.e.latest.Load(); latest != nil {
-		if m := latest.memory(); m.Server {
+		if m := latest.traffic.Server(); m.Server {
 			ch <- prometheus.MustNewConstMetric(usedMemoryDesc, prometheus.GaugeValue, float64(m.UsedMemoryBytes))
 			ch <- prometheus.MustNewConstMetric(keysDesc, prometheus.GaugeValue, float64(m.Keys))
 			ch <- prometheus.MustNewConstMetric(cpuDesc, prometheus.CounterValue, m.CPUSeconds)
@@ -60,7 +60,7 @@ func (c runCollector) Collect(ch chan<- prometheus.Metric) {
 	if r == nil {
 		return
 	}
-	p, labels := r.progress, r.labels
+	p, labels := r.traffic, r.labels
 	elapsed := time.Since(p.Started)
 	ch <- prometheus.MustNewConstMetric(inFlightDesc, prometheus.GaugeValue, float64(p.InFlight()), labels...)
 	ch <- prometheus.MustNewConstMetric(elapsedDesc, prometheus.GaugeValue, elapsed.Seconds(), labels...)
@@ -68,7 +68,7 @@ func (c runCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(plannedDesc, prometheus.GaugeValue, float64(p.Planned), labels...)
 	}
 	ch <- prometheus.MustNewConstMetric(runAdmittedDesc, prometheus.GaugeValue, float64(r.admittedUnits.Load()), labels...)
-	if bound, ok := r.bound(elapsed); ok {
+	if bound, ok := p.AdmissionBound(elapsed); ok {
 		ch <- prometheus.MustNewConstMetric(boundDesc, prometheus.GaugeValue, float64(bound), labels...)
 	}
 	active, started := map[string]float64{}, map[string]float64{}

@@ -12,9 +12,7 @@ import (
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/event"
-	"github.com/rlbench/rlbench/internal/probe"
 	"github.com/rlbench/rlbench/plan"
-	"github.com/rlbench/rlbench/workload"
 )
 
 // dashboardFile is the Grafana dashboard over the live metrics.
@@ -52,12 +50,13 @@ var seriesName = regexp.MustCompile(`\b(?:rlbench|process|go)_[a-z0-9_]+\b`)
 // _count.
 func servedNames(t *testing.T) map[string]bool {
 	e := New(Identity{Profile: "p", RunID: "r"})
-	p := &workload.Progress{Run: plan.Run{Algorithm: "a", Scenario: "s", Faults: plan.Faults{{Kind: plan.FaultPause, For: time.Hour}}},
-		Started: time.Now(), Planned: 10}
-	e.RunStarted(p)
-	r := e.current.Load()
-	r.memory = func() probe.Reading { return probe.Reading{Server: true, UsedMemoryBytes: 1, Keys: 1, CPUSeconds: 1} }
-	r.bound = func(time.Duration) (int64, bool) { return 1, true }
+	p := trafficOf(plan.Run{Algorithm: "a", Scenario: "s", Faults: plan.Faults{{Kind: plan.FaultPause, For: time.Hour}}})
+	p.Planned = 10
+	p.Server = func() event.ServerReading {
+		return event.ServerReading{Server: true, UsedMemoryBytes: 1, Keys: 1, CPUSeconds: 1}
+	}
+	p.AdmissionBound = func(time.Duration) (int64, bool) { return 1, true }
+	e.TrafficStarted(p)
 	now := time.Now()
 	e.Record(&event.Outcome{Due: now, Sent: now, Done: now, Decision: algorithms.Decision{Allowed: true}})
 	e.Record(&event.Outcome{Due: now, Sent: now, Done: now})

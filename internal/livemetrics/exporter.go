@@ -3,16 +3,13 @@ package livemetrics
 import (
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/rlbench/rlbench/internal/event"
-	"github.com/rlbench/rlbench/internal/probe"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/result"
-	"github.com/rlbench/rlbench/workload"
 )
 
 // Labels every rlbench series carries, besides its own.
@@ -45,8 +42,9 @@ var (
 )
 
 // Exporter keeps the live metrics of an invocation's runs. It is an
-// event.Sink (give it to workload.Runner.Sinks) and a workload.Observer
-// (RunStarted, RunFinished); Registry is what a Server serves.
+// event.Sink of every outcome, an event.Watcher of each run's traffic and
+// an event.Assessor of each run's result (give it to workload.Runner.Sinks);
+// Registry is what a Server serves.
 type Exporter struct {
 	reg *prometheus.Registry
 
@@ -71,8 +69,9 @@ type Exporter struct {
 }
 
 var (
-	_ event.Sink        = (*Exporter)(nil)
-	_ workload.Observer = (*Exporter)(nil)
+	_ event.Sink     = (*Exporter)(nil)
+	_ event.Watcher  = (*Exporter)(nil)
+	_ event.Assessor = (*Exporter)(nil)
 )
 
 // New makes an Exporter whose series carry id. Its registry also serves
@@ -123,12 +122,8 @@ func (e *Exporter) Registry() *prometheus.Registry { return e.reg }
 // runMetrics are one run's series, looked up once when it starts, so that
 // recording an outcome allocates nothing and takes no lock.
 type runMetrics struct {
-	progress *workload.Progress
-	labels   []string
-	// memory is the latest reading of the server and of rlbench, bound
-	// what the limiter promises over a time since the run began.
-	memory func() probe.Reading
-	bound  func(time.Duration) (int64, bool)
+	traffic *event.Traffic
+	labels  []string
 	// admittedUnits counts what the limiter admitted in this run, against
 	// its bound since the run started.
 	admittedUnits atomic.Int64
@@ -143,12 +138,13 @@ type runMetrics struct {
 	errors   map[string]prometheus.Counter
 }
 
-// RunStarted implements workload.Observer: from now on, outcomes count
-// towards p's run.
-func (e *Exporter) RunStarted(p *workload.Progress) {
+// TrafficStarted implements event.Watcher: from now on, outcomes count
+// towards t's run.
+func (e *Exporter) TrafficStarted(t *event.Traffic) {
+	p := t
 	labels := []string{p.Run.Algorithm, p.Run.Scenario}
 	r := &runMetrics{
-		progress: p, labels: labels, memory: p.Memory, bound: p.AdmissionBound,
+		traffic: t, labels: labels,
 		requests: e.requests.WithLabelValues(labels...),
 		late:     e.late.WithLabelValues(labels...),
 		admitted: e.admitted.WithLabelValues(labels...),
@@ -163,17 +159,21 @@ func (e *Exporter) RunStarted(p *workload.Progress) {
 	e.current.Store(r)
 }
 
-// RunFinished implements workload.Observer: the run's traffic is over and
-// every outcome of it has been recorded; run, when given, is its result,
-// whose comparison with the ideal limiter is exported.
-func (e *Exporter) RunFinished(p *workload.Progress, run *result.Run) {
-	e.active.WithLabelValues(p.Run.Algorithm, p.Run.Scenario).Set(0)
+// TrafficEnded implements event.Watcher: the run's traffic is over and
+// every outcome of it has been recorded.
+func (e *Exporter) TrafficEnded(t *event.Traffic) {
+	e.active.WithLabelValues(t.Run.Algorithm, t.Run.Scenario).Set(0)
 	e.current.Store(nil)
-	if run == nil || run.Accuracy == nil {
+}
+
+// RunAssessed implements event.Assessor: the run's result is whole, and its
+// decisions beside the ideal limiter, when it has them, are exported.
+func (e *Exporter) RunAssessed(t *event.Traffic, r *result.Run) {
+	if r == nil || r.Accuracy == nil {
 		return
 	}
-	a := run.Accuracy
-	labels := []string{p.Run.Algorithm, p.Run.Scenario, a.Ideal}
+	a := r.Accuracy
+	labels := []string{t.Run.Algorithm, t.Run.Scenario, a.Ideal}
 	e.idealDecisions.WithLabelValues(labels...).Set(float64(a.Decisions))
 	e.falseAdmits.WithLabelValues(labels...).Set(float64(a.FalseAdmits))
 	e.falseDenies.WithLabelValues(labels...).Set(float64(a.FalseDenies))
@@ -191,7 +191,7 @@ func (e *Exporter) Record(o *event.Outcome) {
 	r.latency.Observe(float64(result.HistMicros(o.Done.Sub(o.Due))) / 1e6)
 	lag := max(o.Sent.Sub(o.Due), 0)
 	r.lag.Observe(lag.Seconds())
-	if lag > workload.LateThreshold {
+	if lag > event.LateThreshold {
 		r.late.Inc()
 	}
 	switch {

@@ -17,7 +17,6 @@ import (
 	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
-	"github.com/rlbench/rlbench/workload"
 )
 
 // scrape reads the exporter's metrics as Prometheus would, through its
@@ -103,8 +102,8 @@ func TestRecordCountsWhatTheResultCounts(t *testing.T) {
 		return &event.Outcome{Due: start, Sent: start.Add(lateBy), Done: start.Add(lateBy + took), Decision: d, Err: err}
 	}
 	e.Record(out(0, time.Millisecond, algorithms.Decision{Allowed: true}, nil)) // no run yet: not counted
-	p := &workload.Progress{Run: plan.Run{Algorithm: "token_bucket", Scenario: "steady"}, Started: time.Now()}
-	e.RunStarted(p)
+	p := trafficOf(plan.Run{Algorithm: "token_bucket", Scenario: "steady"})
+	e.TrafficStarted(p)
 	for range 7 {
 		e.Record(out(0, time.Millisecond, algorithms.Decision{Allowed: true, Cost: 3}, nil))
 	}
@@ -139,7 +138,7 @@ func TestRecordCountsWhatTheResultCounts(t *testing.T) {
 			t.Errorf("%s%v = %v (found %v), want %v", c.name, c.labels, got, ok, c.want)
 		}
 	}
-	e.RunFinished(p, nil)
+	e.TrafficEnded(p)
 	e.Record(out(0, time.Millisecond, algorithms.Decision{Allowed: true}, nil)) // after the run: not counted
 	fams = scrape(t, url)
 	if got, _ := value(fams, "rlbench_requests_total", run); got != 15 {
@@ -161,18 +160,20 @@ func TestRecordCountsWhatTheResultCounts(t *testing.T) {
 func TestIdealFiguresOnceTheRunIsAudited(t *testing.T) {
 	e := New(Identity{Profile: "p", RunID: "abcd"})
 	url := serve(t, e)
-	p := &workload.Progress{Run: plan.Run{Algorithm: "fixed_window", Scenario: "edge"}, Started: time.Now()}
-	e.RunStarted(p)
+	run := plan.Run{Algorithm: "fixed_window", Scenario: "edge"}
+	p := trafficOf(run)
+	e.TrafficStarted(p)
+	e.TrafficEnded(p)
 	a := &result.Accuracy{Ideal: result.IdealSlidingWindow, Decisions: 400, FalseAdmits: 76, FalseDenies: 4}
 	a.SetShares()
-	e.RunFinished(p, &result.Run{Algorithm: "fixed_window", Scenario: "edge", Accuracy: a})
+	e.RunAssessed(p, &result.Run{Algorithm: "fixed_window", Scenario: "edge", Accuracy: a})
 	fams := scrape(t, url)
-	run := map[string]string{"limiter": "fixed_window", "scenario": "edge", "ideal": "sliding_window", "profile": "p", "run_id": "abcd"}
+	labels := map[string]string{"limiter": "fixed_window", "scenario": "edge", "ideal": "sliding_window", "profile": "p", "run_id": "abcd"}
 	for name, want := range map[string]float64{
 		"rlbench_ideal_decisions": 400, "rlbench_ideal_false_admits": 76, "rlbench_ideal_false_denies": 4,
 		"rlbench_ideal_false_admit_share": 0.19, "rlbench_ideal_false_deny_share": 0.01,
 	} {
-		if got, ok := value(fams, name, run); !ok || got != want {
+		if got, ok := value(fams, name, labels); !ok || got != want {
 			t.Errorf("%s = %v (found %v), want %v", name, got, ok, want)
 		}
 	}
@@ -196,7 +197,7 @@ func TestFaultWindows(t *testing.T) {
 		{Kind: plan.FaultRestart, At: 0},
 		{Kind: plan.FaultLatency, At: time.Hour, For: time.Minute},
 	}
-	e.RunStarted(&workload.Progress{Run: plan.Run{Algorithm: "a", Scenario: "s", Faults: faults}, Started: time.Now()})
+	e.TrafficStarted(trafficOf(plan.Run{Algorithm: "a", Scenario: "s", Faults: faults}))
 	fams := scrape(t, url)
 	for kind, want := range map[string]float64{"pause": 1, "restart": 1, "latency": 0} {
 		if got, ok := value(fams, "rlbench_fault_active", map[string]string{"fault": kind}); !ok || got != want {
@@ -212,7 +213,7 @@ func TestFaultWindows(t *testing.T) {
 // with atomic adds, never with an allocation.
 func TestRecordAllocatesNothing(t *testing.T) {
 	e := New(Identity{})
-	e.RunStarted(&workload.Progress{Run: plan.Run{Algorithm: "a", Scenario: "s"}, Started: time.Now()})
+	e.TrafficStarted(trafficOf(plan.Run{Algorithm: "a", Scenario: "s"}))
 	now := time.Now()
 	allowed := &event.Outcome{Due: now, Sent: now, Done: now.Add(time.Millisecond), Decision: algorithms.Decision{Allowed: true}}
 	denied := &event.Outcome{Due: now, Sent: now.Add(5 * time.Millisecond), Done: now.Add(time.Second)}
@@ -225,7 +226,7 @@ func TestRecordAllocatesNothing(t *testing.T) {
 // does) gets it, and the series follow the naming rules.
 func TestOpenMetrics(t *testing.T) {
 	e := New(Identity{Profile: "p"})
-	e.RunStarted(&workload.Progress{Run: plan.Run{Algorithm: "a", Scenario: "s"}, Started: time.Now()})
+	e.TrafficStarted(trafficOf(plan.Run{Algorithm: "a", Scenario: "s"}))
 	e.Record(&event.Outcome{Err: context.DeadlineExceeded})
 	url := serve(t, e)
 	req, _ := http.NewRequest(http.MethodGet, url, nil)
@@ -317,4 +318,12 @@ func TestABusyAddressIsRefusedAtOnce(t *testing.T) {
 	if _, err := http.Get("http://" + again.Addr() + Path); err == nil {
 		t.Error("a closed server still answers")
 	}
+}
+
+// trafficOf is run's traffic, just started, with nothing in flight, no
+// bound and no reading of the server yet.
+func trafficOf(run plan.Run) *event.Traffic {
+	return &event.Traffic{Run: run, Started: time.Now(), InFlight: func() int64 { return 0 },
+		AdmissionBound: func(time.Duration) (int64, bool) { return 0, false },
+		Server:         func() event.ServerReading { return event.ServerReading{} }}
 }

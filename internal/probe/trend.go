@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/result"
 )
@@ -27,13 +28,9 @@ type Reading struct {
 	At time.Time
 	// HeapBytes and RSSBytes are rlbench's Go heap and resident set.
 	HeapBytes, RSSBytes uint64
-	// Server says the server was read: its used_memory, its keys (DBSIZE)
-	// and the CPU time it has used since it started (used_cpu_sys +
-	// used_cpu_user, in seconds), every master's added up.
-	Server          bool
-	UsedMemoryBytes int64
-	Keys            int64
-	CPUSeconds      float64
+	// ServerReading is the server's: its memory, keys and CPU time,
+	// when it answered.
+	event.ServerReading
 }
 
 // Trend samples rlbench's and the server's memory through a run's traffic,
