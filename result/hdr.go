@@ -23,15 +23,15 @@ const (
 
 // NewHistogram returns an empty latency histogram with the contract's range
 // and precision, in microseconds.
-func NewHistogram() *hdrhistogram.Histogram {
-	return hdrhistogram.New(HistLowestMicros, HistHighestMicros, HistDigits)
+func NewHistogram() *Histogram {
+	return &Histogram{h: hdrhistogram.New(HistLowestMicros, HistHighestMicros, HistDigits)}
 }
 
 // NewCoarseHistogram returns a latency histogram of the contract's range
 // at fewer significant digits, for the many small histograms of bins and
 // seconds: 1 digit keeps a p99 to within 10%, 2 within 1%.
-func NewCoarseHistogram(digits int) *hdrhistogram.Histogram {
-	return hdrhistogram.New(HistLowestMicros, HistHighestMicros, int(min(max(digits, 1), HistDigits)))
+func NewCoarseHistogram(digits int) *Histogram {
+	return &Histogram{h: hdrhistogram.New(HistLowestMicros, HistHighestMicros, int(min(max(digits, 1), HistDigits)))}
 }
 
 // HistMicros is d in whole microseconds, clamped to the range latency
@@ -42,29 +42,29 @@ func HistMicros(d time.Duration) int64 {
 
 // Digest is the usual digest of h, in microseconds; a nil or empty
 // histogram gives zeros.
-func Digest(h *hdrhistogram.Histogram) Latency {
-	if h == nil || h.TotalCount() == 0 {
+func Digest(h *Histogram) Latency {
+	if h == nil || h.h.TotalCount() == 0 {
 		return Latency{}
 	}
 	return Latency{
-		Count: h.TotalCount(),
-		P50:   h.ValueAtQuantile(50),
-		P90:   h.ValueAtQuantile(90),
-		P99:   h.ValueAtQuantile(99),
-		P999:  h.ValueAtQuantile(99.9),
-		Max:   h.Max(),
-		Mean:  h.Mean(),
+		Count: h.h.TotalCount(),
+		P50:   h.h.ValueAtQuantile(50),
+		P90:   h.h.ValueAtQuantile(90),
+		P99:   h.h.ValueAtQuantile(99),
+		P999:  h.h.ValueAtQuantile(99.9),
+		Max:   h.h.Max(),
+		Mean:  h.h.Mean(),
 	}
 }
 
 // EncodeHistogram returns h in the HdrHistogram V2 compressed base64 form, so
 // results can be merged and re-plotted by any HdrHistogram tool. A nil
 // histogram encodes as "".
-func EncodeHistogram(h *hdrhistogram.Histogram) (string, error) {
+func EncodeHistogram(h *Histogram) (string, error) {
 	if h == nil {
 		return "", nil
 	}
-	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	b, err := h.h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	if err != nil {
 		return "", err
 	}
@@ -75,9 +75,25 @@ func EncodeHistogram(h *hdrhistogram.Histogram) (string, error) {
 	return string(b), nil
 }
 
-// Histogram is a run's decoded latency histogram, in microseconds. It lets
-// a reader of a result draw percentiles without depending on the codec.
+// Histogram is a latency histogram in microseconds, of the contract's range
+// (NewHistogram, NewCoarseHistogram): what a run records its latencies in,
+// and a run's decoded one (Run.Histograms). It is the one histogram type
+// rlbench's packages use, so that only this one depends on the codec. It
+// is not safe for concurrent use.
 type Histogram struct{ h *hdrhistogram.Histogram }
+
+// Record adds one value, in microseconds; a value outside the contract's
+// range (HistMicros clamps a duration into it) is dropped.
+func (h *Histogram) Record(micros int64) { _ = h.h.RecordValue(micros) }
+
+// Merge adds every value of o.
+func (h *Histogram) Merge(o *Histogram) { h.h.Merge(o.h) }
+
+// Reset empties the histogram, keeping its counts' memory.
+func (h *Histogram) Reset() { h.h.Reset() }
+
+// ValueAtQuantile is the value at quantile q (0 to 100).
+func (h *Histogram) ValueAtQuantile(q float64) int64 { return h.h.ValueAtQuantile(q) }
 
 // Count is the number of values recorded.
 func (h *Histogram) Count() int64 { return h.h.TotalCount() }

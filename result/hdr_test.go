@@ -21,14 +21,14 @@ func TestWritePercentilesRoundTrip(t *testing.T) {
 	h := NewHistogram()
 	for v := int64(1); v <= 200_000; v = v*11/10 + 1 {
 		for k := int64(0); k < 1+v%7; k++ {
-			_ = h.RecordValue(v + k)
+			h.Record(v + k)
 		}
 	}
 	var buf bytes.Buffer
-	if err := (&Histogram{h: h}).WritePercentiles(&buf, 5, 1000); err != nil {
+	if err := h.WritePercentiles(&buf, 5, 1000); err != nil {
 		t.Fatal(err)
 	}
-	checkHGRM(t, "spread", buf.Bytes(), h)
+	checkHGRM(t, "spread", buf.Bytes(), h.h)
 }
 
 func checkHGRM(t *testing.T, name string, text []byte, h *hdrhistogram.Histogram) {

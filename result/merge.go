@@ -149,7 +149,7 @@ func histogram(digest string) combiner {
 			if err != nil {
 				return &HistogramError{Run: p.Key(), Field: path, Err: err}
 			}
-			merged.Merge(d)
+			merged.h.Merge(d)
 		}
 		enc, err := EncodeHistogram(merged)
 		if err != nil {

@@ -19,7 +19,7 @@ func segmentSample(t testing.TB, i, n int, change func(*result.Result)) []byte {
 	r.Runs[0].Rate = result.RateFigures{TargetPerS: 100, AchievedPerS: 99}
 	h := result.NewHistogram()
 	for v := range r.Runs[0].LatencyUs.Count {
-		_ = h.RecordValue(100 + 10*v)
+		h.Record(100 + 10*v)
 	}
 	enc, err := result.EncodeHistogram(h)
 	if err != nil {

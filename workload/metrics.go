@@ -6,8 +6,6 @@ import (
 	"sync"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/result"
@@ -21,14 +19,14 @@ const (
 
 // latencies are HDR histograms of one latency measure, in microseconds.
 type latencies struct {
-	all, allowed, denied *hdrhistogram.Histogram
+	all, allowed, denied *result.Histogram
 }
 
 func newLatencies() latencies {
 	return latencies{all: result.NewHistogram(), allowed: result.NewHistogram(), denied: result.NewHistogram()}
 }
 
-func newSeriesHistogram() *hdrhistogram.Histogram {
+func newSeriesHistogram() *result.Histogram {
 	return result.NewCoarseHistogram(seriesDigits)
 }
 
@@ -52,7 +50,7 @@ type recShard struct {
 	uncorrected latencies
 	maxLag      time.Duration
 	// lag is each request's send after its due time, in microseconds.
-	lag     *hdrhistogram.Histogram
+	lag     *result.Histogram
 	seconds []second
 	// open are the histograms of this shard's seconds not yet closed.
 	open     []openSecond
@@ -114,7 +112,7 @@ func (r *recorder) record(worker int, o *event.Outcome) {
 	if lag > s.maxLag {
 		s.maxLag = lag
 	}
-	_ = s.lag.RecordValue(result.HistMicros(lag))
+	s.lag.Record(result.HistMicros(lag))
 	for len(s.seconds) <= sec {
 		s.seconds = append(s.seconds, second{})
 	}
@@ -126,8 +124,8 @@ func (r *recorder) record(worker int, o *event.Outcome) {
 		newest = s.recordSecond(sec, corrected)
 	}
 	s.timeline.add(decided, o, corrected)
-	_ = s.corrected.all.RecordValue(corrected)
-	_ = s.uncorrected.all.RecordValue(uncorrected)
+	s.corrected.all.Record(corrected)
+	s.uncorrected.all.Record(uncorrected)
 	switch {
 	case o.Err != nil:
 		s.counts.Errors++
@@ -136,13 +134,13 @@ func (r *recorder) record(worker int, o *event.Outcome) {
 	case o.Decision.Allowed:
 		s.counts.Allowed++
 		b.allowed++
-		_ = s.corrected.allowed.RecordValue(corrected)
-		_ = s.uncorrected.allowed.RecordValue(uncorrected)
+		s.corrected.allowed.Record(corrected)
+		s.uncorrected.allowed.Record(uncorrected)
 	default:
 		s.counts.Denied++
 		b.denied++
-		_ = s.corrected.denied.RecordValue(corrected)
-		_ = s.uncorrected.denied.RecordValue(uncorrected)
+		s.corrected.denied.Record(corrected)
+		s.uncorrected.denied.Record(uncorrected)
 	}
 }
 

@@ -162,20 +162,24 @@ func TestPipelinedRequestsGetTheirOwnCompletionTimes(t *testing.T) {
 	wantUncorrected, wantCorrected := result.NewHistogram(), result.NewHistogram()
 	for i := 0; i < n; i++ {
 		done := time.Duration(i+1) * time.Millisecond
-		_ = wantUncorrected.RecordValue(done.Microseconds())
-		_ = wantCorrected.RecordValue((done + time.Duration(i)*100*time.Microsecond).Microseconds())
+		wantUncorrected.Record(done.Microseconds())
+		wantCorrected.Record((done + time.Duration(i)*100*time.Microsecond).Microseconds())
 	}
 	for _, c := range []struct {
 		name    string
 		encoded string
-		want    *hdrhistogram.Histogram
+		want    *result.Histogram
 	}{
 		{"from the send", run.LatencyUncorrectedHDR, wantUncorrected},
 		{"from the due time", run.LatencyHDR, wantCorrected},
 	} {
-		got := decodeHistogram(t, c.encoded)
-		if !sameDistribution(got, c.want) {
-			t.Errorf("latency %s: got %v, want each request's own %v", c.name, bars(got), bars(c.want))
+		encoded, err := result.EncodeHistogram(c.want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := decodeHistogram(t, c.encoded), decodeHistogram(t, encoded)
+		if !sameDistribution(got, want) {
+			t.Errorf("latency %s: got %v, want each request's own %v", c.name, bars(got), bars(want))
 		}
 	}
 	if got := d.pipelineFigures(plan.Pipeline{Depth: n}, n, ""); got.Batches != 1 || got.LargestBatch != n || got.MeanBatch != n {

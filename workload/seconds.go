@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/rlbench/rlbench/result"
 )
 
 // The per-second series keeps, for each second, its counts and its p99.
@@ -114,7 +114,7 @@ func (cs *callSlots) inFlight() int64 {
 // closes.
 type openSecond struct {
 	sec  int
-	hist *hdrhistogram.Histogram
+	hist *result.Histogram
 }
 
 // secondHistograms is the pool the seconds' histograms are taken from and
@@ -128,12 +128,12 @@ var secondHistograms = sync.Pool{New: func() any { return newSeriesHistogram() }
 func (s *recShard) recordSecond(sec int, micros int64) (newest bool) {
 	for i := len(s.open) - 1; i >= 0; i-- {
 		if s.open[i].sec == sec {
-			_ = s.open[i].hist.RecordValue(micros)
+			s.open[i].hist.Record(micros)
 			return false
 		}
 	}
-	h := secondHistograms.Get().(*hdrhistogram.Histogram)
-	_ = h.RecordValue(micros)
+	h := secondHistograms.Get().(*result.Histogram)
+	h.Record(micros)
 	newest = len(s.open) == 0 || sec > s.open[len(s.open)-1].sec
 	s.open = append(s.open, openSecond{sec: sec, hist: h})
 	// Keep them in order: an earlier second opened late goes before the
@@ -146,7 +146,7 @@ func (s *recShard) recordSecond(sec int, micros int64) (newest bool) {
 
 // takeSecond removes and returns the shard's histogram of second sec, or
 // nil. The shard's lock is held.
-func (s *recShard) takeSecond(sec int) *hdrhistogram.Histogram {
+func (s *recShard) takeSecond(sec int) *result.Histogram {
 	for i, o := range s.open {
 		if o.sec == sec {
 			s.open = append(s.open[:i], s.open[i+1:]...)
@@ -198,7 +198,7 @@ func (r *recorder) closeAll() {
 // gives the histograms back. r.closer.mu is held.
 func (r *recorder) closeBefore(limit int) {
 	for sec := int(r.closer.through.Load()); sec < limit; sec++ {
-		var merged *hdrhistogram.Histogram
+		var merged *result.Histogram
 		for _, s := range r.shards {
 			s.mu.Lock()
 			h := s.takeSecond(sec)
@@ -215,7 +215,7 @@ func (r *recorder) closeBefore(limit int) {
 		}
 		var p99 int64
 		if merged != nil {
-			if merged.TotalCount() > 0 {
+			if merged.Count() > 0 {
 				p99 = merged.ValueAtQuantile(99)
 			}
 			merged.Reset()

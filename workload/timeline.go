@@ -3,8 +3,6 @@ package workload
 import (
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/result"
 )
@@ -30,7 +28,7 @@ type timeline struct {
 
 type timelineBin struct {
 	allowed, denied, errors int64
-	hist                    *hdrhistogram.Histogram
+	hist                    *result.Histogram
 }
 
 func newTimeline() timeline { return timeline{width: timelineStartWidth} }
@@ -50,7 +48,7 @@ func (t *timeline) add(at time.Duration, o *event.Outcome, latencyMicros int64) 
 	if b.hist == nil {
 		b.hist = result.NewCoarseHistogram(timelineDigits)
 	}
-	_ = b.hist.RecordValue(latencyMicros)
+	b.hist.Record(latencyMicros)
 	switch {
 	case o.Err != nil:
 		b.errors++
@@ -106,7 +104,7 @@ func (t *timeline) contract() *result.Timeline {
 	out := &result.Timeline{BinMs: t.width.Milliseconds(), Bins: make([]result.Bin, len(t.bins))}
 	for i, b := range t.bins {
 		out.Bins[i] = result.Bin{TMs: int64(i) * t.width.Milliseconds(), Allowed: b.allowed, Denied: b.denied, Errors: b.errors}
-		if b.hist != nil && b.hist.TotalCount() > 0 {
+		if b.hist != nil && b.hist.Count() > 0 {
 			out.Bins[i].P99Us = b.hist.ValueAtQuantile(99)
 		}
 	}

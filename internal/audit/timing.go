@@ -5,8 +5,6 @@ import (
 	"math"
 	"slices"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -18,7 +16,7 @@ import (
 // reports holds for every placement of the decisions.
 type timingAudit struct {
 	// halfRTT holds each audited decision's uncertainty, in microseconds.
-	halfRTT  *hdrhistogram.Histogram
+	halfRTT  *result.Histogram
 	possible int64
 	spans    []span
 	events   []spanEvent
@@ -34,7 +32,7 @@ func newTimingAudit() *timingAudit {
 // one of policyWindow.
 func (t *timingAudit) identity(decs, admitted []auditRecord, window, policyWindow int64) (busiest, policyBusiest, busiestAt int64) {
 	for _, r := range decs {
-		_ = t.halfRTT.RecordValue(min(max(r.width()/2, result.HistLowestMicros), result.HistHighestMicros))
+		t.halfRTT.Record(min(max(r.width()/2, result.HistLowestMicros), result.HistHighestMicros))
 	}
 	t.spans = t.spans[:0]
 	for _, r := range admitted {

@@ -7,8 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/internal/redisenv"
@@ -46,7 +44,7 @@ const lateAfter = time.Millisecond
 // first gets a decision.
 type faultShowBin struct {
 	mu   sync.Mutex
-	hist *hdrhistogram.Histogram
+	hist *result.Histogram
 }
 
 // faultSpan collects, for one fault, how long callers whose call failed
@@ -55,7 +53,7 @@ type faultShowBin struct {
 type faultSpan struct {
 	from, to time.Time
 	mu       sync.Mutex
-	hist     *hdrhistogram.Histogram
+	hist     *result.Histogram
 }
 
 // recorder counts a run with faults in time: every outcome by when it was
@@ -162,7 +160,7 @@ func (f *recorder) Record(o *event.Outcome) {
 			if s.hist == nil {
 				s.hist = result.NewHistogram()
 			}
-			_ = s.hist.RecordValue(result.HistMicros(o.Done.Sub(o.Sent)))
+			s.hist.Record(result.HistMicros(o.Done.Sub(o.Sent)))
 			s.mu.Unlock()
 		}
 	}
@@ -171,7 +169,7 @@ func (f *recorder) Record(o *event.Outcome) {
 	if b.hist == nil {
 		b.hist = result.NewCoarseHistogram(showDigits)
 	}
-	_ = b.hist.RecordValue(result.HistMicros(o.Done.Sub(o.Due)))
+	b.hist.Record(result.HistMicros(o.Done.Sub(o.Due)))
 	b.mu.Unlock()
 }
 
@@ -274,7 +272,7 @@ func (f *recorder) timeline(elapsed time.Duration) *result.FaultTimeline {
 		s := f.span(from, from.Add(width))
 		b := result.FaultBin{TMs: s.StartMs, Allowed: s.Allowed, Denied: s.Denied, Errors: s.Errors,
 			AllowedOnError: s.AllowedOnError, DeniedOnError: s.DeniedOnError}
-		if h := f.show[j].hist; h != nil && h.TotalCount() > 0 {
+		if h := f.show[j].hist; h != nil && h.Count() > 0 {
 			b.P99Us = h.ValueAtQuantile(99)
 		}
 		tl.Bins[j] = b
@@ -299,7 +297,7 @@ func (f *recorder) baselineP99() (p99 int64, ok bool) {
 			h.Merge(b)
 		}
 	}
-	if h.TotalCount() < minBaselineDecisions {
+	if h.Count() < minBaselineDecisions {
 		return 0, false
 	}
 	return h.ValueAtQuantile(99), true

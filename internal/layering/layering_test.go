@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-const module = "github.com/rlbench/rlbench/"
+const modulePath = "github.com/rlbench/rlbench/"
 
 // allowed lists, for each package, the only packages of this module its
 // non-test files may import. A package not listed may import any (the
@@ -60,6 +60,48 @@ var allowed = map[string][]string{
 	"internal/redisconf": {"internal/input"},
 }
 
+// libraries lists, for each library of a concern of its own, the only
+// packages whose non-test files may import it: one package speaks for each
+// (docs/architecture.md says which).
+var libraries = map[string][]string{
+	// The latency histograms: the contract's codec and its one histogram
+	// type, which every recorder uses.
+	"github.com/HdrHistogram/hdrhistogram-go": {"result"},
+	"github.com/prometheus/client_golang":     {"internal/livemetrics"},
+	"gonum.org/v1/plot":                       {"report/html"},
+	"gopkg.in/yaml.v3":                        {"profile"},
+	"github.com/Shopify/toxiproxy/v2":         {"internal/faults"},
+	"github.com/alicebob/miniredis/v2":        {"internal/redisenv"},
+}
+
+// TestLibrariesStayInTheirPackage holds each library of libraries to the
+// packages listed for it.
+func TestLibrariesStayInTheirPackage(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for pkg, imps := range packageImportsOf(t, root, false) {
+		for _, imp := range imps {
+			for lib, ok := range libraries {
+				if imp != lib && !strings.HasPrefix(imp, lib+"/") {
+					continue
+				}
+				seen[lib] = true
+				if !slices.Contains(ok, pkg) {
+					t.Errorf("%s imports %s; only %s may", pkg, imp, strings.Join(ok, ", "))
+				}
+			}
+		}
+	}
+	for lib := range libraries {
+		if !seen[lib] {
+			t.Errorf("no package imports %s: the rule for it reads the wrong tree, or the library is gone", lib)
+		}
+	}
+}
+
 // TestImportsRunOneWay reads every package's imports and holds each to its
 // row of allowed; a package that imports the command is refused too.
 func TestImportsRunOneWay(t *testing.T) {
@@ -100,6 +142,15 @@ func violations(imports map[string][]string) []string {
 // non-test files import.
 func packageImports(t *testing.T, root string) map[string][]string {
 	t.Helper()
+	return packageImportsOf(t, root, true)
+}
+
+// packageImportsOf maps each package of the module under root (as
+// packageImports) to what its non-test files import: the module's
+// packages (without the module's path) when module is set, every import
+// otherwise.
+func packageImportsOf(t *testing.T, root string, module bool) map[string][]string {
+	t.Helper()
 	out := map[string][]string{}
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
@@ -119,8 +170,10 @@ func packageImports(t *testing.T, root string) map[string][]string {
 		rel, _ := filepath.Rel(root, path)
 		var deps []string
 		for _, imp := range p.Imports {
-			if dep, ok := strings.CutPrefix(imp, module); ok {
+			if dep, ok := strings.CutPrefix(imp, modulePath); ok {
 				deps = append(deps, dep)
+			} else if !module {
+				deps = append(deps, imp)
 			}
 		}
 		sort.Strings(deps)

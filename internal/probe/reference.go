@@ -7,8 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/result"
@@ -51,7 +49,7 @@ type Reference struct {
 	closedLoop int
 
 	// Written by the sampling goroutine, read after done is closed.
-	ping, script *hdrhistogram.Histogram
+	ping, script *result.Histogram
 	calls        int64
 	// throughput are the closed-loop reference's rates, before and after
 	// a closed-loop run.
@@ -139,7 +137,7 @@ func (s *Reference) sample(ctx context.Context) {
 		cancel()
 		if err == nil {
 			s.calls++
-			_ = hist.RecordValue(result.HistMicros(took))
+			hist.Record(result.HistMicros(took))
 		}
 	}
 }
@@ -176,7 +174,7 @@ func (s *Reference) Finish(ctx context.Context, lim algorithms.Limiter, prefix s
 		return nil, result.CostRatio{}
 	}
 	s.Halt(ctx)
-	if s.ping.TotalCount() == 0 {
+	if s.ping.Count() == 0 {
 		return nil, result.CostRatio{}
 	}
 	ref := &result.Reference{
