@@ -120,7 +120,7 @@ vet:
 bench: deps
 	$(GO) run ./tools/benchcmp
 	cd tools/clientcmp && $(GO) run .
-	$(GO) test -run '^$$' -bench . -benchmem ./algorithms ./workload ./report/... ./trace
+	$(GO) test -run '^$$' -bench . -benchmem ./algorithms ./workload ./internal/recorder ./report/... ./trace
 
 ## bench-replay: a 10-million-line gzip access log (rlbench trace synth)
 ## replayed at 10x through the fixed window: rlbench's peak resident set

@@ -106,8 +106,8 @@ func TestOpenLoopSendsArrivalsOfAnySource(t *testing.T) {
 		}
 	}
 	out := d.openLoop(context.Background(), &listedArrivals{list: list, end: 40 * time.Millisecond}, time.Second)
-	if out.drawn != 20 || out.owned != mine || d.rec.completed() != mine || out.elapsed != 40*time.Millisecond {
-		t.Errorf("drew %d, owned %d, sent %d over %s; want 20, %d, %d over 40ms", out.drawn, out.owned, d.rec.completed(), out.elapsed, mine, mine)
+	if out.drawn != 20 || out.owned != mine || d.rec.Completed() != mine || out.elapsed != 40*time.Millisecond {
+		t.Errorf("drew %d, owned %d, sent %d over %s; want 20, %d, %d over 40ms", out.drawn, out.owned, d.rec.Completed(), out.elapsed, mine, mine)
 	}
 	for _, a := range list {
 		key := d.keys.Key(a.Identity)

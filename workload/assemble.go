@@ -7,6 +7,7 @@ import (
 	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/internal/faults"
 	"github.com/rlbench/rlbench/internal/probe"
+	"github.com/rlbench/rlbench/internal/recorder"
 	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
 )
@@ -22,7 +23,7 @@ type parts struct {
 	planned int64
 	keys    event.KeyScheme
 	// rec holds the outcomes, schedule how the schedule ended.
-	rec      *recorder
+	rec      *recorder.Recorder
 	schedule scheduleEnd
 	audit    audit.Report
 	faults   faults.Report
@@ -57,7 +58,7 @@ func assemble(p parts) *result.Run {
 
 	// The traffic: counts, latency, series and errors, and how the
 	// schedule went.
-	p.rec.fill(run)
+	p.rec.Fill(run)
 	s := p.schedule
 	run.ElapsedS = s.elapsed.Seconds()
 	if s.elapsed > 0 {
@@ -94,7 +95,7 @@ func assemble(p parts) *result.Run {
 		}
 		var inWindows int64
 		for _, h := range p.happenings {
-			w := unscheduledWindow(h, p.rec.start, p.timeout, run.Timeline)
+			w := unscheduledWindow(h, p.rec.Start, p.timeout, run.Timeline)
 			run.Faults.Windows = append(run.Faults.Windows, w)
 			inWindows += w.Window.Errors + w.Recovery.Errors
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/audit"
 	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/internal/recorder"
 	"github.com/rlbench/rlbench/internal/redistest"
 	"github.com/rlbench/rlbench/plan"
 )
@@ -23,26 +24,14 @@ func BenchmarkRequestPath(b *testing.B) {
 	if err := lim.Load(ctx); err != nil {
 		b.Fatal(err)
 	}
-	d := &scheduler{limiter: lim, keys: event.KeyScheme{Head: "rlbench:bench:fixed_window:b:"}, clock: event.RealClock{}, rec: newRecorder(time.Now()), concurrency: 1, callCtx: ctx}
+	d := &scheduler{limiter: lim, keys: event.KeyScheme{Head: "rlbench:bench:fixed_window:b:"}, clock: event.RealClock{}, rec: recorder.New(time.Now()), concurrency: 1, callCtx: ctx}
 	w := d.newWorker(0)
 	b.ReportAllocs()
 	for i := uint64(0); b.Loop(); i++ {
 		d.call(w, job{identity: i % 1000, due: time.Now()})
 	}
-	if d.rec.completed() == 0 {
+	if d.rec.Completed() == 0 {
 		b.Fatal("nothing recorded")
-	}
-}
-
-// BenchmarkRecord isolates the recorder, which every request passes through.
-func BenchmarkRecord(b *testing.B) {
-	start := time.Now()
-	rec := newRecorder(start)
-	o := &event.Outcome{Due: start, Sent: start.Add(10 * time.Microsecond), Done: start.Add(300 * time.Microsecond),
-		Decision: algorithms.Decision{Allowed: true}}
-	b.ReportAllocs()
-	for b.Loop() {
-		rec.record(0, o)
 	}
 }
 
@@ -58,7 +47,7 @@ func BenchmarkPipelinedRequestPath(b *testing.B) {
 	if err := lim.Load(ctx); err != nil {
 		b.Fatal(err)
 	}
-	d := &scheduler{limiter: lim, keys: event.KeyScheme{Head: "rlbench:bench:fixed_window:p:"}, clock: event.RealClock{}, rec: newRecorder(time.Now()), concurrency: 1, callCtx: ctx}
+	d := &scheduler{limiter: lim, keys: event.KeyScheme{Head: "rlbench:bench:fixed_window:p:"}, clock: event.RealClock{}, rec: recorder.New(time.Now()), concurrency: 1, callCtx: ctx}
 	d.sinks = []event.Sink{audit.New(audit.Config{Limiter: lim, Identities: 1000, Sample: 1000, Seed: 1})}
 	if note := d.setPipeline(plan.Pipeline{Depth: depth}, rdb); note != "" {
 		b.Fatal(note)
@@ -78,8 +67,8 @@ func BenchmarkPipelinedRequestPath(b *testing.B) {
 	}
 	elapsed := time.Since(start)
 	runtime.ReadMemStats(&after)
-	if d.rec.completed() != int64(n) {
-		b.Fatalf("%d of %d requests recorded", d.rec.completed(), n)
+	if d.rec.Completed() != int64(n) {
+		b.Fatalf("%d of %d requests recorded", d.rec.Completed(), n)
 	}
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(n), "allocs/request")
 	b.ReportMetric(float64(elapsed.Nanoseconds())/float64(n), "ns/request")

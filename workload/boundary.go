@@ -68,7 +68,7 @@ func (d *scheduler) boundaryBursts(ctx context.Context, b plan.Boundary, identit
 	}()
 	defer event.TuneForPacing(d.clock)()
 
-	start := d.rec.start
+	start := d.rec.Start
 	// Primes start once the clock is aligned, so none is late for it.
 	base := d.clock.Now().Sub(start)
 	primer := d.newWorker(d.concurrency)

@@ -144,7 +144,7 @@ func TestBoundaryScheduleOnAFakeClock(t *testing.T) {
 		t.Fatalf("schedule ended early: %+v", out)
 	}
 	var res result.Run
-	d.rec.fill(&res)
+	d.rec.Fill(&res)
 	if res.Requests.Sent != b.Requests(identities) || res.Requests.Late != 0 {
 		t.Errorf("sent %d (late %d), want %d, none late", res.Requests.Sent, res.Requests.Late, b.Requests(identities))
 	}
@@ -198,7 +198,7 @@ func TestBoundaryCountsWhatRunsPastTheEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sent := d.rec.completed()
+	sent := d.rec.Completed()
 	if sent != 1+2*3+1 {
 		t.Errorf("sent %d, want the first identity's 7 and the second prime", sent)
 	}

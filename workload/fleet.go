@@ -6,6 +6,7 @@ import (
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/internal/recorder"
 	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
 )
@@ -144,14 +145,14 @@ func (q queues) close() {
 // instance's clock, its requests and admissions (rec), and its part in the
 // windows past the bound (inExcess, from the audit); nil without a fleet.
 // takesTime says the limiter's requests carried the instances' clocks.
-func fleetSection(run plan.Run, rec *recorder, inExcess []int64, takesTime bool) *result.Fleet {
+func fleetSection(run plan.Run, rec *recorder.Recorder, inExcess []int64, takesTime bool) *result.Fleet {
 	f := run.Fleet
 	if f.Instances() == 0 {
 		return nil
 	}
 	out := &result.Fleet{Instances: f.Instances(), Sticky: f.Sticky, ClockSkewMs: millis(f.Skew), Listed: f.Listed,
 		DriftMsPerMin: millis(f.Drift), Sweep: run.Sweep, TakesTime: takesTime}
-	sent, allowed := rec.instanceCounts()
+	sent, allowed := rec.InstanceCounts()
 	for i := range f.Instances() {
 		in := result.FleetInstance{OffsetMs: millis(f.Offsets[i])}
 		if f.DriftPerMinute != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/internal/recorder"
 	"github.com/rlbench/rlbench/internal/redistest"
 	"github.com/rlbench/rlbench/plan"
 )
@@ -61,8 +62,8 @@ func fleetRun(t *testing.T, fleet *plan.Fleet) ([]event.Outcome, *scheduler) {
 	lim := &callerClockLimiter{clock: clock}
 	picker := RoundRobin{Count: 10}
 	d := fakeScheduler(clock, lim, 4)
-	d.fleet = newFleetRoute(fleet, 7, d.callCtx, clock, d.rec.start)
-	d.rec.countInstances(fleet.Instances())
+	d.fleet = newFleetRoute(fleet, 7, d.callCtx, clock, d.rec.Start)
+	d.rec.CountInstances(fleet.Instances())
 	log := &outcomeLog{}
 	d.sinks = []event.Sink{log}
 	out := d.openLoop(context.Background(), &Schedule{Pacer: ConstantPacer{PerSecond: 1000}, Picker: picker, Fleet: fleet, Seed: 7}, time.Second)
@@ -88,7 +89,7 @@ func TestFleetSkewsOnlyWhatTheLimiterSees(t *testing.T) {
 	for _, sticky := range []bool{false, true} {
 		fleet := plan.SpreadFleet(2, 250*time.Millisecond, 30*time.Millisecond, sticky)
 		got, d := fleetRun(t, fleet)
-		start := d.rec.start
+		start := d.rec.Start
 		served := map[uint64]map[int]bool{}
 		for k, o := range got {
 			p := plain[k]
@@ -118,7 +119,7 @@ func TestFleetSkewsOnlyWhatTheLimiterSees(t *testing.T) {
 				t.Errorf("identity %d served by %d instances, want %d", id, len(by), want)
 			}
 		}
-		sent, allowed := d.rec.instanceCounts()
+		sent, allowed := d.rec.InstanceCounts()
 		if len(sent) != 2 || sent[0]+sent[1] != 1000 || sent[0] == 0 || sent[1] == 0 || allowed[0] != sent[0] || allowed[1] != sent[1] {
 			t.Errorf("sticky %v: per instance sent %v, allowed %v", sticky, sent, allowed)
 		}
@@ -178,10 +179,10 @@ func TestFleetPipelinedBatchCarriesEachInstancesClock(t *testing.T) {
 	}
 	clock := event.RealClock{}
 	d := &scheduler{limiter: lim, windows: lim, keys: event.KeyScheme{Head: "rlbench:test:fleetpipe:"}, clock: clock,
-		rec: newRecorder(clock.Now()), concurrency: 1, callCtx: context.Background()}
+		rec: recorder.New(clock.Now()), concurrency: 1, callCtx: context.Background()}
 	fleet := plan.SpreadFleet(3, 400*time.Millisecond, 0, false)
-	d.fleet = newFleetRoute(fleet, 1, d.callCtx, clock, d.rec.start)
-	d.rec.countInstances(3)
+	d.fleet = newFleetRoute(fleet, 1, d.callCtx, clock, d.rec.Start)
+	d.rec.CountInstances(3)
 	if note := d.setPipeline(plan.Pipeline{Depth: 8}, rdb); note != "" || d.piped == nil {
 		t.Fatalf("not pipelined: %q", note)
 	}
@@ -203,7 +204,7 @@ func TestFleetPipelinedBatchCarriesEachInstancesClock(t *testing.T) {
 			t.Errorf("instance %d: %+v, %v; want the skew %dus", o.Instance, o.Decision, o.Err, want)
 		}
 	}
-	if sent, _ := d.rec.instanceCounts(); len(sent) != 3 || sent[0] != 2 || sent[1] != 2 || sent[2] != 2 {
+	if sent, _ := d.rec.InstanceCounts(); len(sent) != 3 || sent[0] != 2 || sent[1] != 2 || sent[2] != 2 {
 		t.Errorf("per instance sent %v, want 2 each", sent)
 	}
 }

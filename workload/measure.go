@@ -10,6 +10,7 @@ import (
 	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/internal/faults"
 	"github.com/rlbench/rlbench/internal/probe"
+	"github.com/rlbench/rlbench/internal/recorder"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/internal/schedstat"
 	"github.com/rlbench/rlbench/plan"
@@ -89,7 +90,7 @@ type measurement struct {
 	reference *probe.Reference
 	watch     *probe.Watch
 	offset    event.Offset
-	rec       *recorder
+	rec       *recorder.Recorder
 	aud       *audit.Auditor
 	prog      *Progress
 	planned   int64
@@ -244,7 +245,7 @@ func (ms *measurement) warmUp(ctx context.Context) error {
 	warm := ms.mc.Spec
 	warm.Duration, warm.Requests = pl.Warmup, 0
 	warmPrefix := strings.TrimSuffix(ms.mc.Prefix, ":") + "~warmup:"
-	_, _ = r.runSchedule(ctx, traffic{run: warm, limiter: ms.lim, windows: ms.lim, keys: ms.keyScheme(warmPrefix), rec: newRecorder(r.Clock.Now())})
+	_, _ = r.runSchedule(ctx, traffic{run: warm, limiter: ms.lim, windows: ms.lim, keys: ms.keyScheme(warmPrefix), rec: recorder.New(r.Clock.Now())})
 	_ = r.Env.RemoveKeys(warmPrefix)
 	return ctx.Err()
 }
@@ -273,7 +274,7 @@ func (ms *measurement) start(ctx context.Context) error {
 		ms.offset = r.serverOffset(ctx)
 	}
 	ms.watch = probe.StartWatch(ms.target, r.Clock, ms.offset, algorithms.DeletesKeys(ms.lim))
-	ms.rec = newRecorder(r.Clock.Now())
+	ms.rec = recorder.New(r.Clock.Now())
 	ms.aud = audit.New(ms.auditConfig())
 	ms.planned = spec.Planned
 	if spec.Shape == plan.ShapeBoundary {
@@ -293,12 +294,12 @@ func (ms *measurement) start(ctx context.Context) error {
 		ms.prog = &Progress{Run: spec}
 	}
 	prog := ms.prog
-	prog.Started, prog.Duration, prog.Planned, prog.rec = ms.rec.start, spec.Duration, ms.planned, ms.rec
+	prog.Started, prog.Duration, prog.Planned, prog.rec = ms.rec.Start, spec.Duration, ms.planned, ms.rec
 	prog.identities = identityShare(r.Segments.Segment, spec.Identities)
 	if b, ok := ms.lim.(algorithms.Bounded); ok {
 		prog.bound = b.Bound
 	}
-	prog.trend = probe.StartTrend(ctx, ms.target, ms.rec.start)
+	prog.trend = probe.StartTrend(ctx, ms.target, ms.rec.Start)
 	return ctx.Err()
 }
 
@@ -306,7 +307,7 @@ func (ms *measurement) start(ctx context.Context) error {
 func (ms *measurement) auditConfig() audit.Config {
 	pl, spec := ms.r.Plan, ms.mc.Spec
 	c := audit.Config{Limiter: ms.lim, Identities: spec.Identities, Sample: pl.AuditIdentities, Seed: pl.Seed,
-		Fleet: spec.Fleet, FleetStart: ms.rec.start, Ideal: spec.Ideal}
+		Fleet: spec.Fleet, FleetStart: ms.rec.Start, Ideal: spec.Ideal}
 	if b := spec.Boundary; spec.Shape == plan.ShapeBoundary {
 		// Around the boundary: the first burst, the second, and as much
 		// again on either side.
@@ -314,7 +315,7 @@ func (ms *measurement) auditConfig() audit.Config {
 		c.EdgeFromMs, c.EdgeToMs = -reach-1, reach+1
 	}
 	if ms.session != nil {
-		c.Timeline = audit.Timeline{Faults: spec.Faults, Start: ms.rec.start, Offset: ms.session.Offset()}
+		c.Timeline = audit.Timeline{Faults: spec.Faults, Start: ms.rec.Start, Offset: ms.session.Offset()}
 	} else {
 		// Without a caller of its own, a failed request is one call: the
 		// audit takes those that may have run as calls whose outcome is
@@ -342,7 +343,7 @@ func (ms *measurement) traffic(ctx context.Context) error {
 	if ms.mc.Progress != nil && r.Observer != nil {
 		r.Observer.RunStarted(ms.prog)
 	}
-	t := traffic{run: spec, limiter: ms.session.Begin(ctx, ms.rec.start, ms.lim, ms.keys, spec.Duration+faultsGrace, ms.aud), windows: ms.lim,
+	t := traffic{run: spec, limiter: ms.session.Begin(ctx, ms.rec.Start, ms.lim, ms.keys, spec.Duration+faultsGrace, ms.aud), windows: ms.lim,
 		keys: ms.keys, rec: ms.rec, quiet: ms.session.QuietSince}
 	if ms.aud != nil {
 		t.sinks = append(t.sinks, ms.aud)
@@ -357,10 +358,10 @@ func (ms *measurement) traffic(ctx context.Context) error {
 	ms.trafficBegan = true
 	out, err := r.runSchedule(ctx, t)
 	if cpuAfter, ok := schedstat.Read(schedstat.Self); cpuKnown && ok {
-		out.generator = generatorFigures(cpuAfter.Sub(cpuBefore), out.elapsed, ms.rec.completed())
+		out.generator = generatorFigures(cpuAfter.Sub(cpuBefore), out.elapsed, ms.rec.Completed())
 	}
 	ms.out = out
-	ms.m.LagP99, ms.m.Busy = ms.rec.lagQuantile(99), out.busy
+	ms.m.LagP99, ms.m.Busy = ms.rec.LagQuantile(99), out.busy
 	return err
 }
 
@@ -381,15 +382,15 @@ func (ms *measurement) readings(ctx context.Context) error {
 	}
 	ms.out.reloads = ms.lim.NoScriptReloads() - ms.reloadsBefore
 	watched := ms.watch != nil
-	seen := unscheduled(ms.watch.Stop(), spec.Faults, ms.rec.start, ms.offset)
+	seen := unscheduled(ms.watch.Stop(), spec.Faults, ms.rec.Start, ms.offset)
 	ms.watch = nil
 	ms.out.malformed = malformedSince(ms.malformedBefore, malformedReplies(ms.lim))
 
 	ms.session.End(ctx, runErr != nil)
 	ms.reference.Halt(ctx)
 	if runErr == nil {
-		sent, errs := ms.rec.counts()
-		runErr = probe.CheckServer(ctx, ms.target, spec.Key(), errs, sent, ms.rec.errorCounts())
+		sent, errs := ms.rec.Counts()
+		runErr = probe.CheckServer(ctx, ms.target, spec.Key(), errs, sent, ms.rec.ErrorCounts())
 	}
 	p := parts{run: spec, prefix: ms.mc.Prefix, planned: ms.planned, keys: ms.keys, rec: ms.rec, schedule: ms.out, err: runErr,
 		happenings: seen.Happenings, timeout: r.Plan.Timeout, takesTime: algorithms.TakesCallerTime(ms.lim), memoryOverTime: memoryOverTime}

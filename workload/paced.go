@@ -27,7 +27,7 @@ import (
 func (d *scheduler) openLoop(ctx context.Context, arr Arrivals, duration time.Duration) scheduleEnd {
 	queues := d.fleet.queues(d.concurrency)
 	s := newShare(arr, d.segment, queues, duration)
-	start := d.rec.start
+	start := d.rec.Start
 	// Every connection joins the clock before any starts: a simulated
 	// clock moves only while all of them sleep.
 	leave := make([]func(), d.concurrency)
@@ -55,7 +55,7 @@ func (d *scheduler) openLoop(ctx context.Context, arr Arrivals, duration time.Du
 func (d *scheduler) pace(ctx context.Context, s *share, queue, size int, send func([]job)) {
 	timer := event.NewTimer(d.clock)
 	defer timer.Stop()
-	start := d.rec.start
+	start := d.rec.Start
 	batch := make([]job, 0, size)
 	// The connection has been free since the schedule began: a request
 	// due before then did not wait for a connection.

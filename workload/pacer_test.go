@@ -10,6 +10,7 @@ import (
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/internal/recorder"
 	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
 )
@@ -144,7 +145,7 @@ func fakeScheduler(clock event.Clock, lim algorithms.Limiter, conc int) *schedul
 		windows:     lim,
 		keys:        event.KeyScheme{Head: "rlbench:test:"},
 		clock:       clock,
-		rec:         newRecorder(clock.Now()),
+		rec:         recorder.New(clock.Now()),
 		concurrency: conc,
 		callCtx:     context.Background(),
 	}
@@ -160,7 +161,7 @@ func TestOpenLoopKeepsTheSchedule(t *testing.T) {
 	d := fakeScheduler(clock, lim, 4)
 	out := d.openLoop(context.Background(), &Schedule{Pacer: ConstantPacer{PerSecond: 1000}, Picker: RoundRobin{Count: 10}}, time.Second)
 	var res result.Run
-	d.rec.fill(&res)
+	d.rec.Fill(&res)
 	q := res.Requests
 	if q.Sent != 1000 || q.Late != 0 || res.MaxLagUs != 0 || out.unsent != 0 || out.busy != 0 || out.interrupted {
 		t.Errorf("sent %d, late %d (the latest by %dus), unsent %d, busy %d, interrupted %v; want 1000, 0 (0us), 0, 0, false",
@@ -187,7 +188,7 @@ func TestOpenLoopPoissonCount(t *testing.T) {
 	clock := newSimClock()
 	d := fakeScheduler(clock, &instantLimiter{clock: clock}, 4)
 	d.openLoop(context.Background(), &Schedule{Pacer: NewPoissonPacer(5000, 11), Picker: NewRandomPicker(100, 11)}, 4*time.Second)
-	sent := d.rec.completed()
+	sent := d.rec.Completed()
 	if math.Abs(float64(sent)-20000) > 5*math.Sqrt(20000) {
 		t.Errorf("sent %d, want about 20000", sent)
 	}
@@ -203,7 +204,7 @@ func TestOpenLoopRecordsASlippedSchedule(t *testing.T) {
 	d := fakeScheduler(clock, &instantLimiter{clock: clock, callTime: 5 * time.Millisecond}, 1)
 	out := d.openLoop(context.Background(), &Schedule{Pacer: ConstantPacer{PerSecond: 1000}, Picker: RoundRobin{Count: 1}}, 100*time.Millisecond)
 	var res result.Run
-	d.rec.fill(&res)
+	d.rec.Fill(&res)
 	if res.Requests.Late == 0 {
 		t.Errorf("no late sends recorded")
 	}
@@ -225,7 +226,7 @@ func TestOpenLoopStopsOnCount(t *testing.T) {
 	clock := newSimClock()
 	d := fakeScheduler(clock, &instantLimiter{clock: clock}, 2)
 	out := d.openLoop(context.Background(), &Schedule{Pacer: ConstantPacer{PerSecond: 100}, Picker: RoundRobin{Count: 3}, Requests: 25}, time.Hour)
-	if n := d.rec.completed(); n != 25 {
+	if n := d.rec.Completed(); n != 25 {
 		t.Errorf("sent %d, want 25", n)
 	}
 	if out.elapsed != 250*time.Millisecond {
@@ -243,7 +244,7 @@ func TestOpenLoopStopsOnCancel(t *testing.T) {
 	if !out.interrupted {
 		t.Errorf("not marked interrupted")
 	}
-	if n := d.rec.completed(); n > 1 {
+	if n := d.rec.Completed(); n > 1 {
 		t.Errorf("sent %d requests after cancel", n)
 	}
 }

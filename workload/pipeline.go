@@ -173,10 +173,10 @@ func (d *scheduler) sendBatch(w *pipeWorker, jobs []job) {
 		c.args, c.req = d.fleet.pipedFor(j.instance, d.piped).AppendCommand(c.args[:0], d.key(w.worker, j.identity), j.units)
 		c.Cmd, c.clock, c.done = redis.NewCmd(d.callCtx, c.args...), d.clock, time.Time{}
 	}
-	w.slot.begin(len(jobs))
-	defer w.slot.end()
+	w.slot.Begin(len(jobs))
+	defer w.slot.End()
 	sent := d.clock.Now()
-	w.slot.sent(d.rec.start, sent)
+	w.slot.Sent(d.rec.Start, sent)
 	w.exec(d.callCtx, calls)
 	d.resendLost(w, calls)
 	w.stats.batches++

@@ -18,6 +18,7 @@ import (
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/audit"
 	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/internal/recorder"
 	"github.com/rlbench/rlbench/internal/redistest"
 	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
@@ -139,7 +140,7 @@ func TestPipelinedRequestsGetTheirOwnCompletionTimes(t *testing.T) {
 	}()
 
 	lim := algorithms.NewFixedWindow(rdb, algorithms.Policy{Limit: 100, Window: time.Minute})
-	d := &scheduler{limiter: lim, keys: event.KeyScheme{Head: "rlbench:test:"}, clock: clock, rec: newRecorder(base), concurrency: 1, callCtx: context.Background()}
+	d := &scheduler{limiter: lim, keys: event.KeyScheme{Head: "rlbench:test:"}, clock: clock, rec: recorder.New(base), concurrency: 1, callCtx: context.Background()}
 	if note := d.setPipeline(plan.Pipeline{Depth: n}, rdb); note != "" {
 		t.Fatal(note)
 	}
@@ -155,7 +156,7 @@ func TestPipelinedRequestsGetTheirOwnCompletionTimes(t *testing.T) {
 	}
 
 	var run result.Run
-	d.rec.fill(&run)
+	d.rec.Fill(&run)
 	if run.Requests.Allowed != n || run.Requests.Errors != 0 {
 		t.Fatalf("requests %+v (errors %v), want %d allowed", run.Requests, run.Errors, n)
 	}
@@ -260,7 +261,7 @@ func TestPipelineRecoversALostScript(t *testing.T) {
 		}
 		clock := event.RealClock{}
 		aud := audit.New(audit.Config{Limiter: tc.lim, Identities: 4, Sample: 10, Seed: 1})
-		d := &scheduler{limiter: tc.lim, keys: event.KeyScheme{Head: "rlbench:pipetest:" + tc.lim.Name() + ":"}, clock: clock, rec: newRecorder(clock.Now()),
+		d := &scheduler{limiter: tc.lim, keys: event.KeyScheme{Head: "rlbench:pipetest:" + tc.lim.Name() + ":"}, clock: clock, rec: recorder.New(clock.Now()),
 			concurrency: 1, callCtx: ctx, sinks: []event.Sink{aud}}
 		if note := d.setPipeline(plan.Pipeline{Depth: 16}, rdb); note != "" {
 			t.Fatal(note)
@@ -273,7 +274,7 @@ func TestPipelineRecoversALostScript(t *testing.T) {
 		d.sendBatch(w, jobs)
 		d.workerDone(w)
 		var run result.Run
-		d.rec.fill(&run)
+		d.rec.Fill(&run)
 		if run.Requests.Errors != 0 || run.Requests.Allowed+run.Requests.Denied != 16 {
 			t.Errorf("%s: requests %+v, errors %v; want 16 decided", tc.why, run.Requests, run.Errors)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/internal/probe"
+	"github.com/rlbench/rlbench/internal/recorder"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
@@ -29,7 +30,7 @@ type Progress struct {
 	Duration time.Duration
 	// Planned is the number of requests the schedule holds, when known.
 	Planned int64
-	rec     *recorder
+	rec     *recorder.Recorder
 	// identities is how many identities this process sends for, bound
 	// the run's limiter's promise for one, trend the sampling of memory.
 	identities int
@@ -42,7 +43,7 @@ func (p *Progress) Done() int64 {
 	if p.rec == nil {
 		return 0
 	}
-	return p.rec.completed()
+	return p.rec.Completed()
 }
 
 // InFlight is how many requests have gone out and not yet been answered
@@ -51,7 +52,7 @@ func (p *Progress) InFlight() int64 {
 	if p.rec == nil {
 		return 0
 	}
-	return p.rec.inFlight()
+	return p.rec.InFlight()
 }
 
 // traffic is the run's traffic as a watcher reads it (event.Watcher):
@@ -366,7 +367,7 @@ type traffic struct {
 	// a run with faults or a client); windows is the limiter itself.
 	limiter, windows algorithms.Limiter
 	keys             event.KeyScheme
-	rec              *recorder
+	rec              *recorder.Recorder
 	sinks            []event.Sink
 	boundaries       []event.BoundarySink
 	// quiet says since when calls without an answer are not explained by
@@ -392,14 +393,14 @@ func (r *Runner) runSchedule(ctx context.Context, t traffic) (out scheduleEnd, e
 		callCtx:     context.WithoutCancel(ctx),
 		segment:     r.Segments.Segment,
 	}
-	d.fleet = newFleetRoute(s.Fleet, r.Plan.Seed, d.callCtx, r.Clock, t.rec.start)
-	t.rec.countInstances(s.Fleet.Instances())
+	d.fleet = newFleetRoute(s.Fleet, r.Plan.Seed, d.callCtx, r.Clock, t.rec.Start)
+	t.rec.CountInstances(s.Fleet.Instances())
 	note := d.setPipeline(s.Pipeline, r.Env.Client)
 	if d.piped != nil {
 		d.fleet.pipe(t.windows, d.piped)
 	}
-	defer func() { out.pipeline = d.pipelineFigures(s.Pipeline, t.rec.completed(), note) }()
-	d.lastSuccess.Store(t.rec.start.UnixNano())
+	defer func() { out.pipeline = d.pipelineFigures(s.Pipeline, t.rec.Completed(), note) }()
+	d.lastSuccess.Store(t.rec.Start.UnixNano())
 	stopWatch := r.watch(runCtx, d, cancel, t.quiet)
 	defer stopWatch()
 
@@ -460,7 +461,7 @@ func (r *Runner) watch(ctx context.Context, d *scheduler, cancel context.CancelC
 					ok = max(ok, quiet())
 				}
 				if bad > ok && time.Duration(bad-ok) > r.AbortAfter {
-					cancel(&AbortError{After: time.Duration(bad - ok), Last: d.rec.lastError()})
+					cancel(&AbortError{After: time.Duration(bad - ok), Last: d.rec.LastError()})
 					return
 				}
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/event"
+	"github.com/rlbench/rlbench/internal/recorder"
 	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
@@ -47,7 +48,7 @@ type scheduler struct {
 	// their due times in the whole schedule.
 	segment     plan.Segment
 	clock       event.Clock
-	rec         *recorder
+	rec         *recorder.Recorder
 	concurrency int
 	// callCtx is detached from the run's context: stopping a run ends
 	// issuing, while calls already in flight finish under their own timeout
@@ -106,13 +107,13 @@ type worker struct {
 	id   int
 	buf  []byte
 	out  event.Outcome
-	slot *callSlot
+	slot *recorder.CallSlot
 }
 
 func (d *scheduler) newWorker(id int) *worker {
 	buf := make([]byte, len(d.keys.Head), len(d.keys.Head)+24+len(d.keys.Tail))
 	copy(buf, d.keys.Head)
-	return &worker{id: id, buf: buf, slot: d.rec.calls.add()}
+	return &worker{id: id, buf: buf, slot: d.rec.Slot()}
 }
 
 // key is identity's key, built in the worker's buffer.
@@ -125,14 +126,14 @@ func (d *scheduler) call(w *worker, j job) string {
 	key := d.key(w, j.identity)
 	o := &w.out
 	o.Identity, o.Due, o.Instance = j.identity, j.due, j.instance
-	w.slot.begin(1)
+	w.slot.Begin(1)
 	o.Sent = d.clock.Now()
-	w.slot.sent(d.rec.start, o.Sent)
+	w.slot.Sent(d.rec.Start, o.Sent)
 	o.Decision, o.Err = d.limiter.Allow(algorithms.WithUnits(d.fleet.ctx(j.instance, d.callCtx), j.units), key)
 	o.Done = d.clock.Now()
 	o.MayHaveRun = redisenv.MayHaveRun(o.Err)
 	d.record(w.id, o)
-	w.slot.end()
+	w.slot.End()
 	return key
 }
 
@@ -149,7 +150,7 @@ func (d *scheduler) record(worker int, o *event.Outcome) {
 
 // deliver hands an outcome to the recorder and to every sink.
 func (d *scheduler) deliver(worker int, o *event.Outcome) {
-	d.rec.record(worker, o)
+	d.rec.Record(worker, o)
 	for _, s := range d.sinks {
 		s.Record(o)
 	}
@@ -186,7 +187,7 @@ func (d *scheduler) startWorkers() (jobs dispatch, wait func()) {
 // their share of the workers, and every request a worker draws goes out
 // from its instance.
 func (d *scheduler) closedLoop(ctx context.Context, picker IdentityPicker, duration time.Duration, maxRequests int64) scheduleEnd {
-	start := d.rec.start
+	start := d.rec.Start
 	deadline := start.Add(duration)
 	var next atomic.Uint64
 	var wg sync.WaitGroup

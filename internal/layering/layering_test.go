@@ -40,7 +40,9 @@ var allowed = map[string][]string{
 	// The engine runs a resolved plan: it never reads a profile, judges or
 	// renders.
 	"workload": {"algorithms", "plan", "result", "trace", "internal/event", "internal/audit", "internal/faults",
-		"internal/probe", "internal/redisenv", "internal/schedstat"},
+		"internal/probe", "internal/recorder", "internal/redisenv", "internal/schedstat"},
+	// What a run's outcomes add up to, kept apart from what sends them.
+	"internal/recorder": {"result", "internal/event", "internal/redisenv"},
 	// The capacity shape measures through the engine, which never imports
 	// it: beside the engine, as the command's other parts are.
 	"capacity": {"workload", "plan", "result"},

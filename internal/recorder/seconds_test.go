@@ -1,4 +1,4 @@
-package workload
+package recorder
 
 import (
 	"math/rand"
@@ -33,7 +33,7 @@ func (c *sharedClock) now(rng *rand.Rand) time.Time {
 // flight are recorded, the next outcome closes every second before it.
 func TestSecondsCloseExactly(t *testing.T) {
 	clock := &sharedClock{start: time.Unix(1_800_000_000, 0)}
-	rec := newRecorder(clock.start)
+	rec := New(clock.start)
 	const workers = 8
 	type recorded struct {
 		sec     int
@@ -48,19 +48,19 @@ func TestSecondsCloseExactly(t *testing.T) {
 			defer wg.Done()
 			rng := rand.New(rand.NewSource(int64(w)))
 			for {
-				slot.begin(1)
+				slot.Begin(1)
 				sent := clock.now(rng)
-				slot.sent(clock.start, sent)
+				slot.Sent(clock.start, sent)
 				if sent.Sub(clock.start) > 60*time.Second {
-					slot.end()
+					slot.End()
 					return
 				}
 				for range rng.Intn(4) { // a call's round trip: others' readings go by
 					clock.now(rng)
 				}
 				o := &event.Outcome{Due: sent, Sent: sent, Done: clock.now(rng), Decision: algorithms.Decision{Allowed: true}}
-				rec.record(w, o)
-				slot.end()
+				rec.Record(w, o)
+				slot.End()
 				got[w] = append(got[w], recorded{int(o.Done.Sub(clock.start) / time.Second), result.HistMicros(o.Done.Sub(o.Due))})
 			}
 		}(w)
@@ -72,10 +72,10 @@ func TestSecondsCloseExactly(t *testing.T) {
 	// behind while calls were in flight, it catches up.
 	last := clock.now(rand.New(rand.NewSource(workers))).Add(time.Second)
 	end := rec.calls.add()
-	end.begin(1)
-	end.sent(clock.start, last)
-	rec.record(0, &event.Outcome{Due: last, Sent: last, Done: last, Decision: algorithms.Decision{Allowed: true}})
-	end.end()
+	end.Begin(1)
+	end.Sent(clock.start, last)
+	rec.Record(0, &event.Outcome{Due: last, Sent: last, Done: last, Decision: algorithms.Decision{Allowed: true}})
+	end.End()
 	got[0] = append(got[0], recorded{int(last.Sub(clock.start) / time.Second), 1})
 	open := 0
 	for _, s := range rec.shards {
@@ -86,7 +86,7 @@ func TestSecondsCloseExactly(t *testing.T) {
 	}
 
 	var run result.Run
-	rec.fill(&run)
+	rec.Fill(&run)
 	want := map[int]*[]int64{}
 	for _, rs := range got {
 		for _, r := range rs {
@@ -116,20 +116,20 @@ func TestSecondsCloseExactly(t *testing.T) {
 // open at most, and a p99 and counts per second.
 func TestSecondsBoundedOverAnHour(t *testing.T) {
 	start := time.Unix(1_800_000_000, 0)
-	rec := newRecorder(start)
+	rec := New(start)
 	slot := rec.calls.add()
 	for ms := 0; ms < 3600*1000; ms += 250 {
 		at := start.Add(time.Duration(ms) * time.Millisecond)
-		slot.begin(1)
-		slot.sent(start, at)
-		rec.record(0, &event.Outcome{Due: at, Sent: at, Done: at.Add(7 * time.Millisecond), Decision: algorithms.Decision{Allowed: true}})
-		slot.end()
+		slot.Begin(1)
+		slot.Sent(start, at)
+		rec.Record(0, &event.Outcome{Due: at, Sent: at, Done: at.Add(7 * time.Millisecond), Decision: algorithms.Decision{Allowed: true}})
+		slot.End()
 		if open := len(rec.shards[0].open); open > 2 {
 			t.Fatalf("at %dms: %d seconds' histograms open", ms, open)
 		}
 	}
 	var run result.Run
-	rec.fill(&run)
+	rec.Fill(&run)
 	h := newSeriesHistogram()
 	h.Record(7000)
 	if len(run.Series) != 3600 || run.Series[3599].Allowed != 4 || run.Series[1800].P99Us != h.ValueAtQuantile(99) {
@@ -142,27 +142,27 @@ func TestSecondsBoundedOverAnHour(t *testing.T) {
 // its outcome, recorded in second 3, and second 1's latencies all count.
 func TestACallInFlightHoldsItsSecondOpen(t *testing.T) {
 	start := time.Unix(1_800_000_000, 0)
-	rec := newRecorder(start)
+	rec := New(start)
 	slow, fast := rec.calls.add(), rec.calls.add()
 	at := func(ms int) time.Time { return start.Add(time.Duration(ms) * time.Millisecond) }
-	slow.begin(1)
-	slow.sent(start, at(1500))
+	slow.Begin(1)
+	slow.Sent(start, at(1500))
 	for _, ms := range []int{1100, 1900, 2500, 3200} {
-		fast.begin(1)
-		fast.sent(start, at(ms-50))
-		rec.record(1, &event.Outcome{Due: at(ms - 50), Sent: at(ms - 50), Done: at(ms), Decision: algorithms.Decision{Allowed: true}})
-		fast.end()
+		fast.Begin(1)
+		fast.Sent(start, at(ms-50))
+		rec.Record(1, &event.Outcome{Due: at(ms - 50), Sent: at(ms - 50), Done: at(ms), Decision: algorithms.Decision{Allowed: true}})
+		fast.End()
 	}
 	if got := rec.closer.through.Load(); got != 1 {
 		t.Fatalf("seconds closed through %d with a call sent in second 1 in flight, want 1", got)
 	}
-	if rec.inFlight() != 1 {
-		t.Errorf("in flight: %d, want 1", rec.inFlight())
+	if rec.InFlight() != 1 {
+		t.Errorf("in flight: %d, want 1", rec.InFlight())
 	}
-	rec.record(0, &event.Outcome{Due: at(1500), Sent: at(1500), Done: at(3300), Decision: algorithms.Decision{Allowed: true}})
-	slow.end()
+	rec.Record(0, &event.Outcome{Due: at(1500), Sent: at(1500), Done: at(3300), Decision: algorithms.Decision{Allowed: true}})
+	slow.End()
 	var run result.Run
-	rec.fill(&run)
+	rec.Fill(&run)
 	h := newSeriesHistogram()
 	h.Record(50_000)
 	if p := run.Series[1].P99Us; p != h.ValueAtQuantile(99) {

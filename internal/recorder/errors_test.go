@@ -1,4 +1,4 @@
-package workload
+package recorder
 
 import (
 	"fmt"
@@ -21,10 +21,10 @@ func (replyError) RedisError()     {}
 // it happened on, are one kind with one example, not 141 messages.
 func TestErrorsGroupByKind(t *testing.T) {
 	start := time.Unix(1_800_000_000, 0)
-	rec := newRecorder(start)
+	rec := New(start)
 	record := func(n int, err func(i int) error) {
 		for i := 0; i < n; i++ {
-			rec.record(i, &event.Outcome{Due: start, Sent: start, Done: start.Add(time.Millisecond), Err: err(i)})
+			rec.Record(i, &event.Outcome{Due: start, Sent: start, Done: start.Add(time.Millisecond), Err: err(i)})
 		}
 	}
 	record(141, func(i int) error {
@@ -36,7 +36,7 @@ func TestErrorsGroupByKind(t *testing.T) {
 	})
 	record(2, func(int) error { return io.EOF })
 	var run result.Run
-	rec.fill(&run)
+	rec.Fill(&run)
 
 	if len(run.Errors) != 3 {
 		t.Fatalf("%d error entries, want 3 kinds: %+v", len(run.Errors), run.Errors)

@@ -1,4 +1,4 @@
-package workload
+package recorder
 
 import (
 	"math"
@@ -20,7 +20,7 @@ import (
 //
 // When is that? An outcome belongs to the second its call was decided
 // in (Done), and a call is decided after it went out (Sent). Every
-// worker holds a callSlot that says when its call in flight went out;
+// worker holds a CallSlot that says when its call in flight went out;
 // once every call in flight went out after second s ended, and the clock
 // has passed it, no outcome of second s is still to come.
 
@@ -28,7 +28,7 @@ import (
 // is within 1%.
 const seriesDigits = 2
 
-// Values of a callSlot besides a send time.
+// Values of a CallSlot besides a send time.
 const (
 	// slotIdle: no call in flight.
 	slotIdle = math.MaxInt64
@@ -37,37 +37,37 @@ const (
 	slotStarting = math.MinInt64
 )
 
-// callSlot is one worker's call in flight: since when (nanoseconds from
+// CallSlot is one connection's call in flight: since when (nanoseconds from
 // the start of the run), and how many requests it carries (a pipeline's
 // batch carries several).
-type callSlot struct {
+type CallSlot struct {
 	sentNs   atomic.Int64
 	requests atomic.Int64
 }
 
-// begin marks a call of n requests about to go out: before the clock is
+// Begin marks a call of n requests about to go out: before the clock is
 // read for its send time, so that a closer that finds the slot idle knows
 // the send time is later than anything it read before.
-func (c *callSlot) begin(n int) {
+func (c *CallSlot) Begin(n int) {
 	c.requests.Store(int64(n))
 	c.sentNs.Store(slotStarting)
 }
 
-// sent records when the call went out.
-func (c *callSlot) sent(start, at time.Time) { c.sentNs.Store(int64(at.Sub(start))) }
+// Sent records when the call went out.
+func (c *CallSlot) Sent(start, at time.Time) { c.sentNs.Store(int64(at.Sub(start))) }
 
-// end marks the call recorded: every outcome of it is in the recorder.
-func (c *callSlot) end() { c.sentNs.Store(slotIdle) }
+// End marks the call recorded: every outcome of it is in the recorder.
+func (c *CallSlot) End() { c.sentNs.Store(slotIdle) }
 
 // callSlots are every worker's slots of one run.
 type callSlots struct {
 	mu    sync.Mutex
-	slots []*callSlot
+	slots []*CallSlot
 }
 
 // add makes a slot for a new worker.
-func (cs *callSlots) add() *callSlot {
-	c := &callSlot{}
+func (cs *callSlots) add() *CallSlot {
+	c := &CallSlot{}
 	c.sentNs.Store(slotIdle)
 	cs.mu.Lock()
 	cs.slots = append(cs.slots, c)
@@ -168,7 +168,7 @@ type seriesCloser struct {
 // closeSeconds closes the seconds no outcome can still reach, given that
 // an outcome decided nowNs after the start has just been recorded. It
 // returns at once when another goroutine is closing.
-func (r *recorder) closeSeconds(nowNs int64) {
+func (r *Recorder) closeSeconds(nowNs int64) {
 	if !r.closer.mu.TryLock() {
 		return
 	}
@@ -178,7 +178,7 @@ func (r *recorder) closeSeconds(nowNs int64) {
 }
 
 // closeAll closes every second: the run's calls have all been recorded.
-func (r *recorder) closeAll() {
+func (r *Recorder) closeAll() {
 	r.closer.mu.Lock()
 	defer r.closer.mu.Unlock()
 	last := -1
@@ -196,7 +196,7 @@ func (r *recorder) closeAll() {
 // closeBefore closes seconds from the first open one to limit (not
 // included): merges the shards' histograms of each, keeps its p99, and
 // gives the histograms back. r.closer.mu is held.
-func (r *recorder) closeBefore(limit int) {
+func (r *Recorder) closeBefore(limit int) {
 	for sec := int(r.closer.through.Load()); sec < limit; sec++ {
 		var merged *result.Histogram
 		for _, s := range r.shards {
@@ -228,7 +228,7 @@ func (r *recorder) closeBefore(limit int) {
 
 // secondP99 is the p99 of closed second sec, in microseconds (0 when it
 // recorded nothing or is not closed).
-func (r *recorder) secondP99(sec int) int64 {
+func (r *Recorder) secondP99(sec int) int64 {
 	if sec < len(r.closer.p99) {
 		return r.closer.p99[sec]
 	}

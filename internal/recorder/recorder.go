@@ -1,4 +1,4 @@
-package workload
+package recorder
 
 import (
 	"runtime"
@@ -30,12 +30,13 @@ func newSeriesHistogram() *result.Histogram {
 	return result.NewCoarseHistogram(seriesDigits)
 }
 
-// recorder collects outcomes from many goroutines. It is sharded so workers
+// Recorder collects outcomes from many goroutines. It is sharded so workers
 // rarely wait for each other, and merged once at the end. What it holds is
 // bounded per second of the run, not per request: counts, a p99, and the
 // histograms of the few seconds still open (see seconds.go).
-type recorder struct {
-	start  time.Time
+type Recorder struct {
+	// Start is when the run's traffic started.
+	Start  time.Time
 	shards []*recShard
 	// calls says which calls are in flight, and since when; closer
 	// closes the seconds they can no longer reach.
@@ -69,25 +70,28 @@ type second struct {
 	allowed, denied, errors int64
 }
 
-func newRecorder(start time.Time) *recorder {
+// New is a recorder of a run whose traffic starts at start: the instant
+// the per-second series and the timeline count from.
+func New(start time.Time) *Recorder {
 	n := runtime.GOMAXPROCS(0)
-	r := &recorder{start: start, shards: make([]*recShard, n)}
+	r := &Recorder{Start: start, shards: make([]*recShard, n)}
 	for i := range r.shards {
 		r.shards[i] = &recShard{corrected: newLatencies(), uncorrected: newLatencies(), lag: newSeriesHistogram(), timeline: newTimeline(), errors: map[string]*result.ErrorCount{}}
 	}
 	return r
 }
 
-// record adds one outcome; worker picks the shard.
-func (r *recorder) record(worker int, o *event.Outcome) {
-	s := r.shards[worker%len(r.shards)]
+// Record adds one outcome; shard (a connection's number) picks the
+// shard it is added to.
+func (r *Recorder) Record(shard int, o *event.Outcome) {
+	s := r.shards[shard%len(r.shards)]
 	corrected := result.HistMicros(o.Done.Sub(o.Due))
 	uncorrected := result.HistMicros(o.Done.Sub(o.Sent))
 	lag := o.Sent.Sub(o.Due)
 	// A request belongs to the second it was decided in: counted by due
 	// time, a backlog cleared after a stall would show more admissions in
 	// one second than the limiter ever made.
-	decided := o.Done.Sub(r.start)
+	decided := o.Done.Sub(r.Start)
 	sec := int(max(decided, 0) / time.Second)
 
 	s.mu.Lock()
@@ -159,17 +163,17 @@ func (s *recShard) countError(err error) {
 	e.Count++
 }
 
-// countInstances makes the recorder count what each of n application
+// CountInstances makes the recorder count what each of n application
 // instances sent and had admitted; call it before anything is recorded.
-func (r *recorder) countInstances(n int) {
+func (r *Recorder) CountInstances(n int) {
 	for _, s := range r.shards {
 		s.instances = make([]instanceCount, n)
 	}
 }
 
-// instanceCounts is, per application instance, the requests recorded
-// and their admissions; nil unless countInstances was called.
-func (r *recorder) instanceCounts() (sent, allowed []int64) {
+// InstanceCounts is, per application instance, the requests recorded
+// and their admissions; nil unless CountInstances was called.
+func (r *Recorder) InstanceCounts() (sent, allowed []int64) {
 	for _, s := range r.shards {
 		s.mu.Lock()
 		if sent == nil && s.instances != nil {
@@ -184,9 +188,9 @@ func (r *recorder) instanceCounts() (sent, allowed []int64) {
 	return sent, allowed
 }
 
-// lagQuantile is the q-th percentile of the recorded requests' sends
+// LagQuantile is the q-th percentile of the recorded requests' sends
 // after their due times, to the series histograms' precision.
-func (r *recorder) lagQuantile(q float64) time.Duration {
+func (r *Recorder) LagQuantile(q float64) time.Duration {
 	all := newSeriesHistogram()
 	for _, s := range r.shards {
 		s.mu.Lock()
@@ -196,9 +200,9 @@ func (r *recorder) lagQuantile(q float64) time.Duration {
 	return time.Duration(all.ValueAtQuantile(q)) * time.Microsecond
 }
 
-// counts is how many outcomes have been recorded so far, and how many of
+// Counts is how many outcomes have been recorded so far, and how many of
 // them were errors.
-func (r *recorder) counts() (sent, errors int64) {
+func (r *Recorder) Counts() (sent, errors int64) {
 	for _, s := range r.shards {
 		s.mu.Lock()
 		sent += s.counts.Sent
@@ -208,11 +212,15 @@ func (r *recorder) counts() (sent, errors int64) {
 	return sent, errors
 }
 
-// inFlight is how many requests have gone out and not yet been recorded.
-func (r *recorder) inFlight() int64 { return r.calls.inFlight() }
+// Slot is a new connection's slot, which tells the recorder of its call
+// in flight (see CallSlot): each connection of a run takes one.
+func (r *Recorder) Slot() *CallSlot { return r.calls.add() }
 
-// completed is how many outcomes have been recorded so far.
-func (r *recorder) completed() int64 {
+// InFlight is how many requests have gone out and not yet been recorded.
+func (r *Recorder) InFlight() int64 { return r.calls.inFlight() }
+
+// Completed is how many outcomes have been recorded so far.
+func (r *Recorder) Completed() int64 {
 	var n int64
 	for _, s := range r.shards {
 		s.mu.Lock()
@@ -222,10 +230,10 @@ func (r *recorder) completed() int64 {
 	return n
 }
 
-// fill merges the shards into run: the request counts, the latency
+// Fill merges the shards into run: the request counts, the latency
 // digests and histograms, the furthest lag, the per-second series and the
 // errors by message.
-func (r *recorder) fill(run *result.Run) {
+func (r *Recorder) Fill(run *result.Run) {
 	r.closeAll()
 	corrected, uncorrected := newLatencies(), newLatencies()
 	var maxLag time.Duration
@@ -261,12 +269,12 @@ func (r *recorder) fill(run *result.Run) {
 	for i, b := range secs {
 		run.Series[i] = result.Second{TS: i, Allowed: b.allowed, Denied: b.denied, Errors: b.errors, P99Us: r.secondP99(i)}
 	}
-	run.Errors = r.errorCounts()
+	run.Errors = r.ErrorCounts()
 }
 
-// errorCounts is the failed calls by kind, every shard's added up, most
+// ErrorCounts is the failed calls by kind, every shard's added up, most
 // frequent first; nil without one.
-func (r *recorder) errorCounts() []result.ErrorCount {
+func (r *Recorder) ErrorCounts() []result.ErrorCount {
 	errs := map[string]*result.ErrorCount{}
 	for _, s := range r.shards {
 		s.mu.Lock()
@@ -299,8 +307,8 @@ func (dst latencies) merge(src latencies) {
 	dst.denied.Merge(src.denied)
 }
 
-// lastError returns one recorded error message, for abort messages.
-func (r *recorder) lastError() string {
+// LastError returns one recorded error message, for abort messages.
+func (r *Recorder) LastError() string {
 	for _, s := range r.shards {
 		s.mu.Lock()
 		for _, e := range s.errors {
