@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rlbench/rlbench/internal/plural"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -46,8 +47,8 @@ func WhyNoMemory(r *result.Result, run *result.Run) string {
 	alive := fmt.Sprintf("%s of %s identities held a key when counted", FormatCount(m.Identities), FormatCount(int64(run.Identities)))
 	switch {
 	case int64(run.Identities) < result.MinIdentitiesForBytes:
-		return fmt.Sprintf("its largest run (%s) had %s identities, and memory per identity needs %s holding a key (fewer give allocator noise, not a figure): "+
-			"a cardinality scenario measures it", run.Scenario, FormatCount(int64(run.Identities)), min)
+		return fmt.Sprintf("its largest run (%s) had %s %s, and memory per identity needs %s holding a key (fewer give allocator noise, not a figure): "+
+			"a cardinality scenario measures it", run.Scenario, FormatCount(int64(run.Identities)), plural.Noun(int64(run.Identities), "identity", "identities"), min)
 	case m.ExpiredKeys > 0:
 		why := fmt.Sprintf("%s: %s keys had expired (a bucket's key lives until the bucket is full again, a window's until its window ends), "+
 			"and the hash tables grown for them are still counted", alive, FormatCount(m.ExpiredKeys))
@@ -85,4 +86,45 @@ func WhyNoExcess(run *result.Run) string {
 		return ""
 	}
 	return "it was not audited (audit.identities: 0, or the run stopped before the audit)"
+}
+
+// WhyNoExpected says why run has no expected admissions or mismatches (its
+// decisions were not replayed through a reference model); empty when they
+// were.
+func WhyNoExpected(run *result.Run) string {
+	a := run.Audit
+	switch {
+	case a == nil:
+		return WhyNoExcess(run)
+	case a.HasModel():
+		return ""
+	case a.Basis == result.AuditByBound:
+		return "judged by its bound only: it declares a bound, not a semantics with a reference model to replay"
+	case a.Basis == result.AuditByBoundCallerTime:
+		return "judged by its bound only: it decides by its caller's clock, which a model on the server's time cannot replay"
+	case a.Basis == result.AuditByBoundClientTime:
+		return "judged by its bound only: its replies carry no server time to replay its model at"
+	}
+	return "its decisions were not replayed through a reference model"
+}
+
+// WhyNoKeySample says why run has no MEMORY USAGE or encodings of its keys;
+// empty when it has them.
+func WhyNoKeySample(r *result.Result, run *result.Run) string {
+	m := run.Memory
+	switch {
+	case m != nil && m.SampledKeys > 0:
+		return ""
+	case r.Redis.Mode == "embedded":
+		return "the embedded server has no MEMORY USAGE"
+	case m == nil:
+		return "the server was not read after the run (it stopped before its end)"
+	case m.CensusFailed:
+		return "the key census failed"
+	case m.Keys == 0 && m.ExpiredKeys > 0:
+		return fmt.Sprintf("no key of the run was alive when counted (%s %s expired)", FormatCount(m.ExpiredKeys), plural.Noun(m.ExpiredKeys, "key had", "keys had"))
+	case m.Keys == 0:
+		return "no key of the run was alive when counted"
+	}
+	return "the sample of keys was not read"
 }

@@ -49,3 +49,30 @@ func TestWhyNoMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestWhyNoExpectedAndKeySample: the page's audit and cost dashes say the
+// run's own cause, and a run with the figures says none.
+func TestWhyNoExpectedAndKeySample(t *testing.T) {
+	r := resultOf()
+	r.Redis.Mode = "private"
+	run := func(a *result.Audit, m *result.Memory) *result.Run {
+		return &result.Run{Algorithm: "checkout", Scenario: "edge", Identities: 10, Audit: a, Memory: m}
+	}
+	for _, tc := range []struct {
+		why       string
+		got, want string
+	}{
+		{"replayed", WhyNoExpected(run(&result.Audit{Basis: result.AuditByModel}, nil)), ""},
+		{"a bound only", WhyNoExpected(run(&result.Audit{Basis: result.AuditByBound}, nil)), "judged by its bound only: it declares a bound"},
+		{"caller's clock", WhyNoExpected(run(&result.Audit{Basis: result.AuditByBoundCallerTime}, nil)), "decides by its caller's clock"},
+		{"no server time", WhyNoExpected(run(&result.Audit{Basis: result.AuditByBoundClientTime}, nil)), "its replies carry no server time"},
+		{"sampled", WhyNoKeySample(r, run(nil, &result.Memory{Keys: 10, SampledKeys: 10})), ""},
+		{"keys expired", WhyNoKeySample(r, run(nil, &result.Memory{ExpiredKeys: 1})), "no key of the run was alive when counted (1 key had expired)"},
+		{"census failed", WhyNoKeySample(r, run(nil, &result.Memory{CensusFailed: true})), "the key census failed"},
+		{"not read", WhyNoKeySample(r, run(nil, nil)), "the server was not read after the run"},
+	} {
+		if (tc.want == "") != (tc.got == "") || !strings.Contains(tc.got, tc.want) {
+			t.Errorf("%s: %q, want it to say %q", tc.why, tc.got, tc.want)
+		}
+	}
+}

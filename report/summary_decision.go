@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -68,20 +69,20 @@ func writeDecision(w io.Writer, r *result.Result, j verdict.Judgement) error {
 		header += p + " cost\t"
 	}
 	fmt.Fprintln(tw, header+"server/decision\tworst p99\tmemory/identity\t")
-	var why missingCells
+	var why MissingCells
 	inFaults := false
 	for _, alg := range algs {
 		c := costs[alg]
-		why.add("most past the policy", alg, c.NoExcess)
-		why.add("server/decision", alg, c.NoServer)
-		why.add("memory/identity", alg, c.NoMemory)
+		why.Add("most past the policy", alg, c.NoExcess)
+		why.Add("server/decision", alg, c.NoServer)
+		why.Add("memory/identity", alg, c.NoMemory)
 		var policyCells string
 		for _, p := range policies {
 			cell := "-"
 			if pc, ok := c.Policy(p); ok {
 				cell = pc.Cell()
 			} else {
-				why.add(p+" cost", alg, "no run of it had faults under "+p)
+				why.Add(p+" cost", alg, "no run of it had faults under "+p)
 			}
 			policyCells += cell + "\t"
 		}
@@ -126,8 +127,8 @@ func writeDecision(w io.Writer, r *result.Result, j verdict.Judgement) error {
 	if inFaults {
 		fmt.Fprintln(w, "  (a p99 \"in faults\" was measured through the scheduled faults, which held the calls: the faults table has each fault's own figures)")
 	}
-	for _, line := range why.lines() {
-		fmt.Fprintln(w, "  - "+line)
+	for _, line := range why.Lines("-") {
+		fmt.Fprintln(w, "  "+line)
 	}
 	if s := Recommend(r, j).Sentence(FormatPolicy(r.Profile.Policy)); s != "" {
 		fmt.Fprintln(w, s)
@@ -135,16 +136,16 @@ func writeDecision(w io.Writer, r *result.Result, j verdict.Judgement) error {
 	return nil
 }
 
-// missingCells gathers why a table's cells are dashes: for each column
+// MissingCells gathers why a table's cells are dashes: for each column
 // and reason, the algorithms it applies to, in the order they came.
-type missingCells struct {
+type MissingCells struct {
 	order []string
 	algs  map[string][]string
 }
 
-// add notes that alg's cell of column is a dash because of why (nothing
+// Add notes that alg's cell of column is a dash because of why (nothing
 // when why is empty).
-func (m *missingCells) add(column, alg, why string) {
+func (m *MissingCells) Add(column, alg, why string) {
 	if why == "" {
 		return
 	}
@@ -155,15 +156,18 @@ func (m *missingCells) add(column, alg, why string) {
 	if _, ok := m.algs[k]; !ok {
 		m.order = append(m.order, k)
 	}
-	m.algs[k] = append(m.algs[k], alg)
+	if !slices.Contains(m.algs[k], alg) {
+		m.algs[k] = append(m.algs[k], alg)
+	}
 }
 
-// lines says each reason once: "memory/identity of a and b: why".
-func (m *missingCells) lines() []string {
+// Lines says each reason once, after the dash as the table shows it: "-
+// memory/identity of a and b: why".
+func (m *MissingCells) Lines(dash string) []string {
 	out := make([]string, 0, len(m.order))
 	for _, k := range m.order {
 		column, why, _ := strings.Cut(k, "\x00")
-		out = append(out, fmt.Sprintf("%s of %s: %s", column, joinAnd(m.algs[k]), why))
+		out = append(out, fmt.Sprintf("%s %s of %s: %s", dash, column, joinAnd(m.algs[k]), why))
 	}
 	return out
 }

@@ -40,7 +40,8 @@ func TestReportInABrowser(t *testing.T) {
 	// A control page with one image from the network: the checks below
 	// must catch it, or they could not catch anything.
 	leaky := filepath.Join(dir, "leaky.html")
-	if err := os.WriteFile(leaky, []byte(`<!DOCTYPE html><p>control</p><img src="http://127.0.0.1:9/x.png" alt="x">`), 0o644); err != nil {
+	if err := os.WriteFile(leaky, []byte(`<!DOCTYPE html><p>control</p><img src="http://127.0.0.1:9/x.png" alt="x">`+
+		`<div class="tablewrap" style="overflow-x: auto"><table><caption>control</caption><tr><td style="min-width: 3000px">x</td></tr></table></div>`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 
@@ -69,6 +70,9 @@ func TestReportInABrowser(t *testing.T) {
 	for _, u := range got.outside {
 		t.Errorf("page requested %s", u)
 	}
+	for _, w := range got.wide {
+		t.Errorf("a table is wider than a 1366 px screen, its columns cut in a screenshot or a print: %s", w)
+	}
 	shot := filepath.Join(dir, "report-screenshot.png")
 	if err := os.WriteFile(shot, got.screenshot, 0o644); err != nil {
 		t.Fatal(err)
@@ -86,6 +90,9 @@ func TestReportInABrowser(t *testing.T) {
 	control := loadPage(t, ctx, leaky)
 	if len(control.outside) == 0 {
 		t.Error("the control page's network image went unnoticed: the request check sees nothing")
+	}
+	if len(control.wide) != 1 {
+		t.Errorf("the control page's 3000 px table went unnoticed (%q): the width check sees nothing", control.wide)
 	}
 	if len(control.images) != 1 || control.images[0].NaturalWidth != 0 {
 		t.Errorf("the control page's network image loaded (%+v) although the network is off", control.images)
@@ -128,7 +135,8 @@ func newBrowser(t *testing.T, path string) context.Context {
 		chromedp.Flag("disable-extensions", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
+		// A laptop's screen: every table must fit it (see wide).
+		chromedp.WindowSize(1366, 900),
 	)
 	t.Cleanup(cancelAlloc)
 	return allocCtx
@@ -158,6 +166,9 @@ type pageLoad struct {
 	// itself or an embedded data: URI.
 	outside    []string
 	screenshot []byte
+	// wide names each table wider than the window shows (by its caption,
+	// or the heading above it).
+	wide []string
 }
 
 // loadPage opens the file in a new tab with the network offline, waits
@@ -214,12 +225,23 @@ func loadPage(t *testing.T, parent context.Context, file string) pageLoad {
 	if err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
+	wide, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('.tablewrap'))
+		.filter(d => d.scrollWidth > d.clientWidth + 1 || d.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+		.map(d => {
+			const c = d.querySelector('caption');
+			let h = d.previousElementSibling;
+			while (h && !/^H[1-6]$/.test(h.tagName)) h = h.previousElementSibling;
+			return (c ? c.textContent : (h ? h.textContent : '?')) + ' (' + d.scrollWidth + ' px in ' + d.clientWidth + ')';
+		})`))
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
 	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("%s: screenshot: %v", file, err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	res.images, res.screenshot, res.decision = images, shot, decision
+	res.images, res.screenshot, res.decision, res.wide = images, shot, decision, wide
 	return res
 }

@@ -97,6 +97,10 @@ type scenarioSection struct {
 	HasMemory bool
 	HasServer bool
 	Rows      []tableRow
+	// AuditWhy and CostWhy say, under the audit's and the costs' tables,
+	// why a cell of theirs is a dash: one line per column and cause,
+	// naming the algorithms it applies to.
+	AuditWhy, CostWhy []string
 	// Cluster is the runs' figures per master of a Redis Cluster.
 	Cluster *clusterTable
 	// Capacity is what the scenario's capacity searches found: the SLO
@@ -267,9 +271,21 @@ func scenarioView(v *view, s string, figs []figureView) scenarioSection {
 		sec.HasMemory = sec.HasMemory || run.Memory != nil
 		sec.HasServer = sec.HasServer || run.Server != nil
 	}
+	var audit, cost report.MissingCells
 	for _, run := range runs {
 		sec.Rows = append(sec.Rows, newTableRow(v, run))
+		audit.Add("expected and mismatches", run.Algorithm, report.WhyNoExpected(run))
+		if _, ok := run.Memory.PerIdentity(); !ok && run.Memory != nil {
+			cost.Add("per identity", run.Algorithm, report.WhyNoMemory(v.r, run))
+		}
+		if run.Memory != nil {
+			cost.Add("MEMORY USAGE and encodings", run.Algorithm, report.WhyNoKeySample(v.r, run))
+		}
+		if sec.HasServer {
+			cost.Add("µs/call", run.Algorithm, report.WhyNoServerTime(v.r, run))
+		}
 	}
+	sec.AuditWhy, sec.CostWhy = audit.Lines("—"), cost.Lines("—")
 	sec.Cluster = newClusterTable(v, s)
 	for _, run := range runs {
 		if run.Capacity != nil {
