@@ -74,7 +74,7 @@ func (c *clientTimed) Allow(ctx context.Context, key string) (Decision, error) {
 
 // AppendCommand implements Pipelined: EVALSHA of the script on key, told
 // the caller's clock; one unit per request, as its family decides.
-func (c *clientTimed) AppendCommand(dst []any, key string, _ int64) ([]any, Request) {
+func (c *clientTimed) AppendCommand(dst []any, key *string, _ int64) ([]any, Request) {
 	req, now := c.request(c.clock)
 	dst = append(dst, "evalsha", c.script.shaArg, 1, key)
 	dst = append(dst, c.args...)

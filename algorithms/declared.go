@@ -554,8 +554,8 @@ func (v *declaredOnClock) Allow(ctx context.Context, key string) (Decision, erro
 }
 
 // AppendCommand implements Pipelined on the instance's clock.
-func (v *declaredOnClock) AppendCommand(dst []any, key string, units int64) ([]any, Request) {
-	return v.appendCommandOn(dst, key, v.clock, units)
+func (v *declaredOnClock) AppendCommand(dst []any, key *string, units int64) ([]any, Request) {
+	return v.appendCommandOn(dst, *key, v.clock, units)
 }
 
 // WindowsEndAtInstants implements InstantWindowed: a fixed window's

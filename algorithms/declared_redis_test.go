@@ -291,7 +291,8 @@ func TestDeclaredUnitsFromTheCaller(t *testing.T) {
 		if err != nil || d.Units() != tc.want {
 			t.Errorf("%s: alone: decided %+v (%v), want %d units", tc.why, d, err, tc.want)
 		}
-		cmd, req := tc.lim.AppendCommand(nil, "rlbench:test:units:1", tc.units)
+		key := "rlbench:test:units:1"
+		cmd, req := tc.lim.AppendCommand(nil, &key, tc.units)
 		reply, err := rdb.Do(ctx, cmd...).Result()
 		d, err = tc.lim.Decide(req, reply, err)
 		if err != nil || d.Units() != tc.want || (tc.lim == told && cmd[len(cmd)-1] != strconv.FormatInt(tc.want, 10)) {

@@ -38,8 +38,8 @@ func TestDeclaredRequestCarriesCostAndClock(t *testing.T) {
 	l, again := declaredFor(t, SemanticsGCRA, args, reply, b), declaredFor(t, SemanticsGCRA, args, reply, b)
 	seen := map[string]bool{}
 	for i := range 200 {
-		cmd, req := l.AppendCommand(nil, "ns:42", 0)
-		_, req2 := again.AppendCommand(nil, "ns:42", 0)
+		cmd, req := l.AppendCommand(nil, ptr("ns:42"), 0)
+		_, req2 := again.AppendCommand(nil, ptr("ns:42"), 0)
 		// evalsha sha numkeys key args...
 		got := cmd[4:]
 		want := []any{itoa(req.Cost), "1764000000", "1764000000.004321", "1764000000004", "1764000000004321", "10"}
@@ -188,7 +188,7 @@ func TestDeclaredOnClock(t *testing.T) {
 		{behind, "1764000000002", "2", 1_764_000_000_002_000, -1500},
 		{l, "1764000000004", "3", 1_764_000_000_004_000, 0},
 	} {
-		cmd, req := tc.lim.AppendCommand(nil, "ns:7", 0)
+		cmd, req := tc.lim.AppendCommand(nil, ptr("ns:7"), 0)
 		if got := strs(cmd[4:]); got[0] != tc.wantMs || got[1] != tc.wantID {
 			t.Errorf("view %d: args %v, want [%s %s]", i, got, tc.wantMs, tc.wantID)
 		}
@@ -215,7 +215,7 @@ func TestDeclaredOnClock(t *testing.T) {
 func TestDeclaredPolicyArguments(t *testing.T) {
 	l := declaredFor(t, SemanticsTokenBucket, []string{"${limit}", "${rate_per_s}", "${rate_per_ms}", "${window_s}", "${window_ms}", "${window_us}", ""},
 		ReplyLayout{Allowed: 1}, Binding{})
-	cmd, _ := l.AppendCommand(nil, "ns:7", 0)
+	cmd, _ := l.AppendCommand(nil, ptr("ns:7"), 0)
 	var got []string
 	for _, a := range cmd[4:] {
 		got = append(got, a.(string))
@@ -224,3 +224,6 @@ func TestDeclaredPolicyArguments(t *testing.T) {
 		t.Errorf("arguments %q, want %q", strings.Join(got, "|"), want)
 	}
 }
+
+// ptr is a pointer to s, as a pipelined command takes its key.
+func ptr(s string) *string { return &s }

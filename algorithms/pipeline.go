@@ -18,9 +18,12 @@ type Pipelined interface {
 	// FCALL, and says what the request carried (its cost, its clock
 	// reading). units is what the request asks for when its caller sets
 	// it (as WithUnits does for Allow): zero leaves the limiter's own
-	// cost, and a limiter not told its cost ignores it. A caller that
-	// reuses dst from call to call allocates no arguments.
-	AppendCommand(dst []any, key string, units int64) ([]any, Request)
+	// cost, and a limiter not told its cost ignores it. The command may
+	// refer to *key rather than copy it (go-redis sends a *string as the
+	// string it points to): the caller keeps it unchanged until the command
+	// has been sent and answered, and a caller that reuses dst and key from
+	// call to call allocates nothing for them.
+	AppendCommand(dst []any, key *string, units int64) ([]any, Request)
 	// Decide reads the decision from the reply and error of the command
 	// that carried req.
 	Decide(req Request, reply any, err error) (Decision, error)
@@ -47,7 +50,7 @@ var (
 
 // AppendCommand implements Pipelined: EVALSHA of the limiter's script on
 // key. A built-in decides one unit per request: units are not its.
-func (s *scripted) AppendCommand(dst []any, key string, _ int64) ([]any, Request) {
+func (s *scripted) AppendCommand(dst []any, key *string, _ int64) ([]any, Request) {
 	dst = append(dst, "evalsha", s.script.shaArg, 1, key)
 	return append(dst, s.args...), Request{}
 }
@@ -73,11 +76,12 @@ func (s *scripted) Reload(ctx context.Context) error { return s.script.Reload(ct
 
 // AppendCommand implements Pipelined: EVALSHA of the script, or FCALL of
 // the function, with the keys and arguments the templates make for key.
-func (l *Declared) AppendCommand(dst []any, key string, units int64) ([]any, Request) {
-	return l.appendCommandOn(dst, key, CallerClock{}, units)
+func (l *Declared) AppendCommand(dst []any, key *string, units int64) ([]any, Request) {
+	return l.appendCommandOn(dst, *key, CallerClock{}, units)
 }
 
-// appendCommandOn is AppendCommand for a caller whose clock is c.
+// appendCommandOn is AppendCommand for a caller whose clock is c: the
+// templates fill keys and arguments of their own from key.
 func (l *Declared) appendCommandOn(dst []any, key string, c CallerClock, units int64) ([]any, Request) {
 	keys, args, req := l.call(key, c, units)
 	return l.callee.AppendCommand(dst, keys, args...), req

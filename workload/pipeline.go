@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/redis/go-redis/v9"
 
@@ -29,6 +30,10 @@ type pipelining struct {
 	piped    algorithms.Pipelined
 	client   pipelineClient
 	maxBatch int
+	// reuse says each connection's commands are reused from batch to
+	// batch: a command of a cluster client keeps the slot of its first
+	// key, so there each request has a command of its own.
+	reuse bool
 
 	statsMu sync.Mutex
 	stats   batchStats
@@ -59,6 +64,8 @@ func (d *scheduler) setPipeline(p plan.Pipeline, client pipelineClient) (note st
 		return d.limiter.Name() + " cannot be pipelined (its decision takes more than one command): its requests went out one at a time"
 	}
 	d.piped, d.client, d.maxBatch = piped, client, p.MaxBatch()
+	_, cluster := client.(*redis.ClusterClient)
+	d.reuse = !cluster
 	return ""
 }
 
@@ -90,16 +97,43 @@ func (d *scheduler) pipelineFigures(p plan.Pipeline, sent int64, note string) *r
 // it, and the instant its reply was read. go-redis reads a pipeline's
 // replies in order and hands each to its command's SetErr as soon as it is
 // read, so the instant taken there is the request's own completion, not
-// the batch's.
+// the batch's. A connection keeps its calls from batch to batch, and with
+// them their commands, arguments and keys: a request allocates only what
+// go-redis makes of its reply.
 type batchCall struct {
 	*redis.Cmd
 	clock event.Clock
 	done  time.Time
-	// args is the command's arguments, reused from batch to batch, and
-	// req what the request carried (its cost, its clock reading), which
-	// reading its reply needs.
+	// args is the command's arguments, and req what the request carried
+	// (its cost, its clock reading), which reading its reply needs.
 	args []any
 	req  algorithms.Request
+	// key is the identity's key, which args refers to: a string over
+	// keyBuf, whose bytes stay as they are until the call's reply has
+	// been read (the next batch builds the next key in them).
+	key    string
+	keyBuf []byte
+}
+
+// setKey makes c's key identity's, in its own buffer.
+func (c *batchCall) setKey(keys event.KeyScheme, identity uint64) {
+	c.keyBuf = keys.AppendKey(c.keyBuf[:0], identity)
+	c.key = unsafe.String(unsafe.SliceData(c.keyBuf), len(c.keyBuf))
+}
+
+// command makes c's command carry args: its own, reset, when args are
+// still the ones it was made with (the same arguments, in the same
+// memory), else a new one.
+func (c *batchCall) command(ctx context.Context, args []any, reuse bool) {
+	if reuse && c.Cmd != nil {
+		if was := c.Cmd.Args(); len(was) == len(args) && len(args) > 0 && &was[0] == &args[0] {
+			c.Cmd.SetErr(nil)
+			c.Cmd.SetVal(nil)
+			c.args = args
+			return
+		}
+	}
+	c.Cmd, c.args = redis.NewCmd(ctx, args...), args
 }
 
 var _ redis.Cmder = (*batchCall)(nil)
@@ -170,8 +204,10 @@ func (d *scheduler) sendBatch(w *pipeWorker, jobs []job) {
 	calls := w.calls[:len(jobs)]
 	for i, j := range jobs {
 		c := &calls[i]
-		c.args, c.req = d.fleet.pipedFor(j.instance, d.piped).AppendCommand(c.args[:0], d.key(w.worker, j.identity), j.units)
-		c.Cmd, c.clock, c.done = redis.NewCmd(d.callCtx, c.args...), d.clock, time.Time{}
+		c.setKey(d.keys, j.identity)
+		args, req := d.fleet.pipedFor(j.instance, d.piped).AppendCommand(c.args[:0], &c.key, j.units)
+		c.command(d.callCtx, args, d.reuse)
+		c.req, c.clock, c.done = req, d.clock, time.Time{}
 	}
 	w.slot.Begin(len(jobs))
 	defer w.slot.End()
@@ -201,7 +237,8 @@ func (d *scheduler) sendBatch(w *pipeWorker, jobs []job) {
 		} else {
 			lastOK = o.Done
 		}
-		c.Cmd = nil
+		// The reply and what the arguments held are free to go.
+		c.Cmd.SetVal(nil)
 		clear(c.args)
 	}
 	if !lastOK.IsZero() {

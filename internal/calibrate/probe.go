@@ -212,7 +212,7 @@ func (p *prober) burst(ctx context.Context, lim algorithms.Pipelined, key string
 		b.timeBefore = p.serverTime(ctx)
 	}
 	for i := range n {
-		cmds[i], reqs[i] = lim.AppendCommand(nil, key, units)
+		cmds[i], reqs[i] = lim.AppendCommand(nil, &key, units)
 	}
 	b.sentAt = time.Now()
 	cmders, err := p.rdb.Pipelined(ctx, func(pipe redis.Pipeliner) error {

@@ -107,9 +107,11 @@ func (p *Probe) fill(ctx context.Context, prefix string, n int) (*result.MemoryF
 		infoBefore, listBefore := pipe.Info(ctx, "memory"), pipe.ClientList(ctx)
 		decisions := make([]*redis.Cmd, n)
 		for i := range n {
-			// Each command keeps its arguments until the transaction is
-			// sent: a slice of its own.
-			args, _ := lim.AppendCommand(nil, keys.Key(uint64(i)), 1)
+			// Each command keeps its arguments (and the key they refer
+			// to) until the transaction is sent: a slice and a key of its
+			// own.
+			key := keys.Key(uint64(i))
+			args, _ := lim.AppendCommand(nil, &key, 1)
 			decisions[i] = pipe.Do(ctx, args...)
 		}
 		// A table that doubled during the fill frees its old half once
