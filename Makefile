@@ -114,8 +114,9 @@ vet:
 ## bench: rlbench vs redis-benchmark throughput and CPU per million decisions,
 ## one request at a time and pipelined (-P 16), the fixed window's capacity
 ## (loose SLO, pipelining allowed) as a share of redis-benchmark -P 16, the
-## two ways of pipelining compared (go-redis batches, rueidis
-## auto-pipelining: tools/clientcmp, a module of its own), allocations per
+## open loop's CPU per decision beside the closed loop's, the pipelined
+## client ways side by side (rlbench, go-redis with reused commands,
+## rueidis DoMulti: tools/clientcmp, a module of its own), allocations per
 ## request, plot rendering, reading a trace
 bench: deps
 	$(GO) run ./tools/benchcmp

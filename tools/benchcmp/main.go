@@ -25,7 +25,14 @@
 // 0.8): what an open loop that keeps each request's due time gives up
 // against a closed loop that keeps none.
 //
-//	go run ./tools/benchcmp [-rounds 3] [-seconds 3] [-clients 50] [-pipeline 1,16] [-targets private,daemon] [-audit 10000] [-capacity 3]
+// It also measures rlbench's open loop beside its closed loop on a private
+// server, at each depth: the open loop offered three quarters of the
+// closed loop's rate in the same round, over the same connections and
+// depth, and prints the median ratio of their CPU per million decisions
+// (target: at most 1.5): what keeping each request's due time costs
+// rlbench beside sending it.
+//
+//	go run ./tools/benchcmp [-rounds 3] [-seconds 3] [-clients 50] [-pipeline 1,16] [-targets private,daemon] [-audit 10000] [-open 3] [-capacity 3]
 package main
 
 import (
@@ -55,8 +62,9 @@ func main() {
 	clients := flag.Int("clients", 50, "goroutines (rlbench) and connections (redis-benchmark)")
 	identities := flag.Int("identities", 1000, "distinct keys both tools spread requests over")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the first rlbench round to `FILE`")
-	targets := flag.String("targets", "private,daemon", "servers to measure against: private (a child, as rlbench starts it), daemon (daemonized, in its own session)")
+	targets := flag.String("targets", "private,daemon", "servers to measure against: private (a child, as rlbench starts it), daemon (daemonized, in its own session); empty: no comparison with redis-benchmark")
 	depths := flag.String("pipeline", "1,16", "pipeline depths to compare: rlbench's pipeline: N against redis-benchmark -P N (1: one request at a time)")
+	openRounds := flag.Int("open", 3, "rounds of the open-loop comparison: rlbench's open loop beside its closed loop at each depth of -pipeline, on a private server (0: none)")
 	capacityRounds := flag.Int("capacity", 3, "rounds of the capacity comparison: rlbench's capacity search on the fixed window (loose SLO, pipelining allowed) beside redis-benchmark -P 16 (0: none)")
 	showSched = flag.Bool("schedstat", false, "print the scheduler's figures for the server and rlbench in each round")
 	auditIdentities = flag.Int("audit", profile.DefaultAuditIdentities, "identities whose every decision rlbench audits, as a profile's audit: identities (0: no audit)")
@@ -82,6 +90,10 @@ func main() {
 	loadBefore := loadAverage()
 	var rates, cpus []string
 	for _, target := range strings.Split(*targets, ",") {
+		if target == "" {
+			// -targets "": no comparison with redis-benchmark.
+			continue
+		}
 		for _, depth := range pipelines {
 			m, err := run(target, *rounds, time.Duration(*seconds*float64(time.Second)), *clients, *identities, depth)
 			if err != nil {
@@ -92,8 +104,19 @@ func main() {
 			cpus = append(cpus, fmt.Sprintf("%s -P %d %.2f s vs %.2f s (%.2f)", target, depth, m.ourCPU, m.theirCPU, m.cpuRatio))
 		}
 	}
-	fmt.Printf("median ratio rlbench / redis-benchmark: %s (target >= 0.9 each)\n", strings.Join(rates, ", "))
-	fmt.Printf("CPU seconds per million decisions, rlbench vs redis-benchmark (median ratio): %s (target <= %.1f each)\n", strings.Join(cpus, ", "), cpuRatioTarget)
+	if len(rates) > 0 {
+		fmt.Printf("median ratio rlbench / redis-benchmark: %s (target >= 0.9 each)\n", strings.Join(rates, ", "))
+		fmt.Printf("CPU seconds per million decisions, rlbench vs redis-benchmark (median ratio): %s (target <= %.1f each)\n", strings.Join(cpus, ", "), cpuRatioTarget)
+	}
+	if *openRounds > 0 {
+		ratios, err := compareOpenLoop(*openRounds, time.Duration(*seconds*float64(time.Second)), *clients, *identities, pipelines)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchcmp:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("CPU seconds per million decisions, rlbench's open loop / its closed loop (median ratio): %s (target <= %.1f each)\n",
+			describeRatios(ratios, pipelines), openLoopRatioTarget)
+	}
 	if *capacityRounds > 0 {
 		share, err := compareCapacity(*capacityRounds, time.Duration(*seconds*float64(time.Second)), *clients, *identities)
 		if err != nil {
@@ -199,7 +222,7 @@ func run(target string, rounds int, span time.Duration, clients, identities, dep
 		guess = b.rate
 		benchServer, benchWall := readCPUTimes(serverPID).Sub(before), time.Since(start)
 		watch := &trafficWatch{pids: []int{serverPID, os.Getpid()}, span: span}
-		r, procs, err := rlbenchClosedLoop(ctx, env, policy, clients, identities, depth, span, watch)
+		r, _, procs, err := rlbenchLoop(ctx, env, policy, clients, identities, depth, span, watch, 0)
 		if err != nil {
 			return medians{}, err
 		}
@@ -234,10 +257,17 @@ func perMillion(cpu, decisions float64) float64 {
 	return cpu / decisions * 1e6
 }
 
-// rlbenchClosedLoop measures rlbench's own request path: the runner, the
-// recorder and the limiter binding, closed loop, pipelined depth deep, as
-// `rlbench run` runs it. It returns the rate and the GOMAXPROCS the run had.
-func rlbenchClosedLoop(ctx context.Context, env *redisenv.Env, p algorithms.Policy, clients, identities, depth int, span time.Duration, obs workload.Observer) (float64, int, error) {
+// rlbenchLoop measures rlbench's own request path: the runner, the
+// recorder and the limiter binding, pipelined depth deep, as `rlbench run`
+// runs it: a closed loop, or (openPerSecond > 0) an open loop offered that
+// rate. It returns the rate, the mean requests per batch and the
+// GOMAXPROCS the run had.
+func rlbenchLoop(ctx context.Context, env *redisenv.Env, p algorithms.Policy, clients, identities, depth int, span time.Duration, obs workload.Observer,
+	openPerSecond float64) (rate, batch float64, procs int, err error) {
+	r, name := profile.Rate{Max: true}, "closed"
+	if openPerSecond > 0 {
+		r, name = profile.Rate{PerSecond: openPerSecond}, "open"
+	}
 	prof := &profile.Profile{
 		Name:        "benchcmp",
 		Policy:      p,
@@ -248,7 +278,7 @@ func rlbenchClosedLoop(ctx context.Context, env *redisenv.Env, p algorithms.Poli
 		Seed:        1,
 		Timeout:     2 * time.Second,
 		Scenarios: []profile.Scenario{{
-			Name: "closed", Shape: plan.ShapeSteady, Rate: profile.Rate{Max: true},
+			Name: name, Shape: plan.ShapeSteady, Rate: r,
 			Identities: identities, Duration: span,
 		}},
 	}
@@ -261,13 +291,17 @@ func rlbenchClosedLoop(ctx context.Context, env *redisenv.Env, p algorithms.Poli
 	}
 	res, err := (&workload.Runner{Plan: prof.Plan(1), Env: env, KeepKeys: true, ShareCPUs: true, Observer: obs}).Run(ctx)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	run := res.Runs[0]
 	if e := run.Requests.Errors; e > 0 {
-		return 0, 0, fmt.Errorf("rlbench saw %d errors: %v", e, run.Errors)
+		return 0, 0, 0, fmt.Errorf("rlbench saw %d errors: %v", e, run.Errors)
 	}
-	return run.Rate.AchievedPerS, res.Host.GOMAXPROCS, nil
+	batch = 1
+	if pl := run.Pipeline; pl != nil {
+		batch = pl.MeanBatch
+	}
+	return run.Rate.AchievedPerS, batch, res.Host.GOMAXPROCS, nil
 }
 
 // benchmarkRun is what one run of redis-benchmark measured: its requests

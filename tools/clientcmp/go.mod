@@ -3,6 +3,7 @@ module github.com/rlbench/rlbench/tools/clientcmp
 go 1.26.8
 
 require (
+	github.com/redis/go-redis/v9 v9.23.0
 	github.com/redis/rueidis v1.0.79
 	github.com/rlbench/rlbench v0.0.0
 )
@@ -22,7 +23,6 @@ require (
 	github.com/prometheus/client_model v0.2.0 // indirect
 	github.com/prometheus/common v0.37.0 // indirect
 	github.com/prometheus/procfs v0.8.0 // indirect
-	github.com/redis/go-redis/v9 v9.23.0 // indirect
 	github.com/rs/xid v1.6.0 // indirect
 	github.com/rs/zerolog v1.28.0 // indirect
 	github.com/yuin/gopher-lua v1.1.1 // indirect

@@ -1,18 +1,24 @@
-// Command clientcmp measures the two ways rlbench could pipeline its
-// requests while keeping each request's own completion time, through the
-// same runner, recorder and audit (rlbench run's whole request path), on
-// the same private redis-server, alternated, closed loop, fixed_window:
+// Command clientcmp measures, side by side on one private redis-server,
+// what a pipelined decision costs rlbench's client, alternated round by
+// round, closed loop, fixed_window EVALSHA, 50 connections with batches of
+// 16 over 1,000 keys:
 //
-//   - go-redis batcher: rlbench's own (pipeline: 16 over 50 connections):
-//     each connection sends 16 requests as one go-redis pipeline and stamps
-//     each reply as go-redis reads it;
-//   - rueidis auto-pipelining: 50 rueidis connections, 16 goroutines each
-//     calling Do, which rueidis batches on the connection; a goroutine per
-//     request in flight is what gives each its own completion.
+//   - rlbench: its whole pipelined request path (runner, go-redis batches
+//     whose commands, arguments and keys are reused from batch to batch,
+//     each reply stamped as go-redis reads it, recorder, audit);
+//   - go-redis batches: the same client alone, commands reused and each
+//     reply stamped as it is read, every decision read from its reply;
+//   - rueidis batches: rueidis's explicit batches (DoMulti on a pooled
+//     connection, auto-pipelining off) of commands built once per key
+//     (pinned), every decision read from its reply. DoMulti hands back the
+//     batch's replies together: a request's completion is its batch's,
+//     which rlbench's latency from each request's own reply cannot use.
 //
-// It prints requests per second and heap allocations per request for each,
-// and their medians. It is a module of its own so that rlbench itself
-// depends on one Redis client only.
+// It prints each one's decisions a second, CPU seconds per million
+// decisions (this process's, from getrusage; rlbench's from its run's
+// generator figures) and heap allocations per decision, and their medians.
+// It is a module of its own so that rlbench itself depends on one Redis
+// client only.
 //
 //	cd tools/clientcmp && go run . [-rounds 3] [-seconds 3] [-connections 50] [-depth 16]
 package main
@@ -26,10 +32,13 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/redis/rueidis"
 
 	"github.com/rlbench/rlbench/algorithms"
@@ -41,18 +50,29 @@ import (
 )
 
 func main() {
-	rounds := flag.Int("rounds", 3, "alternating rounds of each client")
+	rounds := flag.Int("rounds", 3, "alternating rounds of each way")
 	seconds := flag.Float64("seconds", 3, "length of each measurement")
 	conns := flag.Int("connections", 50, "connections to Redis")
-	depth := flag.Int("depth", 16, "requests in flight per connection")
+	depth := flag.Int("depth", 16, "requests per batch")
+	identities := flag.Int("identities", 1000, "keys the requests are spread over")
 	flag.Parse()
-	if err := run(*rounds, time.Duration(*seconds*float64(time.Second)), *conns, *depth); err != nil {
+	if err := run(*rounds, time.Duration(*seconds*float64(time.Second)), *conns, *depth, *identities); err != nil {
 		fmt.Fprintln(os.Stderr, "clientcmp:", err)
 		os.Exit(1)
 	}
 }
 
-func run(rounds int, span time.Duration, conns, depth int) error {
+// figures are what one measurement found: decisions a second, CPU
+// seconds per million decisions, heap allocations per decision.
+type figures struct{ rate, cpu, allocs float64 }
+
+// way is one way of sending the batches, measured for span.
+type way struct {
+	name    string
+	measure func(ctx context.Context, span time.Duration) (figures, error)
+}
+
+func run(rounds int, span time.Duration, conns, depth, identities int) error {
 	ctx := context.Background()
 	redisenv.QuietClientLogs()
 	path, err := exec.LookPath("redis-server")
@@ -69,44 +89,67 @@ func run(rounds int, span time.Duration, conns, depth int) error {
 		return err
 	}
 	defer env.Close()
-	fmt.Printf("redis %s on %s; fixed_window closed loop, %d connections, %d requests in flight each, %s per measurement, %d CPUs\n",
-		env.Version, srv.Addr, conns, depth, span, runtime.NumCPU())
-
-	type figures struct{ rate, allocs []float64 }
-	var goredis, rue figures
-	for i := 0; i < rounds; i++ {
-		r, a, err := measure(ctx, env, span, conns, depth, nil)
-		if err != nil {
-			return fmt.Errorf("go-redis batcher: %w", err)
-		}
-		goredis.rate, goredis.allocs = append(goredis.rate, r), append(goredis.allocs, a)
-		fmt.Printf("round %d: go-redis batcher    %8.0f/s  %5.1f allocs/request\n", i+1, r, a)
-
-		clients, err := rueidisClients(srv.Addr, conns)
-		if err != nil {
-			return err
-		}
-		r, a, err = measure(ctx, env, span, conns, depth, clients)
-		closeAll(clients)
-		if err != nil {
-			return fmt.Errorf("rueidis: %w", err)
-		}
-		rue.rate, rue.allocs = append(rue.rate, r), append(rue.allocs, a)
-		fmt.Printf("round %d: rueidis auto-pipeline %8.0f/s  %5.1f allocs/request\n", i+1, r, a)
+	policy := algorithms.Policy{Limit: 1_000_000, Window: time.Minute}
+	lim := algorithms.NewFixedWindow(env.Client, policy)
+	if err := lim.Load(ctx); err != nil {
+		return err
 	}
-	fmt.Printf("median: go-redis batcher %.0f/s %.1f allocs/request; rueidis auto-pipelining %.0f/s %.1f allocs/request; throughput ratio go-redis / rueidis %.2f\n",
-		median(goredis.rate), median(goredis.allocs), median(rue.rate), median(rue.allocs), median(goredis.rate)/median(rue.rate))
+	rue, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{srv.Addr}, DisableCache: true, AlwaysRESP2: true,
+		DisableAutoPipelining: true, BlockingPoolSize: conns})
+	if err != nil {
+		return err
+	}
+	defer rue.Close()
+	fmt.Printf("redis %s on %s; fixed_window closed loop, %d connections, batches of %d, %d keys, %s per measurement, %d CPUs\n",
+		env.Version, srv.Addr, conns, depth, identities, span, runtime.NumCPU())
+
+	ways := []way{
+		{"rlbench (go-redis, commands reused)", func(ctx context.Context, span time.Duration) (figures, error) {
+			return rlbenchPath(ctx, env, policy, span, conns, depth, identities)
+		}},
+		{"go-redis batches, commands reused", func(ctx context.Context, span time.Duration) (figures, error) {
+			return loop(span, conns, goredisBatches(ctx, env.Client, lim, depth, identities))
+		}},
+		{"rueidis DoMulti, commands pre-built", func(ctx context.Context, span time.Duration) (figures, error) {
+			return loop(span, conns, rueidisBatches(ctx, rue, lim, depth, identities))
+		}},
+	}
+	all := make([][]figures, len(ways))
+	for i := range rounds {
+		for k, w := range ways {
+			f, err := w.measure(ctx, span)
+			if err != nil {
+				return fmt.Errorf("%s: %w", w.name, err)
+			}
+			all[k] = append(all[k], f)
+			fmt.Printf("round %d: %-38s %8.0f/s  %5.2f s CPU per million decisions  %5.2f allocs/decision\n", i+1, w.name, f.rate, f.cpu, f.allocs)
+			if err := env.Client.FlushDB(ctx).Err(); err != nil { // a server started for this measurement
+				return err
+			}
+			if err := lim.Load(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	for k, w := range ways {
+		var rate, cpu, allocs []float64
+		for _, f := range all[k] {
+			rate, cpu, allocs = append(rate, f.rate), append(cpu, f.cpu), append(allocs, f.allocs)
+		}
+		fmt.Printf("median: %-38s %8.0f/s  %5.2f s CPU per million decisions  %5.2f allocs/decision\n", w.name, median(rate), median(cpu), median(allocs))
+	}
+	fmt.Println("per-request timing: rlbench and go-redis stamp each reply as it is read; rueidis's DoMulti returns a batch's replies together")
 	return nil
 }
 
-// measure runs rlbench's closed loop for span: go-redis pipelines of depth
-// over conns connections, or (with clients) conns x depth goroutines
-// deciding one request at a time through the rueidis clients. It returns
-// the rate and the heap allocations per request while the traffic ran.
-func measure(ctx context.Context, env *redisenv.Env, span time.Duration, conns, depth int, clients []rueidis.Client) (rate, allocs float64, err error) {
+// rlbenchPath runs rlbench's closed loop, pipelined, through its whole
+// request path, and returns its rate, its CPU per decision (its
+// generator figures) and the heap allocations per decision while the
+// traffic ran.
+func rlbenchPath(ctx context.Context, env *redisenv.Env, pol algorithms.Policy, span time.Duration, conns, depth, identities int) (figures, error) {
 	p := &profile.Profile{
 		Name:        "clientcmp",
-		Policy:      algorithms.Policy{Limit: 1_000_000, Window: time.Minute},
+		Policy:      pol,
 		Algorithms:  []string{algorithms.FixedWindowName},
 		Concurrency: conns,
 		Pipeline:    plan.Pipeline{Depth: depth},
@@ -114,59 +157,157 @@ func measure(ctx context.Context, env *redisenv.Env, span time.Duration, conns, 
 		Timeout:     2 * time.Second,
 		Audit:       profile.AuditSpec{Identities: profile.DefaultAuditIdentities},
 		Scenarios: []profile.Scenario{{
-			Name: "closed", Shape: plan.ShapeSteady, Rate: profile.Rate{Max: true}, Identities: 1000, Duration: span,
+			Name: "closed", Shape: plan.ShapeSteady, Rate: profile.Rate{Max: true}, Identities: identities, Duration: span,
 		}},
 	}
-	if clients != nil {
-		p.Concurrency, p.Pipeline = conns*depth, plan.Pipeline{}
+	watch := &allocWatch{span: span}
+	res, err := (&workload.Runner{Plan: p.Plan(1), Env: env, ShareCPUs: true, Observer: watch}).Run(ctx)
+	if err != nil {
+		return figures{}, err
 	}
-	runner := &workload.Runner{Plan: p.Plan(1), Env: env, ShareCPUs: true}
-	if clients != nil {
-		runner.NewLimiter = func(name string, rdb algorithms.Redis, pol algorithms.Policy) (algorithms.Limiter, error) {
-			return newRueidisWindow(algorithms.NewFixedWindow(rdb, pol), clients), nil
+	r := res.Runs[0]
+	if r.Requests.Errors > 0 {
+		return figures{}, fmt.Errorf("%d errors: %v", r.Requests.Errors, r.Errors)
+	}
+	f := figures{rate: r.Rate.AchievedPerS, allocs: watch.perRequest()}
+	if g := r.Generator; g != nil {
+		f.cpu = g.UsecPerDecision // µs per decision is s per million
+	}
+	return f, nil
+}
+
+// batcher sends one batch on the calling goroutine's connection and
+// reads every decision of it; it reports how many were decided.
+type batcher func(next func() int) (int, error)
+
+// loop runs conns goroutines, each sending batches with a batcher of its
+// own (newBatcher, once per goroutine) for span, and returns the decisions
+// a second, this process's CPU per million of them and its allocations
+// per decision.
+func loop(span time.Duration, conns int, newBatcher func() batcher) (figures, error) {
+	var ids atomic.Uint64
+	next := func() int { return int(ids.Add(1) - 1) }
+	var decided atomic.Int64
+	var firstErr atomic.Value
+	batchers := make([]batcher, conns)
+	for i := range batchers {
+		batchers[i] = newBatcher()
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	cpuBefore, start := cpuTime(), time.Now()
+	deadline := start.Add(span)
+	var wg sync.WaitGroup
+	for _, b := range batchers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				n, err := b(next)
+				if err != nil {
+					firstErr.CompareAndSwap(nil, err)
+					return
+				}
+				decided.Add(int64(n))
+			}
+		}()
+	}
+	wg.Wait()
+	wall, cpu := time.Since(start), cpuTime()-cpuBefore
+	runtime.ReadMemStats(&after)
+	if err, _ := firstErr.Load().(error); err != nil {
+		return figures{}, err
+	}
+	n := float64(decided.Load())
+	if n == 0 {
+		return figures{}, errors.New("nothing decided")
+	}
+	return figures{rate: n / wall.Seconds(), cpu: cpu.Seconds() / n * 1e6, allocs: float64(after.Mallocs-before.Mallocs) / n}, nil
+}
+
+// stampedCmd is a go-redis command that notes when its reply was read,
+// as rlbench's batches do.
+type stampedCmd struct {
+	*redis.Cmd
+	done time.Time
+}
+
+func (c *stampedCmd) SetErr(err error) {
+	if c.done.IsZero() {
+		c.done = time.Now()
+	}
+	c.Cmd.SetErr(err)
+}
+
+// goredisBatches sends batches of depth through a go-redis pipeline whose
+// commands and arguments are kept from batch to batch; the keys are built
+// once.
+func goredisBatches(ctx context.Context, rdb redis.UniversalClient, lim *algorithms.FixedWindow, depth, identities int) func() batcher {
+	keys := make([]string, identities)
+	for i := range keys {
+		keys[i] = "rlbench:clientcmp:goredis:" + strconv.Itoa(i)
+	}
+	return func() batcher {
+		pipe := rdb.Pipeline()
+		calls := make([]stampedCmd, depth)
+		cmds := make([]redis.Cmder, depth)
+		args := make([][]any, depth)
+		for i := range calls {
+			args[i], _ = lim.AppendCommand(nil, &keys[0], 0)
+			calls[i].Cmd = redis.NewCmd(ctx, args[i]...)
+			cmds[i] = &calls[i]
+		}
+		return func(next func() int) (int, error) {
+			for i := range calls {
+				// The key is the fourth argument: EVALSHA sha 1 key.
+				args[i][3] = &keys[next()%identities]
+				calls[i].Cmd.SetErr(nil)
+				calls[i].Cmd.SetVal(nil)
+				calls[i].done = time.Time{}
+			}
+			_ = pipe.BatchProcess(ctx, cmds...)
+			_, _ = pipe.Exec(ctx)
+			for i := range calls {
+				reply, err := calls[i].Cmd.Result()
+				if _, err := lim.Decide(algorithms.Request{}, reply, err); err != nil {
+					return 0, err
+				}
+			}
+			return depth, nil
 		}
 	}
-	watch := &allocWatch{span: span}
-	runner.Observer = watch
-	res, err := runner.Run(ctx)
-	if err != nil {
-		return 0, 0, err
-	}
-	run := res.Runs[0]
-	if run.Requests.Errors > 0 {
-		return 0, 0, fmt.Errorf("%d errors: %v", run.Requests.Errors, run.Errors)
-	}
-	return run.Rate.AchievedPerS, watch.perRequest(), nil
 }
 
-// rueidisWindow is the fixed window decided through rueidis: EVALSHA of
-// the same script with the same arguments, each call on the next client in
-// turn, where rueidis pipelines it with the calls of other goroutines.
-type rueidisWindow struct {
-	*algorithms.FixedWindow
-	clients []rueidis.Client
-	sha     string
-	args    []string
-	next    atomic.Uint64
-}
-
-func newRueidisWindow(l *algorithms.FixedWindow, clients []rueidis.Client) *rueidisWindow {
-	w := &rueidisWindow{FixedWindow: l, clients: clients, sha: l.Script().SHA1()}
-	for _, a := range l.ScriptArgs() {
-		w.args = append(w.args, a.(string))
+// rueidisBatches sends batches of depth with rueidis's DoMulti, of
+// commands built once per key and pinned (rueidis keeps them).
+func rueidisBatches(ctx context.Context, c rueidis.Client, lim *algorithms.FixedWindow, depth, identities int) func() batcher {
+	sha := lim.Script().SHA1()
+	var argv []string
+	for _, a := range lim.ScriptArgs() {
+		argv = append(argv, fmt.Sprint(a))
 	}
-	return w
-}
-
-// Allow implements algorithms.Limiter.
-func (l *rueidisWindow) Allow(ctx context.Context, key string) (algorithms.Decision, error) {
-	c := l.clients[l.next.Add(1)%uint64(len(l.clients))]
-	cmd := c.B().Evalsha().Sha1(l.sha).Numkeys(1).Key(key).Arg(l.args...).Build()
-	reply, err := c.Do(ctx, cmd).ToArray()
-	if err != nil {
-		return algorithms.Decision{}, err
+	built := make([]rueidis.Completed, identities)
+	for i := range built {
+		built[i] = c.B().Evalsha().Sha1(sha).Numkeys(1).Key("rlbench:clientcmp:rueidis:" + strconv.Itoa(i)).Arg(argv...).Build().Pin()
 	}
-	return decide(reply)
+	return func() batcher {
+		batch := make([]rueidis.Completed, depth)
+		return func(next func() int) (int, error) {
+			for i := range batch {
+				batch[i] = built[next()%identities]
+			}
+			for _, r := range c.DoMulti(ctx, batch...) {
+				reply, err := r.ToArray()
+				if err != nil {
+					return 0, err
+				}
+				if _, err := decide(reply); err != nil {
+					return 0, err
+				}
+			}
+			return depth, nil
+		}
+	}
 }
 
 // decide reads the uniform reply {allowed, remaining, retry_after_ms,
@@ -185,24 +326,13 @@ func decide(reply []rueidis.RedisMessage) (algorithms.Decision, error) {
 	return algorithms.Decision{Allowed: allowed == 1, Remaining: remaining, RetryAfter: time.Duration(retry) * time.Millisecond, ServerNowMicros: now}, nil
 }
 
-// rueidisClients opens n rueidis clients of one connection each.
-func rueidisClients(addr string, n int) ([]rueidis.Client, error) {
-	var out []rueidis.Client
-	for i := 0; i < n; i++ {
-		c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{addr}, DisableCache: true, AlwaysRESP2: true, PipelineMultiplex: -1})
-		if err != nil {
-			closeAll(out)
-			return nil, err
-		}
-		out = append(out, c)
+// cpuTime is this process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
 	}
-	return out, nil
-}
-
-func closeAll(clients []rueidis.Client) {
-	for _, c := range clients {
-		c.Close()
-	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // allocWatch reads the heap's allocation count when a run's traffic starts

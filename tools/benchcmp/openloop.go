@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/internal/redisenv"
+	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/workload"
+)
+
+// openLoopRatioTarget is the most CPU rlbench's open loop may spend per
+// decision for each second its closed loop spends, at the same batch size:
+// keeping every request's due time should cost little beside sending it.
+const openLoopRatioTarget = 1.5
+
+// openLoopShare is the share of the closed loop's rate the open loop is
+// offered: below the server's limit, so that it keeps its schedule, and
+// high enough that its batches fill as the closed loop's do.
+const openLoopShare = 0.75
+
+// compareOpenLoop measures, on one private server, rlbench's open loop
+// beside its closed loop at each pipeline depth, rounds alternated: in
+// each round the closed loop first (its rate, clients connections, depth
+// requests per batch), then the open loop offered openLoopShare of that
+// rate over the same connections and depth. It prints each one's rate,
+// mean batch and CPU seconds per million decisions (rlbench's threads over
+// the traffic, auditing as a run does), and returns, per depth, the median
+// of the rounds' ratios open / closed (target: at most
+// openLoopRatioTarget).
+func compareOpenLoop(rounds int, span time.Duration, clients, identities int, depths []int) (map[int]float64, error) {
+	ctx := context.Background()
+	serverPath, _, err := lookTools()
+	if err != nil {
+		return nil, err
+	}
+	srv, err := redisenv.StartServer(ctx, serverPath)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.Stop()
+	env, err := redisenv.Open(ctx, redisenv.Options{Addr: srv.Addr, PoolSize: clients + 4})
+	if err != nil {
+		return nil, err
+	}
+	defer env.Close()
+	policy := algorithms.Policy{Limit: 1_000_000, Window: time.Minute}
+	fmt.Printf("open loop: redis %s on %s; fixed_window, %d connections, %d keys; the open loop offered %.0f%% of the closed loop's rate in the same round\n",
+		env.Version, srv.Addr, clients, identities, 100*openLoopShare)
+	out := map[int]float64{}
+	for _, depth := range depths {
+		var ratios []float64
+		for i := range rounds {
+			closed, err := loopCPU(ctx, env, policy, clients, identities, depth, span, 0)
+			if err != nil {
+				return nil, err
+			}
+			open, err := loopCPU(ctx, env, policy, clients, identities, depth, span, openLoopShare*closed.rate)
+			if err != nil {
+				return nil, err
+			}
+			ratio := open.cpuPerMillion / closed.cpuPerMillion
+			ratios = append(ratios, ratio)
+			fmt.Printf("open loop -P %d round %d: closed %8.0f/s (batches of %4.1f) %6.2f s;  open %8.0f/s (batches of %4.1f, late %4.1f%%) %6.2f s;  CPU per million decisions open / closed %.2f\n",
+				depth, i+1, closed.rate, closed.batch, closed.cpuPerMillion, open.rate, open.batch, 100*open.lateShare, open.cpuPerMillion, ratio)
+		}
+		out[depth] = median(ratios)
+		fmt.Printf("open loop -P %d median: CPU per million decisions open / closed %.2f (target <= %.1f)\n", depth, out[depth], openLoopRatioTarget)
+	}
+	return out, nil
+}
+
+// loopFigures are what one measured loop cost rlbench.
+type loopFigures struct {
+	rate, batch, cpuPerMillion float64
+	// lateShare is the share of the requests sent more than 1ms late.
+	lateShare float64
+}
+
+// loopCPU runs one loop (closed, or open at openPerSecond) and reads
+// rlbench's CPU over its traffic. The server is emptied after it.
+func loopCPU(ctx context.Context, env *redisenv.Env, p algorithms.Policy, clients, identities, depth int, span time.Duration, openPerSecond float64) (loopFigures, error) {
+	watch := &trafficWatch{pids: []int{os.Getpid()}, span: span}
+	late := &lateWatch{}
+	rate, batch, _, err := rlbenchLoop(ctx, env, p, clients, identities, depth, span, observers{watch, late}, openPerSecond)
+	if err != nil {
+		return loopFigures{}, err
+	}
+	deltas, wall := watch.result()
+	f := loopFigures{rate: rate, batch: batch, cpuPerMillion: perMillion(deltas[0].Run.Seconds(), rate*wall.Seconds()), lateShare: late.share}
+	if err := env.Client.FlushDB(ctx).Err(); err != nil { // a server started for this measurement
+		return loopFigures{}, err
+	}
+	return f, nil
+}
+
+// describeRatios writes the median ratio of each depth, in order.
+func describeRatios(ratios map[int]float64, depths []int) string {
+	var parts []string
+	for _, d := range depths {
+		parts = append(parts, fmt.Sprintf("-P %d %.2f", d, ratios[d]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// observers tells each of its observers of every run.
+type observers []workload.Observer
+
+func (obs observers) RunStarted(p *workload.Progress) {
+	for _, o := range obs {
+		o.RunStarted(p)
+	}
+}
+
+func (obs observers) RunFinished(p *workload.Progress, r *result.Run) {
+	for _, o := range obs {
+		o.RunFinished(p, r)
+	}
+}
+
+// lateWatch keeps the share of a run's requests sent more than 1ms late:
+// an open loop that could not keep its schedule measured a queue, not its
+// pacing.
+type lateWatch struct{ share float64 }
+
+func (*lateWatch) RunStarted(*workload.Progress) {}
+
+func (l *lateWatch) RunFinished(_ *workload.Progress, r *result.Run) {
+	if r != nil && r.Requests.Sent > 0 {
+		l.share = float64(r.Requests.Late) / float64(r.Requests.Sent)
+	}
+}
