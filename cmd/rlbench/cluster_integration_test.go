@@ -168,8 +168,9 @@ scenarios:
 
 // TestIntegrationClusterInterrupted: Ctrl-C during a run on a private
 // cluster writes what was measured (exit 3) and stops every node; a
-// second Ctrl-C quits at once (exit 130) and still leaves no node
-// process or directory behind.
+// second Ctrl-C (past the echo of the first) hurries it: it still writes
+// what it measured, marked incomplete (exit 3), and leaves no node process
+// or directory behind.
 func TestIntegrationClusterInterrupted(t *testing.T) {
 	redistest.RequireProc(t)
 	for _, tc := range []struct {
@@ -178,7 +179,7 @@ func TestIntegrationClusterInterrupted(t *testing.T) {
 		code    int
 	}{
 		{"one Ctrl-C: an orderly stop", 1, exitRuntime},
-		{"a second Ctrl-C: quit at once", 2, 130},
+		{"a second Ctrl-C: hurried, still written", 2, exitRuntime},
 	} {
 		tmp, err := filepath.EvalSymlinks(t.TempDir())
 		if err != nil {
@@ -195,12 +196,15 @@ func TestIntegrationClusterInterrupted(t *testing.T) {
 			if i == 0 && !waitFor(10*time.Second, func() bool { return strings.Contains(stderr.String(), "finishing calls in flight") }) {
 				t.Fatalf("%s: the first Ctrl-C was not acknowledged:\n%s", tc.why, stderr)
 			}
+			if i == 0 && tc.signals > 1 {
+				time.Sleep(signalEcho + 100*time.Millisecond) // past the echo: a second request to stop
+			}
 		}
 		if code := waitExit(t, cmd, 30*time.Second); code != tc.code {
 			t.Errorf("%s: exit %d, want %d\n%s\n%s", tc.why, code, tc.code, stdout, stderr)
 		}
 		w.finish(t, 3)
-		if matches, _ := filepath.Glob(filepath.Join(out, "*", "result.json")); tc.signals == 1 && len(matches) != 1 {
+		if matches, _ := filepath.Glob(filepath.Join(out, "*", "result.json")); len(matches) != 1 {
 			t.Errorf("%s: no partial result written: %v", tc.why, matches)
 		}
 	}
