@@ -3,13 +3,10 @@
 package main
 
 import (
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/rlbench/rlbench/internal/redistest"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -22,25 +19,7 @@ import (
 // comparison guarantees (its counts within its decisions, every decision
 // of the run compared, at the server's times).
 func TestIntegrationClaimsCloudflare(t *testing.T) {
-	redistest.ServerPath(t)
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "rlbench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	out := filepath.Join(dir, "out")
-	summary, err := exec.Command(bin, "run", "../../profiles/claims/cloudflare.yaml", "--quiet", "--no-report", "--out", out).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%v\n%s", err, summary)
-	}
-	paths, _ := filepath.Glob(filepath.Join(out, "*", "result.json"))
-	if len(paths) != 1 {
-		t.Fatalf("results %v", paths)
-	}
-	res, err := result.ReadFile(paths[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, summary := runShipped(t, "../../profiles/claims/cloudflare.yaml")
 	var limiters []string
 	for _, r := range res.Runs {
 		limiters = append(limiters, r.Algorithm)

@@ -3,12 +3,9 @@
 package main
 
 import (
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/rlbench/rlbench/algorithms"
-	"github.com/rlbench/rlbench/internal/redistest"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -19,26 +16,7 @@ import (
 // TTL, and has its memory per identity and server time measured; the
 // approximate windows are compared with the exact one.
 func TestIntegrationCompareAll(t *testing.T) {
-	redistest.ServerPath(t)
-	dir := t.TempDir()
-	// A binary built without the race detector, so the load is what a
-	// user's run offers.
-	bin := filepath.Join(dir, "rlbench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	out := filepath.Join(dir, "out")
-	if log, err := exec.Command(bin, "run", "../../profiles/compare-all.yaml", "--quiet", "--no-report", "--out", out).CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, log)
-	}
-	paths, _ := filepath.Glob(filepath.Join(out, "*", "result.json"))
-	if len(paths) != 1 {
-		t.Fatalf("results %v", paths)
-	}
-	res, err := result.ReadFile(paths[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, _ := runShipped(t, "../../profiles/compare-all.yaml")
 	runs := map[string]*result.Run{}
 	for i := range res.Runs {
 		runs[res.Runs[i].Key()] = &res.Runs[i]

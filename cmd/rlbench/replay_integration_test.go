@@ -3,13 +3,8 @@
 package main
 
 import (
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"testing"
-
-	"github.com/rlbench/rlbench/internal/redistest"
-	"github.com/rlbench/rlbench/result"
 )
 
 // TestIntegrationReplayProfile runs profiles/replay.yaml as shipped: the
@@ -17,24 +12,7 @@ import (
 // four default limiters and the sliding counter, each of which keeps its
 // bound and agrees with its model on them.
 func TestIntegrationReplayProfile(t *testing.T) {
-	redistest.ServerPath(t)
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "rlbench")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	out := filepath.Join(dir, "out")
-	if log, err := exec.Command(bin, "run", "../../profiles/replay.yaml", "--quiet", "--no-report", "--out", out).CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, log)
-	}
-	paths, _ := filepath.Glob(filepath.Join(out, "*", "result.json"))
-	if len(paths) != 1 {
-		t.Fatalf("results %v", paths)
-	}
-	res, err := result.ReadFile(paths[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, _ := runShipped(t, "../../profiles/replay.yaml")
 	var limiters []string
 	for _, r := range res.Runs {
 		limiters = append(limiters, r.Algorithm)
