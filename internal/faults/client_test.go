@@ -55,8 +55,11 @@ type flakyLimiter struct {
 	callTime time.Duration
 	failures int
 	err      error
-	mu       sync.Mutex
-	calls    []time.Time
+	// timeout is the caller's per-call timeout: a call whose context
+	// has a deadline takes at most that long.
+	timeout time.Duration
+	mu      sync.Mutex
+	calls   []time.Time
 }
 
 var _ algorithms.Limiter = (*flakyLimiter)(nil)
@@ -73,9 +76,11 @@ func (l *flakyLimiter) Allow(ctx context.Context, _ string) (algorithms.Decision
 	n := len(l.calls)
 	l.mu.Unlock()
 	wait := l.callTime
-	if dl, ok := ctx.Deadline(); ok {
-		// The deadline is on the wall clock: what is left of it.
-		wait = min(wait, time.Until(dl))
+	if _, ok := ctx.Deadline(); ok && l.timeout > 0 {
+		// The deadline is on the wall clock, which moves on its own
+		// while the test runs: the call lasts the caller's whole
+		// timeout in fake time, certain by construction.
+		wait = min(wait, l.timeout)
 	}
 	l.clock.advance(wait)
 	if n <= l.failures {
@@ -118,7 +123,7 @@ func TestCallerRetriesWithinItsBudget(t *testing.T) {
 		{"LOADING is the server starting: retried", 5, replyError("LOADING Redis is loading the dataset in memory"), plan.FailOpen, 3, true, true},
 	} {
 		clock := newFakeClock()
-		lim := &flakyLimiter{clock: clock, callTime: 200 * time.Millisecond, failures: tc.failures, err: tc.err}
+		lim := &flakyLimiter{clock: clock, callTime: 200 * time.Millisecond, failures: tc.failures, err: tc.err, timeout: 50 * time.Millisecond}
 		client := &plan.Client{Timeout: 50 * time.Millisecond, Retries: 2, Backoff: 10 * time.Millisecond}
 		rec := newRecorder(clock.Now(), time.Minute, nil, nil, event.Offset{})
 		c := newCaller(lim, client, tc.policy, clock, event.KeyScheme{Head: "p:"}, rec)
