@@ -30,9 +30,11 @@
 // closed loop's rate in the same round, over the same connections and
 // depth, and prints the median ratio of their CPU per million decisions
 // (target: at most 1.5): what keeping each request's due time costs
-// rlbench beside sending it.
+// rlbench beside sending it. Beside each it prints how often rlbench's
+// threads were scheduled in per batch, and -openprofile writes a CPU
+// profile of the first open-loop round.
 //
-//	go run ./tools/benchcmp [-rounds 3] [-seconds 3] [-clients 50] [-pipeline 1,16] [-targets private,daemon] [-audit 10000] [-open 3] [-capacity 3]
+//	go run ./tools/benchcmp [-rounds 3] [-seconds 3] [-clients 50] [-pipeline 1,16] [-targets private,daemon] [-audit 10000] [-open 3] [-capacity 3] [-cpuprofile FILE] [-openprofile FILE]
 package main
 
 import (
@@ -62,6 +64,7 @@ func main() {
 	clients := flag.Int("clients", 50, "goroutines (rlbench) and connections (redis-benchmark)")
 	identities := flag.Int("identities", 1000, "distinct keys both tools spread requests over")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the first rlbench round to `FILE`")
+	openProfile := flag.String("openprofile", "", "write a CPU profile of the first open-loop round to `FILE`")
 	targets := flag.String("targets", "private,daemon", "servers to measure against: private (a child, as rlbench starts it), daemon (daemonized, in its own session); empty: no comparison with redis-benchmark")
 	depths := flag.String("pipeline", "1,16", "pipeline depths to compare: rlbench's pipeline: N against redis-benchmark -P N (1: one request at a time)")
 	openRounds := flag.Int("open", 3, "rounds of the open-loop comparison: rlbench's open loop beside its closed loop at each depth of -pipeline, on a private server (0: none)")
@@ -77,6 +80,15 @@ func main() {
 		}
 		defer f.Close()
 		profileFile = f
+	}
+	if *openProfile != "" {
+		f, err := os.Create(*openProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchcmp:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		openProfileFile = f
 	}
 	var pipelines []int
 	for _, d := range strings.Split(*depths, ",") {
@@ -144,8 +156,9 @@ type medians struct {
 // auditIdentities is how many identities rlbench's runs audit.
 var auditIdentities *int
 
-// profileFile, when set, receives a CPU profile of the first rlbench round.
-var profileFile *os.File
+// profileFile, when set, receives a CPU profile of the first rlbench round,
+// and openProfileFile one of the first open-loop round.
+var profileFile, openProfileFile *os.File
 
 // showSched prints, per round, how busy the server and rlbench were and
 // how long they waited for a CPU.
@@ -282,8 +295,14 @@ func rlbenchLoop(ctx context.Context, env *redisenv.Env, p algorithms.Policy, cl
 			Identities: identities, Duration: span,
 		}},
 	}
-	if profileFile != nil {
-		// One profile per file: the first rlbench round's.
+	// One profile per file: the first rlbench round's, and the first
+	// open loop's.
+	if openPerSecond > 0 && openProfileFile != nil {
+		if err := pprof.StartCPUProfile(openProfileFile); err == nil {
+			defer pprof.StopCPUProfile()
+		}
+		openProfileFile = nil
+	} else if profileFile != nil {
 		if err := pprof.StartCPUProfile(profileFile); err == nil {
 			defer pprof.StopCPUProfile()
 		}

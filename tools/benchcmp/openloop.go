@@ -65,8 +65,8 @@ func compareOpenLoop(rounds int, span time.Duration, clients, identities int, de
 			}
 			ratio := open.cpuPerMillion / closed.cpuPerMillion
 			ratios = append(ratios, ratio)
-			fmt.Printf("open loop -P %d round %d: closed %8.0f/s (batches of %4.1f) %6.2f s;  open %8.0f/s (batches of %4.1f, late %4.1f%%) %6.2f s;  CPU per million decisions open / closed %.2f\n",
-				depth, i+1, closed.rate, closed.batch, closed.cpuPerMillion, open.rate, open.batch, 100*open.lateShare, open.cpuPerMillion, ratio)
+			fmt.Printf("open loop -P %d round %d: closed %8.0f/s (batches of %4.1f, %4.1f wake-ups each) %6.2f s;  open %8.0f/s (batches of %4.1f, %4.1f wake-ups each, late %4.1f%%) %6.2f s;  CPU per million decisions open / closed %.2f\n",
+				depth, i+1, closed.rate, closed.batch, closed.wakeUps, closed.cpuPerMillion, open.rate, open.batch, open.wakeUps, 100*open.lateShare, open.cpuPerMillion, ratio)
 		}
 		out[depth] = median(ratios)
 		fmt.Printf("open loop -P %d median: CPU per million decisions open / closed %.2f (target <= %.1f)\n", depth, out[depth], openLoopRatioTarget)
@@ -79,6 +79,10 @@ type loopFigures struct {
 	rate, batch, cpuPerMillion float64
 	// lateShare is the share of the requests sent more than 1ms late.
 	lateShare float64
+	// wakeUps is how many times rlbench's threads were scheduled in per
+	// batch: a process that goes idle between batches wakes for each
+	// (its runtime's threads with it), which costs more than the batch.
+	wakeUps float64
 }
 
 // loopCPU runs one loop (closed, or open at openPerSecond) and reads
@@ -92,6 +96,9 @@ func loopCPU(ctx context.Context, env *redisenv.Env, p algorithms.Policy, client
 	}
 	deltas, wall := watch.result()
 	f := loopFigures{rate: rate, batch: batch, cpuPerMillion: perMillion(deltas[0].Run.Seconds(), rate*wall.Seconds()), lateShare: late.share}
+	if batches := rate * wall.Seconds() / batch; batches > 0 {
+		f.wakeUps = float64(deltas[0].Slices) / batches
+	}
 	if err := env.Client.FlushDB(ctx).Err(); err != nil { // a server started for this measurement
 		return loopFigures{}, err
 	}
