@@ -55,10 +55,13 @@ type Costs struct {
 	IdealDecisions, FalseAdmits, FalseDenies int64
 	Ideal                                    string
 	HaveWrong                                bool
-	// NoMemory, NoServer and NoExcess say why the figure is missing, from
-	// the run that should have given it (the one with the most
-	// identities, for memory); empty when the figure is there.
-	NoMemory, NoServer, NoExcess string
+	// NoMemory, NoServer, NoExcess and NoWrong say why the figure is
+	// missing, from the run that should have given it (the one with the
+	// most identities, for memory); empty when the figure is there.
+	NoMemory, NoServer, NoExcess, NoWrong string
+	// NoP99 says why there is no worst p99: every run slipped (the
+	// generator's queue, not the limiter's latency) or measured none.
+	NoP99 string
 	// P99InFaults says the run of WorstP99Us had scheduled faults: its
 	// latency is theirs as much as the limiter's.
 	P99InFaults bool
@@ -131,7 +134,9 @@ const mixedIdeals = "mixed"
 
 // addAccuracy adds a run's comparison with the ideal to c.
 func (c *Costs) addAccuracy(a *result.Accuracy) {
-	if a == nil {
+	// A comparison of no decision (every one excused by a fault) is no
+	// share of wrong decisions, not a share of 0.
+	if a == nil || a.Decisions == 0 {
 		return
 	}
 	switch {
@@ -153,6 +158,9 @@ func AlgorithmCosts(r *result.Result) map[string]*Costs {
 	widest := map[string]int{}
 	calls := map[string]int64{}
 	usec := map[string]int64{}
+	// Why runs gave no p99 of the limiter's: their generator slipped, or
+	// they measured none.
+	slipWhy, noLatency := map[string]string{}, map[string]string{}
 	for i := range r.Runs {
 		run := &r.Runs[i]
 		c := out[run.Algorithm]
@@ -195,6 +203,14 @@ func AlgorithmCosts(r *result.Result) map[string]*Costs {
 		if c.NoServer == "" {
 			c.NoServer = WhyNoServerTime(r, run)
 		}
+		if c.NoWrong == "" {
+			c.NoWrong = WhyNoWrong(run)
+		}
+		if w := WhySlipped(run); w != "" && slipWhy[run.Algorithm] == "" {
+			slipWhy[run.Algorithm] = w
+		} else if w := WhyNoLatency(run); w != "" && noLatency[run.Algorithm] == "" {
+			noLatency[run.Algorithm] = w
+		}
 		if s := run.Server; s != nil && s.Calls > 0 {
 			calls[run.Algorithm] += s.Calls
 			// Results written before usec was recorded carry only the
@@ -218,6 +234,17 @@ func AlgorithmCosts(r *result.Result) map[string]*Costs {
 		}
 		if c.HaveExcess {
 			c.NoExcess = ""
+		}
+		if c.HaveWrong {
+			c.NoWrong = ""
+		}
+		if !c.HaveP99 {
+			// A run that slipped says so first: its figure exists, but is
+			// the generator's queue.
+			c.NoP99 = noLatency[c.Algorithm]
+			if w := slipWhy[c.Algorithm]; w != "" {
+				c.NoP99 = "no run of it kept its schedule: " + w
+			}
 		}
 	}
 	return out

@@ -113,7 +113,7 @@ func WhyNoExpected(run *result.Run) string {
 func WhyNoKeySample(r *result.Result, run *result.Run) string {
 	m := run.Memory
 	switch {
-	case m != nil && m.SampledKeys > 0:
+	case m != nil && (m.SampledKeys > 0 || m.MemoryUsageSampledBytes > 0):
 		return ""
 	case r.Redis.Mode == "embedded":
 		return "the embedded server has no MEMORY USAGE"
@@ -126,5 +126,108 @@ func WhyNoKeySample(r *result.Result, run *result.Run) string {
 	case m.Keys == 0:
 		return "no key of the run was alive when counted"
 	}
-	return "the sample of keys was not read"
+	for _, n := range m.Notes {
+		if strings.HasPrefix(n, "memory sample failed") {
+			return n
+		}
+	}
+	for _, u := range run.Unavailable {
+		if u.Figure == "memory.memory_usage_sampled_bytes" || u.Figure == "memory.sampled_keys" {
+			return fmt.Sprintf("the user may not run %s (%s)", u.Command, u.Reason)
+		}
+	}
+	return "the result holds no sample of the keys (memory.sampled_keys: 0; a result written before rlbench sampled them)"
+}
+
+// WhyNoOffered says why run has no figure of the most one identity
+// offered within one window (audit.power); empty when it has one.
+func WhyNoOffered(run *result.Run) string {
+	switch {
+	case run.Audit == nil:
+		return WhyNoExcess(run)
+	case run.Audit.Power != nil:
+		return ""
+	}
+	return "its audit holds no audit.power (a result written before rlbench recorded what each run could have caught, or merged from one)"
+}
+
+// WhyNoWrong says why run has no share of decisions decided otherwise
+// than the ideal limiter; empty when some of its decisions were compared.
+func WhyNoWrong(run *result.Run) string {
+	acc := run.Accuracy
+	switch {
+	case acc != nil && acc.Decisions > 0:
+		return ""
+	case run.Audit == nil:
+		return WhyNoExcess(run)
+	case acc != nil && acc.FaultDecisions > 0:
+		return fmt.Sprintf("each of its %s compared %s fell in a fault's window or after a reset, where the ideal's state is unknown, so none was counted",
+			FormatCount(acc.FaultDecisions), plural.Noun(acc.FaultDecisions, "decision", "decisions"))
+	case run.Audit.Identities == 0 || run.Audit.Decisions == 0:
+		return "no identity's decisions were audited, so none was set beside the ideal"
+	case acc == nil:
+		return "the result holds no comparison with the ideal limiter (runs[].accuracy: a result written before rlbench made one, or merged from one)"
+	}
+	return "no decision of it was set beside the ideal"
+}
+
+// WhyNoLatency says why run has no latency figures; empty when its
+// histogram holds some call.
+func WhyNoLatency(run *result.Run) string {
+	q := run.Requests
+	switch {
+	case run.LatencyUs.Count > 0:
+		return ""
+	case q.Sent == 0 && run.Incomplete:
+		return "it sent no request before it stopped"
+	case q.Sent == 0:
+		return "it sent no request"
+	case q.Decisions() == 0:
+		return fmt.Sprintf("none of its %s %s got a decision (%s %s)", FormatCount(q.Sent), plural.Noun(q.Sent, "request", "requests"),
+			FormatCount(q.Errors), plural.Noun(q.Errors, "error", "errors"))
+	}
+	return "its latency histogram holds no call"
+}
+
+// WhySlipped says why a run's p99 is left out as generator-bound: the
+// share of its requests that went out late for want of the generator's
+// workers or CPU; empty when it kept its schedule.
+func WhySlipped(run *result.Run) string {
+	if !ScheduleSlipped(run) {
+		return ""
+	}
+	late := GeneratorLate(run)
+	return fmt.Sprintf("the generator fell behind the schedule of %s (%s of %s requests went out more than 1ms late, not counting a scheduled fault's), "+
+		"so its latency is mostly the generator's own queue; more concurrency, pipelining or a lower rate would keep the schedule",
+		run.Scenario, FormatCount(late), FormatCount(run.Requests.Sent))
+}
+
+// whyNoRSS says why a run has no figure of rlbench's own resident set;
+// empty when it has one.
+func whyNoRSS(r *result.Result, m *result.Memory) string {
+	if m.RlbenchPeakRSSBytes > 0 {
+		return ""
+	}
+	if r.Host.OS != "" && r.Host.OS != "linux" {
+		return "rlbench reads its resident set from /proc/self/statm, which " + r.Host.OS + " does not have"
+	}
+	return "the result holds no resident set of rlbench's (memory.rlbench_peak_rss_bytes: 0; /proc/self/statm could not be read, or a result written before rlbench recorded it)"
+}
+
+// WhyNoEncodings says why run has no OBJECT ENCODING counts of its keys;
+// empty when it has them.
+func WhyNoEncodings(r *result.Result, run *result.Run) string {
+	m := run.Memory
+	if m != nil && len(m.Encodings) > 0 {
+		return ""
+	}
+	if why := WhyNoKeySample(r, run); why != "" {
+		return why
+	}
+	for _, u := range run.Unavailable {
+		if u.Figure == "memory.encodings" {
+			return fmt.Sprintf("the user may not run %s (%s)", u.Command, u.Reason)
+		}
+	}
+	return "the result holds no OBJECT ENCODING of its keys (memory.encodings: a result written before rlbench recorded them)"
 }

@@ -34,6 +34,7 @@ func writeAuditTable(w io.Writer, r *result.Result, j verdict.Judgement) error {
 			FormatMillis(r.Profile.Policy.WindowMs), r.Profile.Policy.Limit)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	why := MissingCells{Every: "every run"}
 	fmt.Fprintln(tw, "algorithm\tscenario\t"+policyColumn+"identities\tadmitted\texpected\tmismatches\toffered\tmax-in-window\tbound\tover-policy\tovershoot\tunder-admitted\tcheck\t")
 	for i := range r.Runs {
 		run := &r.Runs[i]
@@ -41,6 +42,7 @@ func writeAuditTable(w io.Writer, r *result.Result, j verdict.Judgement) error {
 		if a == nil {
 			continue
 		}
+		why.Rows++
 		ids := fmt.Sprint(a.Identities)
 		if a.Sampled {
 			ids = fmt.Sprintf("%d/%d", a.Identities, run.Identities)
@@ -50,16 +52,21 @@ func writeAuditTable(w io.Writer, r *result.Result, j verdict.Judgement) error {
 			policy = FormatPolicyShort(r.RunPolicy(run)) + "\t"
 		}
 		expected, mismatches := AuditModelColumns(a)
+		why.Add("expected and mismatches", run.Key(), WhyNoExpected(run))
 		offered := "-"
 		if p := a.Power; p != nil {
 			offered = fmt.Sprint(p.OfferedMaxInWindow)
 		}
+		why.Add("offered", run.Key(), WhyNoOffered(run))
 		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%d\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%s\t\n",
 			run.Algorithm, run.Scenario, policy, ids, a.Allowed, expected, mismatches, offered,
 			a.MaxWindowAdmitted, AuditBound(a), a.PolicyExcess, a.Overshoot, a.UnderAdmitted, auditCheck(run, j.Runs[i]))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, line := range why.Lines("-") {
+		fmt.Fprintln(w, "  "+line)
 	}
 	return writeExactComparisons(w, r)
 }

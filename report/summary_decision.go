@@ -76,6 +76,10 @@ func writeDecision(w io.Writer, r *result.Result, j verdict.Judgement) error {
 		why.Add("most past the policy", alg, c.NoExcess)
 		why.Add("server/decision", alg, c.NoServer)
 		why.Add("memory/identity", alg, c.NoMemory)
+		if compared {
+			why.Add("wrong vs ideal", alg, c.NoWrong)
+		}
+		why.Add("worst p99", alg, c.NoP99)
 		var policyCells string
 		for _, p := range policies {
 			cell := "-"
@@ -139,6 +143,11 @@ func writeDecision(w io.Writer, r *result.Result, j verdict.Judgement) error {
 // MissingCells gathers why a table's cells are dashes: for each column
 // and reason, the algorithms it applies to, in the order they came.
 type MissingCells struct {
+	// Rows and Every, when set, say how many rows the table has and how
+	// to name them all ("every run"): a cause of every row of a table of
+	// more than two names them so, not one by one.
+	Rows  int
+	Every string
 	order []string
 	algs  map[string][]string
 }
@@ -167,7 +176,11 @@ func (m *MissingCells) Lines(dash string) []string {
 	out := make([]string, 0, len(m.order))
 	for _, k := range m.order {
 		column, why, _ := strings.Cut(k, "\x00")
-		out = append(out, fmt.Sprintf("%s %s of %s: %s", dash, column, joinAnd(m.algs[k]), why))
+		of := joinAnd(m.algs[k])
+		if n := len(m.algs[k]); m.Every != "" && n > 2 && n == m.Rows {
+			of = fmt.Sprintf("%s (%d)", m.Every, n)
+		}
+		out = append(out, fmt.Sprintf("%s %s of %s: %s", dash, column, of, why))
 	}
 	return out
 }

@@ -93,8 +93,17 @@ func writeMemory(w io.Writer, r *result.Result, j verdict.Judgement) error {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "algorithm\tscenario\tidentities\tkeys\tno TTL\tB/identity\tMEMORY USAGE\tencodings\tus/call\trlbench RSS\t")
+	why := MissingCells{Rows: len(runs), Every: "every run"}
 	for i, run := range runs {
 		m := run.Memory
+		if m.CensusFailed {
+			why.Add("identities and keys", run.Key(), "the key census failed (the SKIPPED note says how)")
+		}
+		why.Add("B/identity", run.Key(), WhyNoMemory(r, run))
+		why.Add("MEMORY USAGE", run.Key(), WhyNoKeySample(r, run))
+		why.Add("encodings", run.Key(), WhyNoEncodings(r, run))
+		why.Add("us/call", run.Key(), WhyNoServerTime(r, run))
+		why.Add("rlbench RSS", run.Key(), whyNoRSS(r, m))
 		noTTL := fmt.Sprint(m.KeysWithoutTTL)
 		if leaks[i] {
 			noTTL += " LEAK"
@@ -115,12 +124,15 @@ func writeMemory(w io.Writer, r *result.Result, j verdict.Judgement) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	return writeSizeCurves(w, runs)
+	for _, line := range why.Lines("-") {
+		fmt.Fprintln(w, "  "+line)
+	}
+	return writeSizeCurves(w, r, runs)
 }
 
 // writeSizeCurves prints bytes/identity by algorithm and size for each
 // scenario group (a scenario that listed several sizes).
-func writeSizeCurves(w io.Writer, runs []*result.Run) error {
+func writeSizeCurves(w io.Writer, r *result.Result, runs []*result.Run) error {
 	var groups []string
 	for _, run := range runs {
 		if g := run.ScenarioGroup; g != "" && !slices.Contains(groups, g) {
@@ -131,6 +143,7 @@ func writeSizeCurves(w io.Writer, runs []*result.Run) error {
 		var sizes []int
 		var algos []string
 		perIdentity := map[string]map[int]float64{}
+		ran := map[string]map[int]*result.Run{}
 		for _, run := range runs {
 			if run.ScenarioGroup != g {
 				continue
@@ -141,7 +154,9 @@ func writeSizeCurves(w io.Writer, runs []*result.Run) error {
 			if perIdentity[run.Algorithm] == nil {
 				algos = append(algos, run.Algorithm)
 				perIdentity[run.Algorithm] = map[int]float64{}
+				ran[run.Algorithm] = map[int]*result.Run{}
 			}
+			ran[run.Algorithm][run.Identities] = run
 			if b, ok := run.Memory.PerIdentity(); ok {
 				perIdentity[run.Algorithm][run.Identities] = b
 			}
@@ -149,6 +164,7 @@ func writeSizeCurves(w io.Writer, runs []*result.Run) error {
 		sort.Ints(sizes)
 		fmt.Fprintf(w, "\nbytes/identity in scenario %s, by number of identities\n", g)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		var why MissingCells
 		header := []string{"algorithm"}
 		for _, n := range sizes {
 			header = append(header, FormatCountShort(int64(n)))
@@ -160,6 +176,11 @@ func writeSizeCurves(w io.Writer, runs []*result.Run) error {
 				v, ok := perIdentity[a][n]
 				if !ok {
 					row = append(row, "-")
+					if run := ran[a][n]; run != nil {
+						why.Add(FormatCountShort(int64(n)), a, WhyNoMemory(r, run))
+					} else {
+						why.Add(FormatCountShort(int64(n)), a, "no run of it at that size has memory figures (not run at that size, or the server was not read after it)")
+					}
 					continue
 				}
 				row = append(row, optBytes(v))
@@ -168,6 +189,9 @@ func writeSizeCurves(w io.Writer, runs []*result.Run) error {
 		}
 		if err := tw.Flush(); err != nil {
 			return err
+		}
+		for _, line := range why.Lines("-") {
+			fmt.Fprintln(w, "  "+line)
 		}
 	}
 	return nil

@@ -148,3 +148,58 @@ func Swept() *result.Result {
 	}
 	return r
 }
+
+// Dashed are results whose tables hold a dash for every reason the
+// summary and the page know, by name: the committed fixture, the oldest
+// result (report/testdata/wave1-result.json), and the fixture with one
+// figure taken from token_bucket's runs as each cause takes it.
+func Dashed(t testing.TB) map[string]*result.Result {
+	t.Helper()
+	out := map[string]*result.Result{}
+	out["fixture"] = Fixture(t)
+	wave1, err := result.ReadFile(filepath.Join(filepath.Dir(FixtureFile()), "wave1-result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out["wave1"] = wave1
+	vary := func(name string, change func(r *result.Result, run *result.Run)) {
+		r := Fixture(t)
+		// Every run set beside the ideal and with its power, so that the
+		// change is the one cause of a dash in its column.
+		for i := range r.Runs {
+			run := &r.Runs[i]
+			if run.Audit != nil {
+				run.Accuracy = &result.Accuracy{Ideal: result.IdealSlidingWindow, Identities: 1, Decisions: run.Requests.Decisions(), FalseAdmits: 1}
+				run.Audit.Power = &result.Power{OfferedMaxInWindow: 200}
+			}
+			run.Memory.RlbenchPeakRSSBytes = 1 << 20
+		}
+		for i := range r.Runs {
+			if r.Runs[i].Algorithm == "token_bucket" {
+				change(r, &r.Runs[i])
+			}
+		}
+		out[name] = r
+	}
+	vary("no accuracy", func(_ *result.Result, run *result.Run) { run.Accuracy = nil })
+	vary("every decision in a fault", func(_ *result.Result, run *result.Run) {
+		run.Accuracy = &result.Accuracy{Ideal: result.IdealSlidingWindow, FaultDecisions: 40}
+	})
+	vary("not audited", func(_ *result.Result, run *result.Run) { run.Audit, run.Accuracy = nil, nil })
+	vary("no power", func(_ *result.Result, run *result.Run) { run.Audit.Power = nil })
+	vary("no latency", func(_ *result.Result, run *result.Run) {
+		run.Requests = result.Requests{Sent: 40, Errors: 40}
+		run.LatencyUs = result.Latency{}
+	})
+	vary("slipped", func(_ *result.Result, run *result.Run) { run.Requests.Late = run.Requests.Sent })
+	vary("server not read", func(_ *result.Result, run *result.Run) { run.Memory, run.Server = nil, nil })
+	vary("no server figures", func(_ *result.Result, run *result.Run) { run.Server = nil })
+	vary("census failed", func(_ *result.Result, run *result.Run) { run.Memory.CensusFailed = true })
+	vary("keys expired", func(_ *result.Result, run *result.Run) {
+		run.Memory.Keys, run.Memory.Identities, run.Memory.ExpiredKeys, run.Memory.SampledKeys = 0, 0, 30, 0
+		run.Memory.MemoryUsageSampledBytes, run.Memory.Encodings = 0, nil
+	})
+	vary("no RSS", func(_ *result.Result, run *result.Run) { run.Memory.RlbenchPeakRSSBytes = 0 })
+	vary("embedded", func(r *result.Result, _ *result.Run) { r.Redis.Mode = "embedded" })
+	return out
+}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rlbench/rlbench/internal/plural"
 	"github.com/rlbench/rlbench/report"
 	"github.com/rlbench/rlbench/verdict"
 )
@@ -88,7 +89,7 @@ func decide(v *view) decision {
 		d.Rows = append(d.Rows, row)
 	}
 	d.Sentences = decisionSentences(v, d.Rows)
-	d.Missing = missingFigures(v, d.Rows)
+	d.Missing = missingFigures(v, d)
 	d.Recommendation = report.Recommend(v.r, v.judgement).Sentence(report.FormatPolicy(v.r.Profile.Policy))
 	return d
 }
@@ -274,8 +275,9 @@ func fastest(rows []decisionRow, figure func(decisionRow) (float64, bool)) (deci
 }
 
 // missingFigures says which of the summary's figures this result cannot
-// give, and why.
-func missingFigures(v *view, rows []decisionRow) []string {
+// give, and why: a sentence for each cause of a dash in d's table.
+func missingFigures(v *view, d decision) []string {
+	rows := d.Rows
 	var out []string
 	var noServer, noMemory, noExcess []string
 	for _, r := range rows {
@@ -313,6 +315,32 @@ func missingFigures(v *view, rows []decisionRow) []string {
 		out = append(out, fmt.Sprintf("No client latency for %s: in every run the generator fell behind its schedule, so the latency measured is its own queue "+
 			"(more concurrency, pipelining or a lower rate would keep the schedule).", list(slipped)))
 	}
+	var noWrong, noClient, noCPU []string
+	for _, r := range rows {
+		if d.Ideal != "" && r.Wrong == dash {
+			noWrong = append(noWrong, r.Algorithm)
+		}
+		if r.ClientP99 == dash {
+			noClient = append(noClient, r.Algorithm)
+		}
+		if r.CPU == dash && r.haveServer {
+			noCPU = append(noCPU, r.Algorithm)
+		}
+	}
+	for i, p := range d.Policies {
+		var none []string
+		for _, r := range rows {
+			if r.PolicyCosts[i] == dash {
+				none = append(none, r.Algorithm)
+			}
+		}
+		if len(none) > 0 {
+			out = append(out, fmt.Sprintf("No %s cost for %s: no run of %s had faults under %s.", p, list(none), plural.Noun(len(none), "it", "them"), p))
+		}
+	}
+	if len(noCPU) > 0 {
+		out = append(out, fmt.Sprintf("No Redis CPU at the measured rate for %s: no run of %s achieved a rate to project it at.", list(noCPU), plural.Noun(len(noCPU), "it", "them")))
+	}
 	costs := report.AlgorithmCosts(v.r)
 	for _, m := range []struct {
 		what string
@@ -320,7 +348,9 @@ func missingFigures(v *view, rows []decisionRow) []string {
 		why  func(*report.Costs) string
 	}{
 		{"figure of how far one identity got past the policy", noExcess, func(c *report.Costs) string { return c.NoExcess }},
-		{"server time per decision", noServer, func(c *report.Costs) string { return c.NoServer }},
+		{"share of decisions wrong vs the ideal", noWrong, func(c *report.Costs) string { return c.NoWrong }},
+		{"server time per decision (nor Redis CPU at the measured rate)", noServer, func(c *report.Costs) string { return c.NoServer }},
+		{"client latency", noClient, func(c *report.Costs) string { return c.NoP99 }},
 		{"memory per identity", noMemory, func(c *report.Costs) string { return c.NoMemory }},
 	} {
 		// One line per cause, naming the algorithms it applies to.

@@ -273,19 +273,26 @@ func scenarioView(v *view, s string, figs []figureView) scenarioSection {
 	}
 	var audit, cost report.MissingCells
 	for _, run := range runs {
-		sec.Rows = append(sec.Rows, newTableRow(v, run))
-		audit.Add("expected and mismatches", run.Algorithm, report.WhyNoExpected(run))
-		if _, ok := run.Memory.PerIdentity(); !ok && run.Memory != nil {
-			cost.Add("per identity", run.Algorithm, report.WhyNoMemory(v.r, run))
+		row := newTableRow(v, run)
+		sec.Rows = append(sec.Rows, row)
+		// Each dash of the audit's and the costs' tables, with its cause.
+		why := func(m *report.MissingCells, column, cell, cause string) {
+			if cell == dash {
+				m.Add(column, run.Algorithm, cause)
+			}
 		}
-		if run.Memory != nil {
-			cost.Add("MEMORY USAGE and encodings", run.Algorithm, report.WhyNoKeySample(v.r, run))
-		}
+		why(&audit, "expected and mismatches", row.Expected, report.WhyNoExpected(run))
+		why(&audit, "offered in window", row.Offered, report.WhyNoOffered(run))
+		why(&audit, "max in window, overshoot, under-admitted and policy excess", row.MaxWindow, report.WhyNoExcess(run))
+		why(&cost, "memory per identity", row.BytesPerIdentity, report.WhyNoMemory(v.r, run))
+		why(&cost, "MEMORY USAGE per key", row.MemoryUsage, report.WhyNoKeySample(v.r, run))
+		why(&cost, "encodings", row.Encodings, report.WhyNoEncodings(v.r, run))
+		why(&cost, "keys without TTL", row.KeysNoTTL, report.WhyNoMemory(v.r, run))
 		if sec.HasServer {
-			cost.Add("µs/call", run.Algorithm, report.WhyNoServerTime(v.r, run))
+			why(&cost, "µs/call", row.UsecPerCall, report.WhyNoServerTime(v.r, run))
 		}
 	}
-	sec.AuditWhy, sec.CostWhy = audit.Lines("—"), cost.Lines("—")
+	sec.AuditWhy, sec.CostWhy = audit.Lines(dash), cost.Lines(dash)
 	sec.Cluster = newClusterTable(v, s)
 	for _, run := range runs {
 		if run.Capacity != nil {
