@@ -14,6 +14,11 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
+// Updating reports whether the test runs with -update: a test whose golden
+// text lives elsewhere than in one file of its own (a page's code blocks)
+// rewrites it then.
+func Updating() bool { return *update }
+
 // Check compares got with the file at path, or writes got there under
 // -update. A difference fails the test with the first line that differs.
 func Check(t testing.TB, path string, got []byte) {
