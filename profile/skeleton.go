@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"text/template"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/rlbench/rlbench/algorithms"
@@ -25,6 +27,10 @@ type SkeletonOptions struct {
 	// Function is the function of a Functions library to call; empty picks
 	// the library's first registered function.
 	Function string
+	// ProfilePath is where the profile is written, as its user names it
+	// (what the profile's first lines tell them to validate and run);
+	// empty says <Name>.yaml.
+	ProfilePath string
 }
 
 // skeletonPolicy is the policy a skeleton declares, which sizes its
@@ -66,7 +72,8 @@ func NewDraft(o SkeletonOptions) (*Draft, error) {
 		return nil, fmt.Errorf("the file's path %q is not text a profile can name", o.ScriptPath)
 	}
 	d := &Draft{o: o, l: l}
-	v := skeletonView{Name: o.Name, Script: yamlScalar(o.ScriptPath), Function: l.function, Functions: strings.Join(l.functions, ", ")}
+	v := skeletonView{Name: o.Name, Script: yamlScalar(o.ScriptPath), Function: l.function, Functions: strings.Join(l.functions, ", "),
+		Profile: shellWord(cmp.Or(o.ProfilePath, o.Name+".yaml"))}
 	for i := 1; i <= max(l.src.keys, 1); i++ {
 		d.keys = append(d.keys, keyTemplate(i))
 		v.Keys = append(v.Keys, strconv.Quote(keyTemplate(i)))
@@ -260,26 +267,29 @@ func inspectLua(src, function string) (*luaLimiter, error) {
 // what it was read from, and whether it stays marked CHECK.
 type skeletonView struct {
 	Name, Script, Function, Functions string
-	Calibrated                        string
-	Keys                              []string
-	Args                              []skeletonArg
-	TimeFrom, TimeWhy                 string
-	TimeCheck                         bool
-	TimeNotes                         []string
-	Allowed, AllowedNote              string
-	AllowedCheck                      bool
-	AllowedNotes                      []string
-	Reply                             []replyLine
-	ReplyNotes                        []string
-	ServerTime, Cost                  bool
-	Semantics, SemanticsNote          string
-	SemanticsCheck                    bool
-	SemanticsNotes                    []string
-	Bound, BoundWhy                   string
-	Builtin                           string
-	WholeSeconds                      bool
-	EdgeBurst                         int64
-	EdgeWhy                           string
+	// Profile is the profile's path as a shell word, for the command its
+	// first lines give.
+	Profile                  string
+	Calibrated               string
+	Keys                     []string
+	Args                     []skeletonArg
+	TimeFrom, TimeWhy        string
+	TimeCheck                bool
+	TimeNotes                []string
+	Allowed, AllowedNote     string
+	AllowedCheck             bool
+	AllowedNotes             []string
+	Reply                    []replyLine
+	ReplyNotes               []string
+	ServerTime, Cost         bool
+	Semantics, SemanticsNote string
+	SemanticsCheck           bool
+	SemanticsNotes           []string
+	Bound, BoundWhy          string
+	Builtin                  string
+	WholeSeconds             bool
+	EdgeBurst                int64
+	EdgeWhy                  string
 }
 
 // replyLine is one optional reply part as the profile writes it.
@@ -302,7 +312,7 @@ var skeletonTemplate = template.Must(template.New("profile").Funcs(template.Func
 # EDIT_ME, then:
 {{- end}}
 #
-#   rlbench validate {{.Name}}.yaml && rlbench run {{.Name}}.yaml
+#   rlbench validate {{.Profile}} && rlbench run {{.Profile}}
 #
 # rlbench runs your limiter beside {{if .Builtin}}its built-in {{.Builtin}}{{else}}nothing else{{end}} through three
 # traffic shapes and audits every decision against what its semantics
@@ -398,3 +408,19 @@ thresholds:                  # the verdict and the exit code: a CI gate
   - "*/* memory.keys_without_ttl == 0"
   - "{{.Name}}/* memory.keys_outside_prefix == 0"
 `))
+
+// shellWord quotes path for a shell command in a comment of the profile:
+// as it is when it holds only letters, digits and "._/-+,=:@"; else in
+// single quotes; a path with a character a comment line cannot hold (a
+// control character, text that is not UTF-8) as "PROFILE.yaml".
+func shellWord(path string) string {
+	if !utf8.ValidString(path) || strings.ContainsFunc(path, unicode.IsControl) {
+		return "PROFILE.yaml"
+	}
+	if path != "" && !strings.ContainsFunc(path, func(r rune) bool {
+		return !(r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("._/-+,=:@", r)))
+	}) {
+		return path
+	}
+	return "'" + strings.ReplaceAll(path, "'", `'\''`) + "'"
+}

@@ -328,6 +328,33 @@ func TestSkeletonQuotesThePath(t *testing.T) {
 	}
 }
 
+// TestSkeletonSaysItsOwnPath: the command the profile's first lines give
+// names the profile where init wrote it, so that it runs from where init
+// was run, as a shell word.
+func TestSkeletonSaysItsOwnPath(t *testing.T) {
+	src := "local n = redis.call('INCR', KEYS[1])\nif n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end\nreturn n <= tonumber(ARGV[1])\n"
+	tests := []struct{ path, want string }{
+		// Written beside the Lua, in a folder of its own.
+		{"limiters/bucket.yaml", "rlbench validate limiters/bucket.yaml && rlbench run limiters/bucket.yaml"},
+		// No path given: the limiter's name.
+		{"", "rlbench validate mine.yaml && rlbench run mine.yaml"},
+		// A shell would split or expand these: quoted.
+		{"my limiters/a b.yaml", "rlbench validate 'my limiters/a b.yaml' && rlbench run 'my limiters/a b.yaml'"},
+		{"it's $HOME.yaml", `rlbench validate 'it'\''s $HOME.yaml'`},
+		// A line break would end the comment: the path is not written.
+		{"two\nlines.yaml", "rlbench validate PROFILE.yaml && rlbench run PROFILE.yaml"},
+	}
+	for _, tt := range tests {
+		text, _, err := Skeleton(SkeletonOptions{Name: "mine", ScriptPath: "mine.lua", Source: src, ProfilePath: tt.path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(text), "#   "+tt.want) {
+			t.Errorf("%q: want the line %q in\n%s", tt.path, tt.want, text[:min(len(text), 600)])
+		}
+	}
+}
+
 func TestSkeletonRefuses(t *testing.T) {
 	lib := "#!lua name=l\nredis.register_function('a', function(keys, args) return 1 end)\n"
 	for _, tc := range []struct {

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rlbench/rlbench/internal/plural"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -74,8 +75,8 @@ func compareWarnings(base, cur *result.Result, tol Tolerances) []string {
 		if len(given) > 0 {
 			exempt = " (but for the tolerances given: " + strings.Join(given, ", ") + ")"
 		}
-		out = append(out, fmt.Sprintf("a single run has no spread: %d of the runs were not repeated on both sides, so their latency and throughput are judged only on order-of-magnitude changes%s; record both with rlbench run --repeat 5 to tell noise from change",
-			len(single), exempt))
+		out = append(out, fmt.Sprintf("a single run has no spread: %d %s not repeated on both sides, so %s latency and throughput are judged only on order-of-magnitude changes%s; record both with rlbench run --repeat 5 to tell noise from change",
+			len(single), plural.Noun(len(single), "run was", "runs were"), plural.Noun(len(single), "its", "their"), exempt))
 	}
 	if len(faulted) > 0 {
 		out = append(out, "runs short of their plan during a fault (scheduled, or the server stalled, restarted or lost state under the watch), "+

@@ -47,7 +47,7 @@ func WhyNoMemory(r *result.Result, run *result.Run) string {
 	alive := fmt.Sprintf("%s of %s identities held a key when counted", FormatCount(m.Identities), FormatCount(int64(run.Identities)))
 	switch {
 	case int64(run.Identities) < result.MinIdentitiesForBytes:
-		return fmt.Sprintf("its largest run (%s) had %s %s, and memory per identity needs %s holding a key (fewer give allocator noise, not a figure): "+
+		return fmt.Sprintf("its run in %s had %s %s, and memory per identity needs %s holding a key (fewer give allocator noise, not a figure): "+
 			"a cardinality scenario measures it", run.Scenario, FormatCount(int64(run.Identities)), plural.Noun(int64(run.Identities), "identity", "identities"), min)
 	case m.ExpiredKeys > 0:
 		why := fmt.Sprintf("%s: %s keys had expired (a bucket's key lives until the bucket is full again, a window's until its window ends), "+

@@ -32,7 +32,7 @@ func TestWhyNoMemory(t *testing.T) {
 		{"a few keys expired among many alive", "private", run(100_000, &result.Memory{Identities: 98_323, ExpiredKeys: 1_677}),
 			"98,323 of 100,000 identities held a key when counted: 1,677 keys had expired"},
 		{"too few identities by design", "private", run(50, &result.Memory{Identities: 17, ExpiredKeys: 33}),
-			"its largest run (many) had 50 identities, and memory per identity needs 1,000 holding a key"},
+			"its run in many had 50 identities, and memory per identity needs 1,000 holding a key"},
 		{"a fill too small", "private", run(500, &result.Memory{ExpiredKeys: 500, Fill: &result.MemoryFill{Identities: 500, BytesPerIdentity: 300}}),
 			"the fill that measured it apart had 500 identities, fewer than the 1,000 it takes"},
 		{"the census failed", "private", run(100_000, &result.Memory{CensusFailed: true}), "the key census failed"},

@@ -171,16 +171,30 @@ func (m *MissingCells) Add(column, alg, why string) {
 }
 
 // Lines says each reason once, after the dash as the table shows it: "-
-// memory/identity of a and b: why".
+// memory/identity of a and b: why"; columns whose dashes have one cause
+// for the same rows share a line ("- MEMORY USAGE and encodings of a: why").
 func (m *MissingCells) Lines(dash string) []string {
-	out := make([]string, 0, len(m.order))
+	type line struct {
+		columns []string
+		of, why string
+	}
+	var lines []*line
 	for _, k := range m.order {
 		column, why, _ := strings.Cut(k, "\x00")
 		of := joinAnd(m.algs[k])
 		if n := len(m.algs[k]); m.Every != "" && n > 2 && n == m.Rows {
 			of = fmt.Sprintf("%s (%d)", m.Every, n)
 		}
-		out = append(out, fmt.Sprintf("%s %s of %s: %s", dash, column, of, why))
+		i := slices.IndexFunc(lines, func(l *line) bool { return l.of == of && l.why == why })
+		if i < 0 {
+			lines = append(lines, &line{of: of, why: why})
+			i = len(lines) - 1
+		}
+		lines[i].columns = append(lines[i].columns, column)
+	}
+	out := make([]string, 0, len(lines))
+	for _, l := range lines {
+		out = append(out, fmt.Sprintf("%s %s of %s: %s", dash, joinAnd(l.columns), l.of, l.why))
 	}
 	return out
 }

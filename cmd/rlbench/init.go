@@ -97,7 +97,7 @@ func writeSkeleton(ctx context.Context, luaPath string, o initOptions, stdout, s
 	if err != nil {
 		return err
 	}
-	draft, err := profile.NewDraft(profile.SkeletonOptions{Name: name, ScriptPath: rel, Source: src, Function: o.function})
+	draft, err := profile.NewDraft(profile.SkeletonOptions{Name: name, ScriptPath: rel, Source: src, Function: o.function, ProfilePath: out})
 	if err != nil {
 		return usageErrorf("%s: %v", luaPath, err)
 	}
