@@ -24,6 +24,7 @@ func writeFaults(w io.Writer, r *result.Result) error {
 	fmt.Fprintln(w, "\nfaults (ms from the start of the measured traffic; window | recovery: decisions allowed/denied/errors, the policy's share of the errors)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "algorithm\tscenario\tkind\tscheduled\tseen\twindow\trecovery\trecovered in\tcalls/decision client|server\terror wait p99\tstate lost\t")
+	var why MissingCells
 	for i := range r.Runs {
 		run := &r.Runs[i]
 		if run.Faults == nil {
@@ -45,8 +46,9 @@ func writeFaults(w io.Writer, r *result.Result) error {
 			server := fmt.Sprintf("%.2f", f.ServerCallsPerDecision)
 			if f.ServerCallsUnavailable != "" {
 				server = "-"
+				why.Add("server calls/decision", run.Key()+" ("+f.Kind+")", f.ServerCallsUnavailable)
 			}
-			lost := "-"
+			lost := "none"
 			if l := f.StateLost; l != nil {
 				lost = fmt.Sprintf("%d %s, %d let through", l.Identities, plural.Noun(l.Identities, "id", "ids"), l.Admitted)
 			}
@@ -58,6 +60,9 @@ func writeFaults(w io.Writer, r *result.Result) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, line := range why.Lines("-") {
+		fmt.Fprintln(w, "  "+line)
 	}
 	return writePolicyComparison(w, r)
 }
@@ -158,7 +163,42 @@ func writePolicyComparison(w io.Writer, r *result.Result) error {
 	for _, c := range rows {
 		fmt.Fprintln(tw, strings.Join(c.Cells(), "\t")+"\t")
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, line := range PolicyComparisonDashes(rows, "-") {
+		fmt.Fprintln(w, "  "+line)
+	}
+	return nil
+}
+
+// PolicyComparisonDashes says why the rows' cells that have no figure are
+// dashes, a line per cause, after the dash as the table shows it.
+func PolicyComparisonDashes(rows []PolicyComparison, dash string) []string {
+	var why MissingCells
+	for _, c := range rows {
+		for i, cell := range c.Cells() {
+			if cell == "-" {
+				why.Add(PolicyComparisonColumns[i], c.Algorithm+"/"+c.Scenario+" under "+c.OnError, c.WhyNoFigure(PolicyComparisonColumns[i]))
+			}
+		}
+	}
+	return why.Lines(dash)
+}
+
+// WhyNoFigure says why the row has no figure in the column of
+// PolicyComparisonColumns named; empty when it has one.
+func (c PolicyComparison) WhyNoFigure(column string) string {
+	f := c.Run.Faults
+	switch {
+	case f == nil:
+		return "no fault was scheduled or seen in its run under " + c.OnError
+	case (column == "admitted by fault" || column == "denied by fault") && (f.AdmittedByFault == nil || f.DeniedByFault == nil):
+		return "its audit had no reference model to say what the limiter would have decided had Redis answered (judged by its bound only)"
+	case column == "calls/request" && c.Run.Requests.Sent == 0:
+		return "its run sent no request"
+	}
+	return ""
 }
 
 // optionalCount prints a count the result may not have ("-" when absent).

@@ -76,6 +76,8 @@ type page struct {
 	// the profile ran more than one.
 	PolicyColumns []string
 	Policies      [][]string
+	// PolicyWhy says, under that table, why a cell of it has no figure.
+	PolicyWhy []string
 	// Sweeps are the sweeps of clock skews, and FleetExcess says how the
 	// instances of a fleet took part in admissions past the bound.
 	Sweeps      []sweepSection
@@ -158,10 +160,12 @@ func newPage(r *result.Result, figs []Figure, opts RenderOptions) page {
 		Decision: decide(v),
 		Env:      environment(r),
 	}
-	for _, c := range report.PolicyComparisons(r) {
+	comparisons := report.PolicyComparisons(r)
+	for _, c := range comparisons {
 		p.PolicyColumns = report.PolicyComparisonColumns
 		p.Policies = append(p.Policies, c.Cells())
 	}
+	p.PolicyWhy = report.PolicyComparisonDashes(comparisons, "-")
 	for _, th := range r.Thresholds {
 		row := thresholdRow{Expression: th.Expression, Run: th.Run, OK: th.OK, Note: th.Note}
 		if th.Note == "" {
