@@ -38,6 +38,7 @@ func TestFormatMillis(t *testing.T) {
 		ms   int64
 		want string
 	}{
+		{0, "0ms"},         // nothing: not "0m", which reads as minutes
 		{250, "250ms"},     // below a second
 		{1000, "1s"},       // whole seconds
 		{1500, "1500ms"},   // not a whole second: exact, in milliseconds

@@ -285,6 +285,9 @@ func noteList(r *result.Result, j verdict.Judgement) []note {
 		if ScheduleSlipped(run) {
 			notes = append(notes, slipNote(run))
 		}
+		if n, ok := shortRunNote(r, run); ok {
+			notes = append(notes, n)
+		}
 		if n := run.Requests.NoScriptReloads; n > 0 {
 			notes = append(notes, note{kind: kindNoScript, where: key,
 				text:   fmt.Sprintf("%s: the server lost the script %d %s (NOSCRIPT) and it was reloaded", key, n, plural.Noun(n, "time", "times")),

@@ -37,9 +37,9 @@ func Millis(ms int64) string {
 	switch {
 	case ms != 0 && ms%3_600_000 == 0:
 		return fmt.Sprintf("%dh", ms/3_600_000)
-	case ms%60_000 == 0:
+	case ms != 0 && ms%60_000 == 0:
 		return fmt.Sprintf("%dm", ms/60_000)
-	case ms%1000 == 0:
+	case ms != 0 && ms%1000 == 0:
 		return fmt.Sprintf("%ds", ms/1000)
 	default:
 		return fmt.Sprintf("%dms", ms)
