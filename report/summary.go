@@ -145,7 +145,7 @@ func slipNote(run *result.Run) note {
 	share := 100 * float64(late) / float64(q.Sent)
 	inFaults := ""
 	if late < q.Late {
-		inFaults = fmt.Sprintf(" (and %d more while the scheduled faults held the callers)", q.Late-late)
+		inFaults = fmt.Sprintf(" (and %d more while the faults held the callers)", q.Late-late)
 	}
 	return note{kind: kindSlipped, where: key,
 		text: fmt.Sprintf("%s: %d %s (%.1f%%) went out more than 1ms late%s (worst %s): the generator could not keep the schedule, "+

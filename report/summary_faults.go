@@ -242,6 +242,8 @@ func unscheduledConsequence(kind string) string {
 		return "limiter state may have been reset by the server or another client, not by the limiter; the audit judged each decision in every state it may have left"
 	case "script_flush":
 		return "the limiter's cached scripts were flushed; a call that found its script missing failed, not for the limiter's doing"
+	case "failover":
+		return "Sentinel promoted a replica, whose copy of the limiter's state may lack what the old primary wrote last (replication is asynchronous); the calls that failed are left out of the error budget, and the audit held each identity's decisions after it to the bound until its state was known again (a window's first admission, a bucket's exact level, a log window past the switch)"
 	default:
 		return "the connection's errors in its window are not the limiter's and are left out of the error budget"
 	}

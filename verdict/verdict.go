@@ -507,6 +507,10 @@ func resetCause(w result.FaultWindow) string {
 			return "an unscheduled restart"
 		}
 		return "the scheduled restart"
+	case "failover":
+		if w.Unscheduled {
+			return "a Sentinel failover"
+		}
 	}
 	if !w.Unscheduled && w.StateLost != nil {
 		return "the " + w.Kind

@@ -316,6 +316,9 @@ func (ms *measurement) auditConfig() audit.Config {
 	}
 	if ms.session != nil {
 		c.Timeline = audit.Timeline{Faults: spec.Faults, Start: ms.rec.Start, Offset: ms.session.Offset()}
+		// A session that only follows a Sentinel-managed primary calls the
+		// limiter as it is: its failed requests are taken as below.
+		c.UnseenFromOutcomes = !ms.session.Caller()
 	} else {
 		// Without a caller of its own, a failed request is one call: the
 		// audit takes those that may have run as calls whose outcome is
@@ -382,7 +385,11 @@ func (ms *measurement) readings(ctx context.Context) error {
 	}
 	ms.out.reloads = ms.lim.NoScriptReloads() - ms.reloadsBefore
 	watched := ms.watch != nil
-	seen := unscheduled(ms.watch.Stop(), spec.Faults, ms.rec.Start, ms.offset)
+	var explained func(from, to time.Time) bool
+	if ms.session != nil {
+		explained = ms.session.Explains
+	}
+	seen := unscheduled(ms.watch.Stop(), spec.Faults, ms.rec.Start, ms.offset, explained)
 	ms.watch = nil
 	ms.out.malformed = malformedSince(ms.malformedBefore, malformedReplies(ms.lim))
 

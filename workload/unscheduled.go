@@ -18,12 +18,16 @@ const scheduledReach = time.Second
 // unscheduled keeps what the watch saw that no scheduled fault explains:
 // a happening, or a reset, that meets a fault's span (from a glance before
 // its start to scheduledReach after its end) is that fault's, reported
-// with it.
-func unscheduled(seen probe.WatchReport, faults plan.Faults, start time.Time, offset event.Offset) probe.WatchReport {
-	if len(faults) == 0 {
+// with it; so is one that explained says a switch of primary (Sentinel's
+// failover) explains.
+func unscheduled(seen probe.WatchReport, faults plan.Faults, start time.Time, offset event.Offset, explained func(from, to time.Time) bool) probe.WatchReport {
+	if len(faults) == 0 && explained == nil {
 		return seen
 	}
 	scheduled := func(from, to time.Time) bool {
+		if explained != nil && explained(from, to) {
+			return true
+		}
 		for _, f := range faults {
 			a, b := start.Add(f.At-time.Second/10), start.Add(f.End()+scheduledReach)
 			if !to.Before(a) && !from.After(b) {

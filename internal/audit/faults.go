@@ -156,8 +156,26 @@ func (a *Auditor) RecordUnseen(identity uint64, sentUs, doneUs, units, carriedUs
 // setStateLosses hands the audit the losses of state the run's faults
 // caused, and the resets seen on the server, once the run is over.
 func (a *Auditor) setStateLosses(losses []event.StateLoss, resets []event.Reset) {
+	for _, e := range losses {
+		a.faults.fig.grow(e.Fault + 1)
+		if a.faults.fig.stateLost[e.Fault] == nil {
+			// A switch of primary nobody scheduled, after the schedule's
+			// faults.
+			a.faults.fig.stateLost[e.Fault] = &result.StateLoss{}
+		}
+	}
 	a.faults.events = slices.SortedFunc(slices.Values(losses), func(x, y event.StateLoss) int { return cmp.Compare(x.ResumeUs, y.ResumeUs) })
 	a.faults.resets = resetsFrom(resets)
+}
+
+// grow makes room for the figures of n faults.
+func (fig *FaultFigures) grow(n int) {
+	for len(fig.stateLost) < n {
+		fig.admittedByFault = append(fig.admittedByFault, 0)
+		fig.deniedByFault = append(fig.deniedByFault, 0)
+		fig.policyExcess = append(fig.policyExcess, 0)
+		fig.stateLost = append(fig.stateLost, nil)
+	}
 }
 
 // faultAt is the index of the fault whose span holds server time us, or

@@ -259,7 +259,10 @@ func (af *auditFaults) replay(a *Auditor, slot int, decs []auditRecord, res *res
 					return (e.CutUs == math.MinInt64 || u.sentUs >= e.CutUs) && u.doneUs < e.ResumeUs
 				})
 			}
-			if rp.gaveUp && e.CutUs == math.MinInt64 {
+			switch {
+			case e.Unknown:
+				rp.unknown(e.ResumeUs + shift)
+			case rp.gaveUp && e.CutUs == math.MinInt64:
 				// The new server kept nothing: the state is known again.
 				rp.resume()
 			}
@@ -316,6 +319,30 @@ func (rp *identityReplay) giveUp() {
 	b.placed, b.uncertainUs = true, unknownPast
 	rp.branches = rp.branches[:1]
 	rp.gaveUp, rp.everGaveUp = true, true
+}
+
+// unknown holds the identity's decisions to the bound only from a loss of
+// state after which the new server's state is not known (a replica's copy
+// of the old one's, up to an unknown instant), resuming at instant
+// resumeUs (the model's clock), until its state is known again: a window
+// that opens at its first request, at a reply that shows a window's first
+// admission (reopen); a log of admissions, once the window before a
+// decision lies wholly after the loss (settle rebuilds it from what the
+// limiter admitted there); any other, at the first reply that states its
+// whole state (an Anchorer's), or never.
+func (rp *identityReplay) unknown(resumeUs int64) {
+	switch rp.branches[0].model.(type) {
+	case algorithms.WindowOpener:
+		rp.branches = rp.branches[:1]
+		rp.opening = true
+	case algorithms.LogModel:
+		rp.branches = rp.branches[:1]
+		b := rp.branches[0]
+		b.stale, b.placed, b.placedLo, b.placedHi, b.uncertainUs = true, true, resumeUs, resumeUs, 0
+		rp.doubtUntil = max(rp.doubtUntil, resumeUs)
+	default:
+		rp.giveUp()
+	}
 }
 
 // unknownPast is the uncertainty of a branch the replay gave up on: any

@@ -10,10 +10,19 @@ import (
 // StateLoss is a fault taking limiter state away, in server microseconds:
 // from ResumeUs on, decisions are made by a server whose state is what the
 // decisions before CutUs left (math.MinInt64: none). Fault is the index of
-// the fault in the run's schedule.
+// the fault in the run's schedule (past its end: a switch of primary
+// nobody scheduled, see Unknown).
 type StateLoss struct {
 	Fault           int
 	CutUs, ResumeUs int64
+	// Unknown says the new server's state is not known: a copy of the old
+	// one's that a replica kept up to an instant nobody can tell
+	// (replication is asynchronous), as when Sentinel promotes a replica.
+	// Each identity's decisions from ResumeUs on are then held to the
+	// bound only, until a reply makes its state known again (a window's
+	// first admission, a bucket's exact level, a log window past the
+	// switch).
+	Unknown bool
 }
 
 // PolicyDecision is the error of a request that got no decision from

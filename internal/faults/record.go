@@ -85,6 +85,9 @@ type recorder struct {
 	// quiet says since when calls without an answer are not explained by
 	// a fault (unix nanos); see Session.QuietSince.
 	quiet func() int64
+	// answers, once a primary switched, finds the new primary's first
+	// decision.
+	answers atomic.Pointer[answerWatch]
 }
 
 // newRecorder prepares the bins of a run that starts at start and lasts
@@ -140,6 +143,9 @@ func (f *recorder) Record(o *event.Outcome) {
 		c.late.Add(1)
 	}
 	var pd *event.PolicyDecision
+	if w := f.answers.Load(); w != nil && o.Err == nil {
+		w.saw(o.Done.UnixNano())
+	}
 	switch {
 	case o.Err == nil && o.Decision.Allowed:
 		c.allowed.Add(1)

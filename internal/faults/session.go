@@ -85,6 +85,13 @@ type Session struct {
 	// failBackErr says why the original server could not be made the
 	// primary again after a failover.
 	failBackErr error
+
+	// primaries are the switches of a Sentinel-managed primary seen
+	// during the traffic (see sentinel.go); switchesBefore counts those
+	// seen before it, and stopPrimary stops following it.
+	primaries      []primarySwitch
+	switchesBefore int
+	stopPrimary    func()
 }
 
 // node is one server a session talks to directly.
@@ -120,7 +127,7 @@ type observation struct {
 // schedules no fault and has no caller.
 func Open(ctx context.Context, c Config) (s *Session, err error) {
 	run := c.Run
-	if !run.Faults.Any() && run.Client == nil {
+	if !run.Faults.Any() && run.Client == nil && c.Env.Primaries == nil {
 		return nil, nil
 	}
 	for _, f := range run.Faults {
@@ -168,7 +175,11 @@ func Open(ctx context.Context, c Config) (s *Session, err error) {
 		timeout = max(timeout, run.Client.Timeout)
 	}
 	s.limiterAddr, s.limiterTimeout = addr, timeout
-	s.client = newRedial(s.newLimiterClient())
+	if c.Env.Primaries == nil {
+		s.client = newRedial(s.newLimiterClient())
+	}
+	// else the limiter keeps the run's client, which follows the primary
+	// the Sentinels name (faults and a caller's policy are refused there).
 	octx, cancel := context.WithTimeout(ctx, c.Timeout+time.Second)
 	defer cancel()
 	if s.offset, err = event.EstimateOffset(octx, s.primary.rdb, c.Clock, 8); err != nil {
@@ -314,6 +325,14 @@ func (s *Session) Begin(ctx context.Context, start time.Time, lim algorithms.Lim
 	s.started = start
 	s.rec = newRecorder(start, length, s.run.Faults, unseen, s.offset)
 	s.rec.quiet = s.QuietSince
+	s.watchPrimary()
+	if !s.Caller() {
+		// Only following a Sentinel-managed primary: the limiter is
+		// called as it is (pipelined too), and the run's outcomes say
+		// what failed.
+		close(s.done)
+		return lim
+	}
 	caller := newCaller(lim, s.run.Client, s.run.OnError, s.clock, keys, s.rec)
 	if !s.run.Faults.Any() {
 		close(s.done)
@@ -328,6 +347,14 @@ func (s *Session) Begin(ctx context.Context, start time.Time, lim algorithms.Lim
 		s.inject(ictx)
 	}()
 	return caller
+}
+
+// Caller says whether the session calls the limiter as a caller does
+// (faults, or a client section): it then tells the audit itself of the
+// failed calls that may have run. A session that only follows a
+// Sentinel-managed primary does not.
+func (s *Session) Caller() bool {
+	return s != nil && (s.run.Faults.Any() || s.run.Client != nil)
 }
 
 // Sink is what takes the run's outcomes, by the time they were decided
@@ -374,6 +401,7 @@ func (s *Session) End(ctx context.Context, interrupted bool) {
 	if s.heart != nil {
 		s.heart.halt()
 	}
+	s.endPrimary()
 	if s.primary != s.original {
 		s.failBack(context.WithoutCancel(ctx))
 	}
@@ -394,6 +422,9 @@ func (s *Session) Close() {
 	}
 	if s.cancel != nil {
 		s.cancel()
+	}
+	if s.stopPrimary != nil {
+		s.stopPrimary()
 	}
 	if s.client != nil {
 		s.client.close()
@@ -455,7 +486,8 @@ type Report struct {
 // elapsed: the counts by who decided, the faults' timeline and their
 // figures. A nil Session reports nothing.
 func (s *Session) Finish(elapsed time.Duration) Report {
-	if s == nil {
+	if s == nil || !s.Caller() && len(s.primaries) == 0 {
+		// Only following a primary that did not switch: nothing to say.
 		return Report{}
 	}
 	aoe, doe, attempts, retries := s.rec.totals()
@@ -475,6 +507,12 @@ func (s *Session) Finish(elapsed time.Duration) Report {
 			limit = s.started.Add(s.run.Faults[i+1].At)
 		}
 		w := s.window(i, flt, beats, limit)
+		f.Windows = append(f.Windows, w)
+		f.Errors += w.Window.Errors + w.Recovery.Errors
+		f.Late += w.Window.Late + w.Recovery.Late
+		f.MaxRecoveryMs = max(f.MaxRecoveryMs, w.RecoveryMs)
+	}
+	for _, w := range s.primaryWindows(end) {
 		f.Windows = append(f.Windows, w)
 		f.Errors += w.Window.Errors + w.Recovery.Errors
 		f.Late += w.Window.Late + w.Recovery.Late
@@ -591,7 +629,7 @@ const faultsGrace = 10 * time.Second
 // Redis is the client the run's limiter uses: the session's, or nil for
 // a nil Session (the run's own client then).
 func (s *Session) Redis() algorithms.Redis {
-	if s == nil {
+	if s == nil || s.client == nil {
 		return nil
 	}
 	return s.client
@@ -613,7 +651,7 @@ func (s *Session) newLimiterClient() *redis.Client {
 
 // Warm opens the limiter's connections before the run is timed.
 func (s *Session) Warm(ctx context.Context, n int) {
-	if s != nil {
+	if s != nil && s.client != nil {
 		redisenv.WarmPool(ctx, s.client.client(), n)
 	}
 }

@@ -57,6 +57,9 @@ type Env struct {
 	// Missing names what rlbench could not learn about the server (its
 	// version, its eviction policy) because the user may not ask.
 	Missing []Missing
+	// Primaries follows the primary of a server named through Sentinel
+	// (nil for any other): the switches a failover made during a run.
+	Primaries *Primaries
 
 	stop      func() error
 	redirects *Redirections

@@ -79,9 +79,10 @@ func AcrossSwitches(first, last Reading, switches []Switch, counter func(Reading
 }
 
 // SwitchNote says how a counter was read over a run whose server a fault
+// (or a failover by Sentinel)
 // replaced n times.
 func SwitchNote(n int) string {
-	return fmt.Sprintf("the server was replaced %d %s by scheduled faults: its counters were read right before and right after each, and added up on either side", n, plural.Noun(n, "time", "times"))
+	return fmt.Sprintf("the server was replaced %d %s during the run (by a scheduled fault or a Sentinel failover): its counters were read right before and right after each, and added up on either side", n, plural.Noun(n, "time", "times"))
 }
 
 // StatsAcross is the statistics of a decision's commands from before to

@@ -40,7 +40,7 @@ func openSentinel(ctx context.Context, o Options) (*Env, error) {
 		Password:      o.Password,
 		DB:            o.DB,
 
-		Dialer:                ro.Dialer,
+		Dialer:                nil, // set below: through the Primaries
 		DialTimeout:           ro.DialTimeout,
 		ReadTimeout:           ro.ReadTimeout,
 		WriteTimeout:          ro.WriteTimeout,
@@ -58,12 +58,37 @@ func openSentinel(ctx context.Context, o Options) (*Env, error) {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	env := &Env{Mode: External, Addr: addr}
+	env.Primaries = newPrimaries(addr, s.Addrs, ro.Dialer)
+	env.Primaries.addSentinels(otherSentinels(ctx, o, s)...)
+	fo.Dialer = env.Primaries.dialer
 	env.Note = fmt.Sprintf("redis at %s is the primary %q of the Sentinels at %s as rlbench connected; a failover moves the run to the new primary", addr, s.MasterName, strings.Join(s.Addrs, ","))
 	env.Client = redis.NewFailoverClient(fo)
 	if err := env.ready(ctx, o); err != nil {
 		return nil, err
 	}
 	return env, nil
+}
+
+// otherSentinels are the Sentinels that the first of s.Addrs to answer
+// knows of, which go-redis may go on to ask too.
+func otherSentinels(ctx context.Context, o Options, s *SentinelSpec) []string {
+	for _, a := range s.Addrs {
+		sc := redis.NewSentinelClient(&redis.Options{Addr: a, DialTimeout: o.timeout(), ReadTimeout: o.timeout(), WriteTimeout: o.timeout(),
+			MaxRetries: -1, Protocol: 2, DisableIdentity: true})
+		known, err := sc.Sentinels(ctx, s.MasterName).Result()
+		_ = sc.Close()
+		if err != nil {
+			continue
+		}
+		var out []string
+		for _, k := range known {
+			if ip, port := k["ip"], k["port"]; ip != "" && port != "" {
+				out = append(out, net.JoinHostPort(ip, port))
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 // sentinelMaster asks the Sentinels, in turn, where the primary they

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/rlbench/rlbench/internal/redisenv"
 )
 
 // SentinelSet is a private Sentinel set-up on loopback ports: a primary,
@@ -111,4 +113,41 @@ func (s *SentinelSet) Failover(ctx context.Context, within time.Duration) (strin
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// FailoverOutcome is what a failover asked for by FailoverAfterCalls did:
+// the new primary's address, how many calls of the command the old one
+// had run when it was asked for, or why it failed.
+type FailoverOutcome struct {
+	NewPrimary string
+	AfterCalls int64
+	Err        error
+}
+
+// FailoverAfterCalls asks for a failover (see Failover) as soon as the
+// primary has run n calls of command (its INFO commandstats, read every
+// 5ms): a test fails the primary over mid-run after a given amount of
+// traffic, whatever the machine's speed, rather than after a sleep. The
+// channel gets one outcome; ctx ending gives up the wait.
+func (s *SentinelSet) FailoverAfterCalls(ctx context.Context, command string, n int64, within time.Duration) <-chan FailoverOutcome {
+	out := make(chan FailoverOutcome, 1)
+	go func() {
+		admin := redis.NewClient(&redis.Options{Addr: s.Primary.Addr, Protocol: 2, DisableIdentity: true})
+		defer admin.Close()
+		for {
+			st, err := redisenv.ReadCommandStats(ctx, admin, command)
+			if err == nil && st[0].Calls >= n {
+				addr, err := s.Failover(ctx, within)
+				out <- FailoverOutcome{NewPrimary: addr, AfterCalls: st[0].Calls, Err: err}
+				return
+			}
+			select {
+			case <-ctx.Done():
+				out <- FailoverOutcome{Err: fmt.Errorf("%d calls of %s never came: %w", n, command, ctx.Err())}
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	return out
 }
