@@ -301,6 +301,7 @@ func noteList(r *result.Result, j verdict.Judgement) []note {
 	notes = append(notes, generatorNotes(r)...)
 	notes = append(notes, auditNotes(r, j)...)
 	notes = append(notes, memoryNotes(r)...)
+	notes = append(notes, heavyKeyNotes(r)...)
 	return notes
 }
 
