@@ -8,23 +8,33 @@ import (
 	"github.com/rlbench/rlbench/internal/redisconf"
 )
 
-var sentinelFields = []string{"master_name", "addrs"}
+var sentinelFields = []string{"master_name", "addrs", "username", "password_env"}
 
 // SentinelSpec is the redis section's sentinel: a primary that Redis
 // Sentinel manages, by the name its Sentinels monitor it under, and the
-// Sentinels to ask where it is (any one that answers is enough).
+// Sentinels to ask where it is (any one that answers is enough). Username
+// and PasswordEnv (the environment variable that holds the password) are
+// the Sentinels' own, when they ask for one (requirepass, or an ACL user,
+// in the Sentinels' configuration); the redis section's are the primary's.
 type SentinelSpec struct {
-	MasterName string
-	Addrs      []string
+	MasterName  string
+	Addrs       []string
+	Username    string
+	PasswordEnv string
 }
 
 // parseSentinel reads the redis section's sentinel. The section's user
-// and password are the primary's; a primary found through Sentinel takes
+// and password are the primary's, the sentinel's own the Sentinels'; a primary found through Sentinel takes
 // the place of addr and cluster, and is reached without TLS.
 func parseSentinel(d *decoder, parent *yamlMap) *SentinelSpec {
 	f := d.mapping(parent.values["sentinel"], "redis.sentinel", sentinelFields...)
 	s := &SentinelSpec{}
 	f.str("master_name", &s.MasterName)
+	f.str("username", &s.Username)
+	f.str("password_env", &s.PasswordEnv)
+	if s.PasswordEnv != "" && !envNamePattern.MatchString(s.PasswordEnv) {
+		f.errorf("password_env", "%q is not an environment variable name (the password itself never goes in a profile)", s.PasswordEnv)
+	}
 	switch {
 	case !f.has("master_name"):
 		f.errorf("master_name", "is required: the name the Sentinels monitor the primary under (sentinel monitor NAME ...)")

@@ -17,6 +17,20 @@ func TestParseSentinel(t *testing.T) {
 	}
 }
 
+// TestParseSentinelCredentials: the Sentinels' own user and password are
+// the sentinel section's (the password by the variable that holds it),
+// apart from the primary's in the redis section.
+func TestParseSentinelCredentials(t *testing.T) {
+	p, err := Parse("s.yaml", []byte(clusterScenarios+"redis: {sentinel: {master_name: m, addrs: [\"a:26379\"], username: watcher, password_env: RL_SENTINEL_PASS}, username: app, password_env: RL_PASS}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := p.Redis.Sentinel
+	if s.Username != "watcher" || s.PasswordEnv != "RL_SENTINEL_PASS" || p.Redis.Username != "app" || p.Redis.PasswordEnv != "RL_PASS" {
+		t.Errorf("sentinel %+v, redis user %q and password_env %q", s, p.Redis.Username, p.Redis.PasswordEnv)
+	}
+}
+
 func TestParseSentinelErrors(t *testing.T) {
 	for _, tc := range []struct {
 		why, redis, want string
@@ -29,6 +43,7 @@ func TestParseSentinelErrors(t *testing.T) {
 		{"a name with a space", "redis: {sentinel: {master_name: \"my master\", addrs: [\"a:1\"]}}", `redis.sentinel.master_name: "my master" is not a master's name`},
 		{"a server as well", "redis: {addr: \"a:1\", sentinel: {master_name: m, addrs: [\"a:2\"]}}", "redis.addr: give one of addr (one server), cluster or sentinel"},
 		{"TLS", "redis: {tls: true, sentinel: {master_name: m, addrs: [\"a:2\"]}}", "redis.tls: TLS through Sentinel is not supported"},
+		{"a password in place of its variable", "redis: {sentinel: {master_name: m, addrs: [\"a:2\"], password_env: \"s3cr:t\"}}", `redis.sentinel.password_env: "s3cr:t" is not an environment variable name`},
 		{"a misspelt field", "redis: {sentinel: {master: m, addrs: [\"a:2\"]}}", `redis.sentinel.master: unknown field`},
 	} {
 		_, err := Parse("s.yaml", []byte(clusterScenarios+tc.redis+"\n"))

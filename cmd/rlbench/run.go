@@ -379,7 +379,8 @@ func redisOptions(p *profile.Profile, o runOptions) (redisenv.Options, error) {
 		NoEmbedded: o.noEmbedded,
 	}
 	var profileAddrs []string
-	passwordEnv, passwordFrom := "", ""
+	passwordEnv, passwordFrom, sentinelPasswordEnv := "", "", ""
+	var sentinelUsername string
 	if r := p.Redis; r != nil {
 		ropts.Addr = r.Addr
 		ropts.Username = r.Username
@@ -398,8 +399,9 @@ func redisOptions(p *profile.Profile, o runOptions) (redisenv.Options, error) {
 			profileAddrs = []string{r.Addr}
 		}
 		if sn := r.Sentinel; sn != nil {
-			ropts.Sentinel = &redisenv.SentinelSpec{MasterName: sn.MasterName, Addrs: sn.Addrs}
+			ropts.Sentinel = &redisenv.SentinelSpec{MasterName: sn.MasterName, Addrs: sn.Addrs, Username: sn.Username}
 			profileAddrs = sn.Addrs
+			sentinelPasswordEnv = sn.PasswordEnv
 		}
 	}
 	var named []string
@@ -429,7 +431,10 @@ func redisOptions(p *profile.Profile, o runOptions) (redisenv.Options, error) {
 			return ropts, usageErrorf("--redis-sentinel: %s: redis.tls is set, and TLS through Sentinel is not supported", p.Path)
 		}
 		ropts.Addr, ropts.ClusterAddrs, ropts.Cluster = "", nil, nil
-		ropts.Sentinel = &redisenv.SentinelSpec{MasterName: o.redisSentinelMaster, Addrs: addrs}
+		if ropts.Sentinel != nil {
+			sentinelUsername = ropts.Sentinel.Username
+		}
+		ropts.Sentinel = &redisenv.SentinelSpec{MasterName: o.redisSentinelMaster, Addrs: addrs, Username: sentinelUsername}
 		named = addrs
 	case o.redisAddr != "":
 		if err := redisconf.CheckAddr(o.redisAddr); err != nil {
@@ -449,8 +454,22 @@ func redisOptions(p *profile.Profile, o runOptions) (redisenv.Options, error) {
 		named = addrs
 	}
 	if named != nil && !redisconf.Among(named, profileAddrs) {
-		// The profile's credentials were written for its own servers.
-		ropts.Username, passwordEnv = "", ""
+		// The profile's credentials were written for its own servers
+		// (and Sentinels).
+		ropts.Username, passwordEnv, sentinelPasswordEnv = "", "", ""
+		if ropts.Sentinel != nil {
+			ropts.Sentinel.Username = ""
+		}
+	}
+	if ropts.Sentinel == nil {
+		sentinelPasswordEnv = ""
+	}
+	if sentinelPasswordEnv != "" {
+		pw, ok := os.LookupEnv(sentinelPasswordEnv)
+		if !ok {
+			return ropts, usageErrorf("%s: redis.sentinel.password_env names %s, which is not set in the environment", p.Path, sentinelPasswordEnv)
+		}
+		ropts.Sentinel.Password = pw
 	}
 	if o.redisUsername != "" {
 		ropts.Username = o.redisUsername

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/rlbench/rlbench/profile"
 )
 
 // TestSentinelFlags: --redis-sentinel needs the master's name, takes the
@@ -25,5 +27,40 @@ func TestSentinelFlags(t *testing.T) {
 		if code != exitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%s: exit %d, stderr %s\nwant exit 2 saying %q", tc.why, code, stderr, tc.want)
 		}
+	}
+}
+
+// TestSentinelCredentials: the Sentinels' own user and password (from the
+// variable the profile names) go to the profile's Sentinels, named by the
+// profile or by --redis-sentinel; Sentinels the profile does not name get
+// neither, and a variable that is not set is a usage error naming it.
+func TestSentinelCredentials(t *testing.T) {
+	p := &profile.Profile{Path: "s.yaml", Redis: &profile.RedisSpec{Sentinel: &profile.SentinelSpec{
+		MasterName: "m", Addrs: []string{"10.0.0.5:26379"}, Username: "watcher", PasswordEnv: "RLBENCH_TEST_SENTINEL_PW"}}}
+	t.Setenv("RLBENCH_TEST_SENTINEL_PW", "hunter2")
+	for _, tc := range []struct {
+		why            string
+		o              runOptions
+		wantUser, want string
+	}{
+		{"the profile's Sentinels", runOptions{}, "watcher", "hunter2"},
+		{"the same Sentinels named on the command line", runOptions{redisSentinel: "10.0.0.5:26379", redisSentinelMaster: "m"}, "watcher", "hunter2"},
+		{"other Sentinels", runOptions{redisSentinel: "10.0.0.9:26379", redisSentinelMaster: "m"}, "", ""},
+	} {
+		ro, err := redisOptions(p, tc.o)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.why, err)
+		}
+		if s := ro.Sentinel; s == nil || s.Username != tc.wantUser || s.Password != tc.want {
+			t.Errorf("%s: sentinel %+v, want user %q and password %q", tc.why, s, tc.wantUser, tc.want)
+		}
+	}
+	if ro, err := redisOptions(p, runOptions{redisAddr: "10.0.0.7:6379"}); err != nil || ro.Sentinel != nil {
+		t.Errorf("--redis: sentinel %+v, %v: want none", ro.Sentinel, err)
+	}
+	p.Redis.Sentinel.PasswordEnv = "RLBENCH_TEST_SENTINEL_UNSET"
+	_, err := redisOptions(p, runOptions{})
+	if err == nil || !strings.Contains(err.Error(), "s.yaml: redis.sentinel.password_env names RLBENCH_TEST_SENTINEL_UNSET, which is not set") {
+		t.Errorf("an unset variable: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -13,10 +14,21 @@ import (
 // SentinelSpec names a primary that Redis Sentinel manages: the name the
 // Sentinels monitor it by, and the Sentinels to ask (any one that answers
 // is enough). The client asks them where the primary is, and follows it
-// when they fail it over to a replica.
+// when they fail it over to a replica. Username and Password are the
+// Sentinels' own, when they ask for one.
 type SentinelSpec struct {
 	MasterName string
 	Addrs      []string
+	Username   string
+	Password   string
+}
+
+// client is a client of the Sentinel at addr, with the Sentinels' user
+// and password, every call bounded by timeout.
+func (s *SentinelSpec) client(addr string, timeout time.Duration) *redis.SentinelClient {
+	return redis.NewSentinelClient(&redis.Options{Addr: addr, Username: s.Username, Password: s.Password,
+		DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout,
+		MaxRetries: -1, Protocol: 2, DisableIdentity: true})
 }
 
 // openSentinel connects, through go-redis's failover client, to the
@@ -34,11 +46,13 @@ func openSentinel(ctx context.Context, o Options) (*Env, error) {
 	var ro redis.Options
 	newClientSettings(o, nil).setOn(&ro)
 	fo := &redis.FailoverOptions{
-		MasterName:    s.MasterName,
-		SentinelAddrs: s.Addrs,
-		Username:      o.Username,
-		Password:      o.Password,
-		DB:            o.DB,
+		MasterName:       s.MasterName,
+		SentinelAddrs:    s.Addrs,
+		SentinelUsername: s.Username,
+		SentinelPassword: s.Password,
+		Username:         o.Username,
+		Password:         o.Password,
+		DB:               o.DB,
 
 		Dialer:                nil, // set below: through the Primaries
 		DialTimeout:           ro.DialTimeout,
@@ -73,8 +87,7 @@ func openSentinel(ctx context.Context, o Options) (*Env, error) {
 // knows of, which go-redis may go on to ask too.
 func otherSentinels(ctx context.Context, o Options, s *SentinelSpec) []string {
 	for _, a := range s.Addrs {
-		sc := redis.NewSentinelClient(&redis.Options{Addr: a, DialTimeout: o.timeout(), ReadTimeout: o.timeout(), WriteTimeout: o.timeout(),
-			MaxRetries: -1, Protocol: 2, DisableIdentity: true})
+		sc := s.client(a, o.timeout())
 		known, err := sc.Sentinels(ctx, s.MasterName).Result()
 		_ = sc.Close()
 		if err != nil {
@@ -97,8 +110,7 @@ func otherSentinels(ctx context.Context, o Options, s *SentinelSpec) []string {
 func sentinelMaster(ctx context.Context, o Options, s *SentinelSpec) (string, error) {
 	var errs []error
 	for _, a := range s.Addrs {
-		sc := redis.NewSentinelClient(&redis.Options{Addr: a, DialTimeout: o.timeout(), ReadTimeout: o.timeout(), WriteTimeout: o.timeout(),
-			MaxRetries: -1, Protocol: 2, DisableIdentity: true})
+		sc := s.client(a, o.timeout())
 		hp, err := sc.GetMasterAddrByName(ctx, s.MasterName).Result()
 		_ = sc.Close()
 		switch {

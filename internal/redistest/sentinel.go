@@ -20,6 +20,13 @@ type SentinelSet struct {
 	Primary    *Configured
 	Replicas   []*Configured
 	Sentinels  []*Configured
+	// Password is the Sentinels' own (requirepass), "" for none.
+	Password string
+}
+
+// sentinel is a client of the Sentinel at addr.
+func (s *SentinelSet) sentinel(addr string) *redis.SentinelClient {
+	return redis.NewSentinelClient(&redis.Options{Addr: addr, Password: s.Password, Protocol: 2, DisableIdentity: true})
 }
 
 // SentinelAddrs lists the Sentinels' addresses.
@@ -38,7 +45,15 @@ func (s *SentinelSet) SentinelAddrs() []string {
 // of them are killed when the test ends.
 func StartSentinelSet(t testing.TB, masterName string, replicas, sentinels int) *SentinelSet {
 	t.Helper()
-	s := &SentinelSet{MasterName: masterName, Primary: StartConfigured(t)}
+	return StartSentinelSetWithPassword(t, masterName, replicas, sentinels, "")
+}
+
+// StartSentinelSetWithPassword is StartSentinelSet with Sentinels that ask
+// their clients (and one another) for password (requirepass); "" asks for
+// none.
+func StartSentinelSetWithPassword(t testing.TB, masterName string, replicas, sentinels int, password string) *SentinelSet {
+	t.Helper()
+	s := &SentinelSet{MasterName: masterName, Primary: StartConfigured(t), Password: password}
 	for range replicas {
 		s.Replicas = append(s.Replicas, StartConfigured(t, "--replicaof", "127.0.0.1", strconv.Itoa(s.Primary.Port)))
 	}
@@ -46,6 +61,9 @@ func StartSentinelSet(t testing.TB, masterName string, replicas, sentinels int) 
 		"sentinel down-after-milliseconds %s 1000\n"+
 		"sentinel failover-timeout %s 10000\n"+
 		"sentinel parallel-syncs %s 1\n", masterName, s.Primary.Port, sentinels/2+1, masterName, masterName, masterName)
+	if password != "" {
+		config += fmt.Sprintf("requirepass %q\nsentinel sentinel-pass %q\n", password, password)
+	}
 	for range sentinels {
 		s.Sentinels = append(s.Sentinels, startConfigured(t, config, []string{"--sentinel"}))
 	}
@@ -60,7 +78,7 @@ func StartSentinelSet(t testing.TB, masterName string, replicas, sentinels int) 
 func (s *SentinelSet) waitKnown(within time.Duration) error {
 	deadline := time.Now().Add(within)
 	for _, c := range s.Sentinels {
-		sc := redis.NewSentinelClient(&redis.Options{Addr: c.Addr, Protocol: 2, DisableIdentity: true})
+		sc := s.sentinel(c.Addr)
 		for {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 			reps, err1 := sc.Replicas(ctx, s.MasterName).Result()
@@ -86,7 +104,7 @@ func (s *SentinelSet) waitKnown(within time.Duration) error {
 // primary; it returns the new primary's address.
 func (s *SentinelSet) Failover(ctx context.Context, within time.Duration) (string, error) {
 	old := s.Primary.Addr
-	sc := redis.NewSentinelClient(&redis.Options{Addr: s.Sentinels[0].Addr, Protocol: 2, DisableIdentity: true})
+	sc := s.sentinel(s.Sentinels[0].Addr)
 	defer sc.Close()
 	if err := sc.Failover(ctx, s.MasterName).Err(); err != nil {
 		return "", fmt.Errorf("SENTINEL FAILOVER %s: %w", s.MasterName, err)
@@ -96,7 +114,7 @@ func (s *SentinelSet) Failover(ctx context.Context, within time.Duration) (strin
 		var now string
 		agreed := true
 		for _, c := range s.Sentinels {
-			q := redis.NewSentinelClient(&redis.Options{Addr: c.Addr, Protocol: 2, DisableIdentity: true})
+			q := s.sentinel(c.Addr)
 			hp, err := q.GetMasterAddrByName(ctx, s.MasterName).Result()
 			_ = q.Close()
 			if err != nil || len(hp) != 2 || "127.0.0.1:"+hp[1] == old || (now != "" && now != "127.0.0.1:"+hp[1]) {
