@@ -47,7 +47,7 @@ func TestParseClusterErrors(t *testing.T) {
 		{"a cluster has one database", "redis: {db: 2, cluster: {}}", "redis.db: a Redis Cluster has database 0 only"},
 		{"a database in a node's URL", "redis: {cluster: {addrs: [\"redis://a:7000/3\"]}}", `c.yaml:6: redis.cluster.addrs[0]: "redis://a:7000/3" names database 3: a Redis Cluster has database 0 only`},
 		{"a password in a node's URL, not printed", "redis: {cluster: {addrs: [\"redis://u:s3cret@a:7000\"]}}", `redis.cluster.addrs[0]: "redis://u:xxxxx@a:7000" carries a password`},
-		{"not an address", "redis: {cluster: {addrs: [nowhere]}}", `redis.cluster.addrs[0]: "nowhere" is not host:port`},
+		{"not an address", "redis: {cluster: {addrs: [nowhere]}}", `redis.cluster.addrs[0]: "nowhere" names no port`},
 		{"no nodes at all", "redis: {cluster: {addrs: []}}", "redis.cluster.addrs: list is empty: name at least one node of the cluster"},
 		{"nodes reached two ways", "redis: {cluster: {addrs: [\"redis://a:1\", \"rediss://b:1\"]}}", "differ in scheme or user"},
 		{"the shape of someone else's cluster", "redis: {cluster: {addrs: [\"a:1\"], masters: 3}}", "redis.cluster.masters: describes a private cluster rlbench starts"},

@@ -39,7 +39,7 @@ func TestParseSentinelErrors(t *testing.T) {
 		{"no Sentinels", "redis: {sentinel: {master_name: m}}", "redis.sentinel.addrs: is required"},
 		{"an empty list", "redis: {sentinel: {master_name: m, addrs: []}}", "redis.sentinel.addrs: list is empty: name at least one Sentinel"},
 		{"a URL", "redis: {sentinel: {master_name: m, addrs: [\"redis://a:26379\"]}}", `redis.sentinel.addrs[0]: "redis://a:26379": a Sentinel is named by host:port`},
-		{"not an address", "redis: {sentinel: {master_name: m, addrs: [nowhere]}}", `redis.sentinel.addrs[0]: "nowhere" is not host:port`},
+		{"not an address", "redis: {sentinel: {master_name: m, addrs: [nowhere]}}", `redis.sentinel.addrs[0]: "nowhere" names no port`},
 		{"a name with a space", "redis: {sentinel: {master_name: \"my master\", addrs: [\"a:1\"]}}", `redis.sentinel.master_name: "my master" is not a master's name`},
 		{"a server as well", "redis: {addr: \"a:1\", sentinel: {master_name: m, addrs: [\"a:2\"]}}", "redis.addr: give one of addr (one server), cluster or sentinel"},
 		{"TLS", "redis: {tls: true, sentinel: {master_name: m, addrs: [\"a:2\"]}}", "redis.tls: TLS through Sentinel is not supported"},

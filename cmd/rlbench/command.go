@@ -57,7 +57,31 @@ func (c command) execute(ctx context.Context, args []string, stdout, stderr io.W
 	if err != nil {
 		return usageErrorf("%v (see 'rlbench %s -h')", err, c.name)
 	}
+	if err := refuseEmpty(fs); err != nil {
+		return err
+	}
 	return c.run(ctx, positional, stdout, stderr)
+}
+
+// refuseEmpty refuses a flag given an empty value (--redis "" or
+// --redis=), most often a variable the shell found unset: taken as the
+// flag's absence, it would run something else than was asked (a private
+// server in place of the one named) and say nothing.
+func refuseEmpty(fs *flag.FlagSet) error {
+	var empty *flag.Flag
+	fs.Visit(func(f *flag.Flag) {
+		if empty == nil && f.Value.String() == "" {
+			empty = f
+		}
+	})
+	if empty == nil {
+		return nil
+	}
+	name := "--" + empty.Name
+	if len(empty.Name) == 1 {
+		name = "-" + empty.Name
+	}
+	return usageErrorf("%s was given an empty value (a variable that is not set?): give it one, or leave the flag out", name)
 }
 
 // printHelp writes the usage line and, when the command has flags, each

@@ -51,6 +51,8 @@ func TestCommandLine(t *testing.T) {
 		{"one argument too many, in grammar", []string{"report", "a.json", "b.json"}, exitUsage, "", `report needs exactly one result.json (got 2 arguments: "a.json" "b.json")`, false},
 		{"one argument where none is taken", []string{"algorithms", "x"}, exitUsage, "", `algorithms needs no arguments (got 1 argument: "x")`, false},
 		{"an unknown flag names the command's help", []string{"run", "p.yaml", "--quite"}, exitUsage, "", "flag provided but not defined: -quite (see 'rlbench run -h')", false},
+		{"an empty --redis is not a private server", []string{"run", "--redis", "", "p.yaml"}, exitUsage, "", "--redis was given an empty value (a variable that is not set?)", false},
+		{"an empty value with =", []string{"report", "x.json", "-o="}, exitUsage, "", "-o was given an empty value", false},
 		{"help for an unknown command", []string{"help", "runn"}, exitUsage, "", `unknown command "runn"`, false},
 	} {
 		code, stdout, stderr := runCLI(t, tc.args...)

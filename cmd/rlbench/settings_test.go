@@ -70,9 +70,11 @@ func TestBadRedisSettingsAreProfileErrors(t *testing.T) {
 		why, section, want string
 	}{
 		{"an address that is no address", "redis:\n  addr: 'not an address'\n",
-			`p.yaml:3: redis.addr: "not an address" is not host:port or a redis:// URL`},
+			`p.yaml:3: redis.addr: "not an address" is not host:port or a redis:// URL: it holds white space`},
 		{"a port out of range", "redis:\n  addr: '127.0.0.1:99999'\n",
-			`p.yaml:3: redis.addr: "127.0.0.1:99999": port 99999 is not a TCP port (1-65535)`},
+			`p.yaml:3: redis.addr: "127.0.0.1:99999": port "99999" is not a TCP port (a number from 1 to 65535)`},
+		{"an address without its port", "redis:\n  addr: '10.0.0.5:'\n",
+			`p.yaml:3: redis.addr: "10.0.0.5:" names no port after the colon: write it host:port, as "10.0.0.5:6379"`},
 		{"a scheme Redis does not speak", "redis:\n  addr: 'http://127.0.0.1:6379'\n",
 			`p.yaml:3: redis.addr: "http://127.0.0.1:6379": scheme "http" is not redis:// or rediss://`},
 		{"a database that is not a number", "redis:\n  addr: 'redis://127.0.0.1:6379/abc'\n",
@@ -99,17 +101,22 @@ func TestBadRedisSettingsAreProfileErrors(t *testing.T) {
 }
 
 // TestBadRedisFlagIsUsage: a --redis value that is no Redis address is bad
-// usage (exit 2), found before anything is dialled.
+// usage (exit 2), found before anything is dialled, and the message quotes
+// it and says what part is wrong.
 func TestBadRedisFlagIsUsage(t *testing.T) {
 	for _, tc := range []struct{ addr, want string }{
 		{"http://127.0.0.1:6379", `scheme "http" is not redis:// or rediss://`},
-		{":99999", "port 99999 is not a TCP port (1-65535)"},
+		{"127.0.0.1:99999", `--redis: "127.0.0.1:99999": port "99999" is not a TCP port (a number from 1 to 65535)`},
 		{"redis://127.0.0.1:6379/abc", `the path "/abc" is not a database number`},
 		{"redis://127.0.0.1:6379/0?dial_timeout=1s", "a query"},
-		{"127.0.0.1", "is not host:port or a redis:// URL"},
+		{"127.0.0.1", `--redis: "127.0.0.1" names no port: write it host:port, as "127.0.0.1:6379"`},
+		{"127.0.0.1:", `--redis: "127.0.0.1:" names no port after the colon: write it host:port, as "127.0.0.1:6379"`},
+		{":6379", `--redis: ":6379" names no host before the colon: write it host:port, as "127.0.0.1:6379" for this machine`},
+		{"::1:6379", `--redis: "::1:6379": an IPv6 address goes in brackets, as "[::1]:6379"`},
+		{"redis://bench:s3cret@127.0.0.1:6379", `--redis: "redis://bench:xxxxx@127.0.0.1:6379" carries a password; put it in an environment variable and name that in redis.password_env (a profile) or --redis-password-env (the command line)`},
 	} {
-		code, _, stderr := runCLI(t, "run", "--quiet", "--redis", tc.addr, "--out", t.TempDir(), writeProfile(t, tinyProfile))
-		if code != exitUsage || !strings.Contains(stderr, "--redis") || !strings.Contains(stderr, tc.want) {
+		code, stdout, stderr := runCLI(t, "run", "--quiet", "--redis", tc.addr, "--out", t.TempDir(), writeProfile(t, tinyProfile))
+		if code != exitUsage || !strings.Contains(stderr, "--redis") || !strings.Contains(stderr, tc.want) || strings.Contains(stdout+stderr, "s3cret") {
 			t.Errorf("--redis %s: exit %d, stderr %q; want exit %d and %q", tc.addr, code, stderr, exitUsage, tc.want)
 		}
 	}
@@ -151,7 +158,7 @@ func TestBadRedisClusterFlagIsUsage(t *testing.T) {
 		want string
 	}{
 		{"no node", []string{"--redis-cluster", ","}, "--redis-cluster: list is empty"},
-		{"a node that is no address", []string{"--redis-cluster", "127.0.0.1:7000,nowhere"}, `--redis-cluster: "nowhere" is not host:port`},
+		{"a node that is no address", []string{"--redis-cluster", "127.0.0.1:7000,nowhere"}, `--redis-cluster: "nowhere" names no port`},
 		{"a database, which a cluster does not have", []string{"--redis-cluster", "redis://127.0.0.1:7000/3"}, "names database 3: a Redis Cluster has database 0 only"},
 		{"a password in a node's URL", []string{"--redis-cluster", "redis://bench:s3cret@127.0.0.1:7000"}, `"redis://bench:xxxxx@127.0.0.1:7000" carries a password`},
 		{"one server and a cluster at once", []string{"--redis", "127.0.0.1:6379", "--redis-cluster", "127.0.0.1:7000"}, "give one of --redis (one server), --redis-cluster or --redis-sentinel, not several"},

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -60,22 +61,23 @@ func hasPassword(s string) bool {
 // CheckAddr checks a Redis address: host:port, or a redis:// or rediss://
 // URL with an optional user name and database number
 // (redis://bench@host:6379/2). A URL must not carry a password (it goes in
-// the environment variable a profile names), a query or a fragment. Its
-// errors quote the address with any password hidden.
+// the environment variable a profile or --redis-password-env names), a
+// query or a fragment. Its errors quote the address with any password
+// hidden and say what is wrong with it: no host, no port, a port that is
+// not one, an IPv6 address without brackets.
 func CheckAddr(addr string) error {
 	quoted := strconv.Quote(Redact(addr))
 	if hasPassword(addr) {
-		return fmt.Errorf("%s carries a password; put it in an environment variable and name that in the profile's redis.password_env", quoted)
+		return fmt.Errorf("%s carries a password; put it in an environment variable and name that in redis.password_env (a profile) or --redis-password-env (the command line)", quoted)
+	}
+	if strings.TrimSpace(addr) == "" {
+		return fmt.Errorf("%s is empty: name a server as host:port or a redis:// URL", quoted)
+	}
+	if strings.ContainsAny(addr, " \t\r\n") {
+		return fmt.Errorf("%s is not host:port or a redis:// URL: it holds white space", quoted)
 	}
 	if !strings.Contains(addr, "://") {
-		host, port, err := net.SplitHostPort(addr)
-		if err != nil || strings.ContainsAny(host, " \t\r\n/") {
-			return fmt.Errorf("%s is not host:port or a redis:// URL", quoted)
-		}
-		if err := checkPort(port); err != nil {
-			return fmt.Errorf("%s: %w", quoted, err)
-		}
-		return nil
+		return checkHostPort(addr, quoted)
 	}
 	u, err := url.Parse(addr)
 	if err != nil {
@@ -94,6 +96,10 @@ func CheckAddr(addr string) error {
 		return fmt.Errorf("%s: a fragment (#...) is not supported", quoted)
 	case u.Hostname() == "":
 		return fmt.Errorf("%s names no host", quoted)
+	case strings.Count(u.Host, ":") > 1 && !strings.HasPrefix(u.Host, "["):
+		return fmt.Errorf("%s: an IPv6 address goes in brackets, as %s://[::1]:6379", quoted, u.Scheme)
+	case strings.HasSuffix(u.Host, ":"):
+		return fmt.Errorf("%s names no port after the colon: leave the colon out for Redis's 6379, or name one", quoted)
 	}
 	if p := u.Port(); p != "" {
 		if err := checkPort(p); err != nil {
@@ -108,11 +114,53 @@ func CheckAddr(addr string) error {
 	return nil
 }
 
-// checkPort checks a TCP port number.
+// checkHostPort checks an address written host:port, its errors starting
+// with quoted.
+func checkHostPort(addr, quoted string) error {
+	if strings.HasPrefix(addr, "/") || strings.HasPrefix(addr, ".") {
+		return fmt.Errorf("%s is not host:port or a redis:// URL (a unix socket is not supported)", quoted)
+	}
+	if strings.Count(addr, ":") > 1 && !strings.HasPrefix(addr, "[") {
+		// The last group is the port when what comes before it is an
+		// address by itself (::1:6379); else it is the address's own
+		// (fe80::1).
+		example := "[" + addr + "]:6379"
+		i := strings.LastIndex(addr, ":")
+		if _, err := netip.ParseAddr(addr[:i]); err == nil && checkPort(addr[i+1:]) == nil {
+			example = "[" + addr[:i] + "]:" + addr[i+1:]
+		}
+		return fmt.Errorf("%s: an IPv6 address goes in brackets, as %s", quoted, strconv.Quote(example))
+	}
+	if !strings.Contains(addr, ":") || strings.HasSuffix(addr, "]") {
+		return fmt.Errorf("%s names no port: write it host:port, as %s", quoted, strconv.Quote(addr+":6379"))
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%s is not host:port or a redis:// URL", quoted)
+	}
+	switch {
+	case host == "" && port == "":
+		return fmt.Errorf("%s names neither a host nor a port: write it host:port, as \"127.0.0.1:6379\"", quoted)
+	case host == "":
+		return fmt.Errorf("%s names no host before the colon: write it host:port, as %s for this machine", quoted, strconv.Quote("127.0.0.1:"+port))
+	case port == "":
+		return fmt.Errorf("%s names no port after the colon: write it host:port, as %s", quoted, strconv.Quote(net.JoinHostPort(host, "6379")))
+	case strings.Contains(host, "/"):
+		return fmt.Errorf("%s is not host:port or a redis:// URL", quoted)
+	case strings.Contains(port, "/"):
+		return fmt.Errorf("%s: a database is named in a URL, as %s, or with redis.db", quoted, strconv.Quote("redis://"+addr))
+	}
+	if err := checkPort(port); err != nil {
+		return fmt.Errorf("%s: %w", quoted, err)
+	}
+	return nil
+}
+
+// checkPort checks a TCP port number: digits only, 1 to 65535.
 func checkPort(port string) error {
 	n, err := strconv.Atoi(port)
-	if err != nil || n < 1 || n > 65535 {
-		return fmt.Errorf("port %s is not a TCP port (1-65535)", port)
+	if err != nil || n < 1 || n > 65535 || strings.Trim(port, "0123456789") != "" {
+		return fmt.Errorf("port %s is not a TCP port (a number from 1 to 65535)", strconv.Quote(port))
 	}
 	return nil
 }
@@ -236,7 +284,8 @@ func Endpoint(addr string) string {
 	} else {
 		host, port, _ = net.SplitHostPort(addr)
 	}
-	return net.JoinHostPort(strings.ToLower(host), port)
+	n, _ := strconv.Atoi(port) // CheckAddr took it: 06379 is 6379
+	return net.JoinHostPort(strings.ToLower(host), strconv.Itoa(n))
 }
 
 // Among reports whether every one of named dials an endpoint of addrs:

@@ -27,18 +27,36 @@ func TestCheckAddr(t *testing.T) {
 	}{
 		{"127.0.0.1:6379", ""},                // host:port
 		{"[::1]:6379", ""},                    // IPv6
-		{":6379", ""},                         // this machine, as net.Dial reads it
 		{"redis://cache.internal:6379/2", ""}, // URL with a database
 		{"rediss://bench@cache.internal", ""}, // TLS, a user, the default port
-		{"just-a-host", "is not host:port"},   // no port
-		{"127.0.0.1:99999", "port 99999 is not a TCP port"},
-		{"127.0.0.1:http", "port http is not a TCP port"},
+		{"redis://h:06379", ""},               // leading zeros are still the port
+		{"just-a-host", `"just-a-host" names no port: write it host:port, as "just-a-host:6379"`},
+		{"127.0.0.1:99999", `"127.0.0.1:99999": port "99999" is not a TCP port (a number from 1 to 65535)`},
+		{"127.0.0.1:http", `port "http" is not a TCP port`},
+		{"h:+6379", `port "+6379" is not a TCP port`},
+		{"h:-1", `port "-1" is not a TCP port`},
+		// An address with a part missing, as an unset variable leaves it,
+		// says which part.
+		{"", `"" is empty: name a server as host:port or a redis:// URL`},
+		{"127.0.0.1:", `"127.0.0.1:" names no port after the colon: write it host:port, as "127.0.0.1:6379"`},
+		{":6379", `":6379" names no host before the colon: write it host:port, as "127.0.0.1:6379" for this machine`},
+		{":", `":" names neither a host nor a port`},
+		{"[::1]", `"[::1]" names no port: write it host:port, as "[::1]:6379"`},
+		{"[::1]:", `"[::1]:" names no port after the colon: write it host:port, as "[::1]:6379"`},
+		{"redis://h:", `"redis://h:" names no port after the colon`},
+		{"::1:6379", `"::1:6379": an IPv6 address goes in brackets, as "[::1]:6379"`},
+		{"fe80::1", `"fe80::1": an IPv6 address goes in brackets, as "[fe80::1]:6379"`},
+		{"fe80::1%eth0:7000", `as "[fe80::1%eth0]:7000"`},
+		{"redis://::1:6379", `"redis://::1:6379": an IPv6 address goes in brackets, as redis://[::1]:6379`},
+		{"h:6379/2", `"h:6379/2": a database is named in a URL, as "redis://h:6379/2", or with redis.db`},
+		{" h:6379", `" h:6379" is not host:port or a redis:// URL: it holds white space`},
+		{"/tmp/redis.sock", "a unix socket is not supported"},
+		{"redis://bench:s3cret@h:1", "put it in an environment variable and name that in redis.password_env (a profile) or --redis-password-env (the command line)"},
 		{"http://h:1", `scheme "http" is not redis://`},
 		{"redis://h:1/abc", `the path "/abc" is not a database number`},
 		{"redis://h:1/0/1", `the path "/0/1" is not a database number`},
 		{"redis://h:1/0?protocol=3", "a query (?...) is not supported"},
 		{"redis://:6379", "names no host"},
-		{"redis://bench:s3cret@h:1", "carries a password"},
 		{"bench:s3cret@h:1", "carries a password"}, // without a scheme too
 		{"redis://bench:50%off@h:1", "carries a password"},
 		{"redis://h%zz:1", "is not a URL"},
@@ -65,7 +83,7 @@ func TestSplitClusterAddrs(t *testing.T) {
 		{" 10.0.0.5:7000 , ", 1, ""},                             // spaces and a trailing comma
 		{"rediss://bench@a:7000,rediss://bench@b:7000/0", 2, ""}, // TLS with a user; database 0 is the only one
 		{"", 0, "list is empty"},
-		{"a:7000,nope", 0, `"nope" is not host:port`},
+		{"a:7000,nope", 0, `"nope" names no port`},
 		{"redis://a:7000/2", 0, "names database 2: a Redis Cluster has database 0 only"},
 		{"redis://u:s3cret@a:7000", 0, "carries a password"},
 		{"redis://a@h:1,redis://b@h:2", 0, "differ in scheme or user"},
@@ -107,6 +125,7 @@ func TestEndpointAndAmong(t *testing.T) {
 	for _, tc := range []struct{ addr, want string }{
 		{"127.0.0.1:6379", "127.0.0.1:6379"},
 		{"Cache.Internal:7000", "cache.internal:7000"},            // host names are not case-sensitive
+		{"h:06379", "h:6379"},                                     // nor are ports written with zeros in front
 		{"redis://bench@cache.internal/2", "cache.internal:6379"}, // a URL without a port dials 6379
 		{"rediss://[::1]:7000", "[::1]:7000"},
 		{"not an address", ""},
