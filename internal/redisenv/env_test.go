@@ -24,7 +24,7 @@ func TestClientOptions(t *testing.T) {
 		{"rediss URL turns TLS on", Options{Addr: "rediss://cache.internal:6380"}, "cache.internal:6380", 0, "", true, ""},
 		{"tls flag", Options{Addr: "cache.internal:6380", TLS: true}, "cache.internal:6380", 0, "", true, ""},
 		{"password in a URL is refused and not echoed", Options{Addr: "redis://u:hunter2@h:6379"}, "", 0, "", false, "carries a password"},
-		{"not an address", Options{Addr: "just-a-host"}, "", 0, "", false, "not host:port"},
+		{"not an address", Options{Addr: "just-a-host"}, "", 0, "", false, `"just-a-host" names no port`},
 	} {
 		ro, addr, err := clientOptions(tc.o)
 		if tc.err != "" {
