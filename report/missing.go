@@ -25,6 +25,8 @@ func WhyNoMemory(r *result.Result, run *result.Run) string {
 		return "the embedded server keeps no used_memory"
 	case m == nil:
 		return "the server's memory was not read after the run (it stopped before its end)"
+	case m.CensusFailed && refusedCensus(run) != "":
+		return "the key census was not taken, so the identities holding a key are unknown: " + refusedCensus(run)
 	case m.CensusFailed:
 		return "the key census failed, so the identities holding a key are unknown"
 	case m.Fill != nil:
@@ -119,6 +121,8 @@ func WhyNoKeySample(r *result.Result, run *result.Run) string {
 		return "the embedded server has no MEMORY USAGE"
 	case m == nil:
 		return "the server was not read after the run (it stopped before its end)"
+	case m.CensusFailed && refusedCensus(run) != "":
+		return "the key census was not taken: " + refusedCensus(run)
 	case m.CensusFailed:
 		return "the key census failed"
 	case m.Keys == 0 && m.ExpiredKeys > 0:
@@ -230,4 +234,15 @@ func WhyNoEncodings(r *result.Result, run *result.Run) string {
 		}
 	}
 	return "the result holds no OBJECT ENCODING of its keys (memory.encodings: a result written before rlbench recorded them)"
+}
+
+// refusedCensus is, when the server refused the user a command the key
+// census needs, which and what it said; "" when it did not.
+func refusedCensus(run *result.Run) string {
+	for _, u := range run.Unavailable {
+		if u.Figure == "memory.keys" {
+			return fmt.Sprintf("the user may not run %s (%s)", u.Command, u.Reason)
+		}
+	}
+	return ""
 }

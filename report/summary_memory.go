@@ -113,7 +113,11 @@ func writeMemory(w io.Writer, r *result.Result, j verdict.Judgement) error {
 			usec = fmt.Sprintf("%.2f", run.Server.UsecPerCall)
 		}
 		ids, keys := fmt.Sprint(m.Identities), fmt.Sprint(m.Keys)
-		if m.CensusFailed {
+		switch {
+		case !run.Measured("memory.keys_without_ttl"):
+			// The server refused the census: its note says what it said.
+			ids, keys, noTTL = "-", "-", "UNAVAILABLE"
+		case m.CensusFailed:
 			ids, keys, noTTL = "-", "-", "SKIPPED"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",

@@ -246,7 +246,7 @@ func (ms *measurement) warmUp(ctx context.Context) error {
 	warm.Duration, warm.Requests = pl.Warmup, 0
 	warmPrefix := strings.TrimSuffix(ms.mc.Prefix, ":") + "~warmup:"
 	_, _ = r.runSchedule(ctx, traffic{run: warm, limiter: ms.lim, windows: ms.lim, keys: ms.keyScheme(warmPrefix), rec: recorder.New(r.Clock.Now())})
-	_ = r.Env.RemoveKeys(warmPrefix)
+	r.removeRunKeys(warmPrefix, ms.keyScheme(warmPrefix), ms.declared, warm.Identities, nil)
 	return ctx.Err()
 }
 
@@ -424,7 +424,14 @@ func (ms *measurement) cleanUp() {
 		r.removeRunKeys(ms.mc.Prefix, ms.keys, ms.declared, ms.mc.Spec.Identities, ms.parts.probe.Memory)
 	}
 	if ms.reference != nil {
-		_ = r.Env.RemoveKeys(probe.CostPrefix(ms.mc.Prefix))
+		cost := probe.CostPrefix(ms.mc.Prefix)
+		if r.Env.Access.Allows(redisenv.CmdScan) || r.Env.Cluster != nil {
+			_ = r.Env.RemoveKeys(cost)
+		} else {
+			// No SCAN to find them: the identities the cost decided, by
+			// name.
+			_, _ = r.Env.RemoveNamed(cost, probe.CostKeys, func(i int) string { return probe.CostKey(cost, i) })
+		}
 	}
 }
 

@@ -275,6 +275,13 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	if !o.keepKeys {
 		// Every key of the invocation, after Ctrl-C too.
 		cleanupErr = env.RemoveKeys(runner.RunPrefix())
+		var left *redisenv.KeysLeftError
+		if errors.As(cleanupErr, &left) {
+			// The user may not run what removal needs: known as the run
+			// connected, named in the result, and no failure of this run.
+			fmt.Fprintf(stderr, "rlbench: warning: %v\n", left)
+			cleanupErr = nil
+		}
 	}
 
 	// Output that cannot be written (its reader gone) does not keep the

@@ -207,6 +207,7 @@ func (p *Probe) Finish(ctx context.Context, prefix string, runErr error, switche
 
 	var census redisenv.Census
 	censusErr := errors.Join(p.t.refused(redisenv.CmdScan), p.t.refused(redisenv.CmdPTTL))
+	refusedCensus := censusErr != nil
 	if censusErr == nil {
 		censusErr = rdb.Do(ctx, func(c redis.Cmdable) (err error) {
 			m.Identities = 0
@@ -242,7 +243,11 @@ func (p *Probe) Finish(ctx context.Context, prefix string, runErr error, switche
 	m.UsedMemoryUnread = !haveUsedMemory
 	if censusErr != nil {
 		m.Identities, m.CensusFailed = 0, true
-		m.Skipped = append(m.Skipped, "keys without a TTL were not checked: the key census failed: "+censusErr.Error())
+		if !refusedCensus {
+			// A census the server refused the user is named among the
+			// run's unavailable figures, with what it said, once.
+			m.Skipped = append(m.Skipped, "keys without a TTL were not checked: the key census failed: "+censusErr.Error())
+		}
 		return rep
 	}
 	m.Keys, m.KeysWithoutTTL = census.Keys, census.WithoutTTL

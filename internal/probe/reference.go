@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -196,6 +197,14 @@ func (s *Reference) Finish(ctx context.Context, lim algorithms.Limiter, prefix s
 // CostPrefix is where Finish measures the server cost of a run whose keys
 // lie under prefix: beside them, not under them.
 func CostPrefix(prefix string) string { return strings.TrimSuffix(prefix, ":") + "~cost:" }
+
+// CostKeys is how many identities the server cost decides, each once,
+// under CostPrefix: CostKey(costPrefix, 0) to CostKey(costPrefix,
+// CostKeys-1), so that they can be removed by name where SCAN is refused.
+const CostKeys = costRounds * costDecisions
+
+// CostKey is the i-th identity's key under costPrefix.
+func CostKey(costPrefix string, i int) string { return costPrefix + strconv.Itoa(i) }
 
 // sweepAfterCost removes, on a server rlbench started, the keys a declared
 // limiter's script wrote outside its prefix while its server cost was

@@ -3,7 +3,6 @@ package probe
 import (
 	"context"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -110,7 +109,7 @@ func (t Target) serverCost(ctx context.Context, lim algorithms.Limiter, prefix s
 			if call == scriptCall {
 				err = rdb.EvalShaRO(ctx, referenceScript.SHA1(), nil).Err()
 			} else {
-				_, err = lim.Allow(ctx, prefix+strconv.Itoa(round*costDecisions+decisions))
+				_, err = lim.Allow(ctx, CostKey(prefix, round*costDecisions+decisions))
 				decisions++
 			}
 			if err != nil {

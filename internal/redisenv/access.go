@@ -38,6 +38,9 @@ const (
 	// under the run's prefix, so a read-only replica or a key pattern that
 	// leaves out rlbench's keys shows before any traffic.
 	CmdUnlink = "UNLINK"
+	// CmdDel removes the run's keys where UNLINK is refused; checked only
+	// there.
+	CmdDel = "DEL"
 	// CmdEvalShaRO calls the trivial script the reference measures.
 	CmdEvalShaRO = "EVALSHA_RO"
 	// CmdEvalSha and CmdFCall are the limiters' calls, checked on a key
@@ -82,6 +85,7 @@ var accessChecks = map[string]accessCheck{
 	CmdScan:           {call: func(_, p string) []any { return []any{"SCAN", "0", "MATCH", p, "COUNT", "1"} }},
 	CmdPTTL:           {call: func(k, _ string) []any { return []any{"PTTL", k} }},
 	CmdUnlink:         {call: func(k, _ string) []any { return []any{"UNLINK", k} }},
+	CmdDel:            {call: func(k, _ string) []any { return []any{"DEL", k} }},
 	CmdEvalShaRO: {call: func(string, string) []any { return []any{"EVALSHA_RO", zeroSHA, "0"} },
 		ok: func(err error) bool { return redis.HasErrorPrefix(err, "NOSCRIPT") }},
 	CmdEvalSha: {call: func(k, _ string) []any { return []any{"EVALSHA", zeroSHA, "1", k} },
@@ -95,8 +99,9 @@ var accessChecks = map[string]accessCheck{
 
 // alwaysChecked are the commands checked on every server rlbench did not
 // start, in the order they are checked: the figures' first (CONFIG GET
-// only where INFO is refused), then the write under the run's prefix.
-var alwaysChecked = []string{CmdInfo, CmdConfigGet, CmdMemoryUsage, CmdObjectEncoding, CmdScan, CmdPTTL, CmdEvalShaRO, CmdUnlink}
+// only where INFO is refused), then the write under the run's prefix (DEL
+// only where UNLINK is refused).
+var alwaysChecked = []string{CmdInfo, CmdConfigGet, CmdMemoryUsage, CmdObjectEncoding, CmdScan, CmdPTTL, CmdEvalShaRO, CmdUnlink, CmdDel}
 
 // Access is what the user rlbench connected as may run on a server it did
 // not start. A nil Access (a server rlbench started, the embedded one)
@@ -184,6 +189,10 @@ func checkAccess(ctx context.Context, rdb redis.UniversalClient, o Options) (*Ac
 			// with CONFIG GET.
 			continue
 		}
+		if name == CmdDel && a.Allows(CmdUnlink) {
+			// DEL removes the run's keys only where UNLINK may not.
+			continue
+		}
 		c, ok := accessChecks[name]
 		if !ok {
 			return nil, fmt.Errorf("no check for the command %q", name)
@@ -261,12 +270,26 @@ func (o Options) accessKey() string {
 }
 
 // missingRemoval names the run's keys' removal as missing when the user
-// may not UNLINK: they are left to expire.
+// may run neither UNLINK nor DEL: they are left to expire.
 func (a *Access) missingRemoval() []Missing {
-	if r, refused := a.Refusal(CmdUnlink); refused {
-		return []Missing{{What: "key_removal", Command: CmdUnlink, Reason: r.Reason}}
+	if why := a.removalRefused(); why != "" {
+		return []Missing{{What: "key_removal", Command: CmdUnlink + " and " + CmdDel, Reason: why}}
 	}
 	return nil
+}
+
+// removalRefused is, when the user may run neither UNLINK nor DEL, what
+// the server said to each; "" when it may remove keys.
+func (a *Access) removalRefused() string {
+	u, refused := a.Refusal(CmdUnlink)
+	if !refused {
+		return ""
+	}
+	d, refused := a.Refusal(CmdDel)
+	if !refused {
+		return ""
+	}
+	return u.Reason + "; " + d.Reason
 }
 
 // writeRefusal is, when the check of UNLINK under the run's prefix was

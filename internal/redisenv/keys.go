@@ -69,6 +69,11 @@ func checkPrefix(prefix string) error {
 // master when rdb is a cluster client, and returns how many it removed.
 // It only ever touches keys under an rlbench prefix.
 func DeletePrefix(ctx context.Context, rdb redis.Cmdable, prefix string) (int64, error) {
+	return deletePrefix(ctx, rdb, prefix, false)
+}
+
+// deletePrefix is DeletePrefix, with DEL in place of UNLINK when del.
+func deletePrefix(ctx context.Context, rdb redis.Cmdable, prefix string, del bool) (int64, error) {
 	if err := checkPrefix(prefix); err != nil {
 		return 0, err
 	}
@@ -76,7 +81,7 @@ func DeletePrefix(ctx context.Context, rdb redis.Cmdable, prefix string) (int64,
 	var n int64
 	err := eachMaster(ctx, rdb, func(node redis.Cmdable) error {
 		return scanServer(ctx, node, prefix, func(keys []string) error {
-			removed, err := unlink(ctx, node, keys, cluster)
+			removed, err := remove(ctx, node, keys, cluster, del)
 			n += removed
 			return err
 		})
@@ -88,20 +93,34 @@ func DeletePrefix(ctx context.Context, rdb redis.Cmdable, prefix string) (int64,
 // node, where one command may only name keys of one slot, in one UNLINK
 // per key, pipelined.
 func unlink(ctx context.Context, rdb redis.Cmdable, keys []string, cluster bool) (int64, error) {
+	return remove(ctx, rdb, keys, cluster, false)
+}
+
+// remove is unlink, with DEL in place of UNLINK when del (a user who may
+// not run UNLINK).
+func remove(ctx context.Context, rdb redis.Cmdable, keys []string, cluster, del bool) (int64, error) {
+	name, call := "UNLINK", rdb.Unlink
+	if del {
+		name, call = "DEL", rdb.Del
+	}
 	if !cluster {
-		removed, err := rdb.Unlink(ctx, keys...).Result()
+		removed, err := call(ctx, keys...).Result()
 		if err != nil {
-			return 0, fmt.Errorf("UNLINK: %w", err)
+			return 0, fmt.Errorf("%s: %w", name, err)
 		}
 		return removed, nil
 	}
 	pipe := rdb.Pipeline()
 	cmds := make([]*redis.IntCmd, len(keys))
+	call = pipe.Unlink
+	if del {
+		call = pipe.Del
+	}
 	for i, k := range keys {
-		cmds[i] = pipe.Unlink(ctx, k)
+		cmds[i] = call(ctx, k)
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
-		return 0, fmt.Errorf("UNLINK: %w", err)
+		return 0, fmt.Errorf("%s: %w", name, err)
 	}
 	var removed int64
 	for _, c := range cmds {
