@@ -389,7 +389,10 @@ func assessRun(r *result.Result, run *result.Run) Run {
 	if !out.Judged {
 		add(StateReset, run.Eviction.EvictedKeys, resetText(run))
 	}
-	if errs, text, over := overBudget(run, r.Profile.Budget()); over {
+	// An incomplete run's errors are what stopped it (the server gone, or
+	// refusing its calls for a reason of its own), which the result's
+	// incompleteness says: they are not the limiter's to budget.
+	if errs, text, over := overBudget(run, r.Profile.Budget()); over && !run.Incomplete {
 		add(ErrorsOverBudget, errs, text)
 	}
 	// A fault (scheduled, or seen by the server's watch) holds the

@@ -398,6 +398,12 @@ func (ms *measurement) readings(ctx context.Context) error {
 	if runErr == nil {
 		sent, errs := ms.rec.Counts()
 		runErr = probe.CheckServer(ctx, ms.target, spec.Key(), errs, sent, ms.rec.ErrorCounts())
+		if runErr == nil && !spec.Faults.Any() && len(seen.Happenings) == 0 && len(ms.session.Switches()) == 0 {
+			// Inside a fault, scheduled or not (a failover among them),
+			// the errors are the fault's, and the audit knows their
+			// windows.
+			runErr = probe.CheckRefusals(ms.target, spec.Key(), sent, errs, ms.rec.ErrorCounts(), r.Plan.Profile.Budget())
+		}
 	}
 	p := parts{run: spec, prefix: ms.mc.Prefix, planned: ms.planned, keys: ms.keys, rec: ms.rec, schedule: ms.out, err: runErr,
 		happenings: seen.Happenings, timeout: r.Plan.Timeout, takesTime: algorithms.TakesCallerTime(ms.lim), memoryOverTime: memoryOverTime}

@@ -103,10 +103,11 @@ func TestProbesRetryOnAFreshConnection(t *testing.T) {
 	}
 }
 
-// TestASkippedCheckIsAWarning: when the census cannot be taken even on a
-// fresh connection (the ACL refuses SCAN), the run says which check it
-// skipped and why, in the result and in a ! line of the summary.
-func TestASkippedCheckIsAWarning(t *testing.T) {
+// TestARefusedCensusIsAWarning: when the census cannot be taken because
+// the ACL refuses SCAN, the run names the figures it could not measure,
+// with the command and what Redis said (UNAVAILABLE, once), in the result
+// and in a ! line of the summary.
+func TestARefusedCensusIsAWarning(t *testing.T) {
 	addr := redistest.Start(t)
 	admin := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, DisableIdentity: true})
 	t.Cleanup(func() { _ = admin.Close() })
@@ -115,11 +116,16 @@ func TestASkippedCheckIsAWarning(t *testing.T) {
 	}
 	run, summary := hookedRun(t, redisenv.Options{Addr: addr, Username: "bench", Password: "pw"}, func() {})
 	m := run.Memory
-	if m == nil || len(m.Skipped) != 1 || !strings.Contains(m.Skipped[0], "keys without a TTL") || !strings.Contains(m.Skipped[0], "NOPERM") {
-		t.Fatalf("memory %+v, want the TTL check skipped, saying why", m)
+	if m == nil || !m.CensusFailed || len(m.Skipped) != 0 || run.Measured("memory.keys_without_ttl") {
+		t.Fatalf("memory %+v, unavailable %+v: want the census unavailable", m, run.Unavailable)
 	}
-	if !strings.Contains(summary, "! fixed_window/s: SKIPPED: keys without a TTL were not checked") {
-		t.Errorf("the summary does not warn of the skipped check:\n%s", summary)
+	for _, u := range run.Unavailable {
+		if u.Figure == "memory.keys_without_ttl" && (u.Command != redisenv.CmdScan || !strings.HasPrefix(u.Reason, "NOPERM")) {
+			t.Errorf("%+v: want SCAN and what Redis said", u)
+		}
+	}
+	if !strings.Contains(summary, "! SCAN refused (NOPERM") || !strings.Contains(summary, "not measured: memory.identities, memory.keys, memory.keys_without_ttl") || strings.Contains(summary, "SKIPPED") {
+		t.Errorf("the summary does not warn of the refused census, once:\n%s", summary)
 	}
 	// A threshold or a comparison on the figure finds it absent, rather
 	// than a zero that would pass.

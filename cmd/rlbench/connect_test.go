@@ -155,6 +155,13 @@ func TestTLS(t *testing.T) {
 	if code != exitRuntime || !strings.Contains(stderr, addr) || !strings.Contains(stderr, "certificate") {
 		t.Errorf("untrusted certificate: exit %d, stderr %s", code, stderr)
 	}
+
+	// Without TLS, the server closes the connection at the first command:
+	// the message says TLS may be why.
+	code, _, stderr = runCLI(t, "run", "--quiet", "--no-report", "--out", t.TempDir(), writeProfile(t, externalProfile("redis:\n  addr: "+addr+"\n")))
+	if code != exitRuntime || !strings.Contains(stderr, "redis at "+addr+" unreachable") || !strings.Contains(stderr, "if this port speaks TLS, name it rediss:// or set redis.tls") {
+		t.Errorf("plain connection to a TLS port: exit %d, stderr %s", code, stderr)
+	}
 }
 
 // selfSignedCert writes a certificate for 127.0.0.1 that is its own CA.

@@ -159,9 +159,12 @@ scenarios:
 `
 }
 
-// TestOutOfMemoryFailsTheRun: with maxmemory below what the server already
-// uses (on the test's own server), every script fails with OOM.
-func TestOutOfMemoryFailsTheRun(t *testing.T) {
+// TestOutOfMemoryIsTheServers: with maxmemory below what the server
+// already uses (on the test's own server, noeviction), every script fails
+// with OOM. That is the server's configuration, not the limiter: the run
+// ends incomplete (exit 3) quoting Redis, and no error budget is charged
+// to the limiter.
+func TestOutOfMemoryIsTheServers(t *testing.T) {
 	addr := redistest.Start(t)
 	admin := redis.NewClient(&redis.Options{Addr: addr})
 	defer admin.Close()
@@ -169,7 +172,85 @@ func TestOutOfMemoryFailsTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, stdout, res, dir := runProfileText(t, "steady", steadyOn(addr, ""))
-	wantFailure(t, code, exitFail, stdout, res, dir, `fixed_window/steady: 200 of 200 calls got no decision (most common: "OOM command not allowed`)
+	wantFailure(t, code, exitRuntime, stdout, res, dir, "the run did not complete: redis at "+addr+" refused every call of fixed_window/steady (200 of 200): OOM command not allowed")
+	wantNoBudgetCharged(t, res)
+}
+
+// TestOutOfMemoryMidRunIsTheServers: the server's memory fills up (its
+// maxmemory lowered under it, noeviction) once the run has had 50
+// decisions: the calls after are refused with OOM, which is the server's
+// doing. The run ends incomplete (exit 3) quoting Redis, with what it
+// measured before; the limiter is charged no error budget.
+func TestOutOfMemoryMidRunIsTheServers(t *testing.T) {
+	addr := redistest.Start(t)
+	admin := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, DisableIdentity: true})
+	t.Cleanup(func() { _ = admin.Close() })
+	ctx := context.Background()
+	var full atomic.Bool
+	newLimiter = func(name string, rdb algorithms.Redis, p algorithms.Policy) (algorithms.Limiter, error) {
+		if c, ok := rdb.(*redis.Client); ok {
+			// Before the 50th decision's caller goes on: every call sent
+			// after it is refused.
+			c.AddHook(afterCalls{name: "evalsha", n: 50, count: new(atomic.Int64), fn: func() {
+				if err := admin.ConfigSet(ctx, "maxmemory", "1").Err(); err == nil {
+					full.Store(true)
+				}
+			}})
+		}
+		return algorithms.New(name, rdb, p)
+	}
+	t.Cleanup(func() { newLimiter = nil })
+	code, stdout, res, dir := runProfileText(t, "steady", steadyOn(addr, ""))
+	if !full.Load() {
+		t.Fatal("maxmemory was never lowered")
+	}
+	wantFailure(t, code, exitRuntime, stdout, res, dir, "the run did not complete: redis at "+addr+" refused ")
+	if reason := res.VerdictReasons[0]; !strings.Contains(reason, " of 200 calls of fixed_window/steady for a reason of its own, past the error budget: OOM command not allowed") {
+		t.Errorf("reason %q: want how many calls Redis refused, and its words", reason)
+	}
+	if run := &res.Runs[0]; !run.Incomplete || run.Requests.Allowed == 0 || run.Requests.Errors == 0 || run.Audit == nil {
+		t.Errorf("want the decisions before the server filled up kept: %+v", run.Requests)
+	}
+	wantNoBudgetCharged(t, res)
+	if err := admin.ConfigSet(ctx, "maxmemory", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wantNoBudgetCharged fails when the verdict charges a run's errors to its
+// limiter's error budget.
+func wantNoBudgetCharged(t *testing.T, res *result.Result) {
+	t.Helper()
+	for _, r := range res.VerdictReasons {
+		if strings.Contains(r, "past the error budget of") {
+			t.Errorf("the limiter is charged the server's refusals: %q", r)
+		}
+	}
+}
+
+// afterCalls runs fn once, right after the n-th reply to a command named
+// name, before its caller goes on.
+type afterCalls struct {
+	name  string
+	n     int64
+	fn    func()
+	count *atomic.Int64
+}
+
+func (h afterCalls) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h afterCalls) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if cmd.Name() == h.name && h.count.Add(1) == h.n {
+			h.fn()
+		}
+		return err
+	}
+}
+
+func (h afterCalls) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
 }
 
 // TestServerKilledMidRunIsIncomplete: a server killed a second into a

@@ -51,14 +51,44 @@ type RefusedError struct {
 	Addr string
 	// Run is the run, as algorithm/scenario.
 	Run string
-	// Sent counts its calls, every one refused.
+	// Sent counts its calls.
 	Sent int64
+	// Refused counts those the server refused, when not every one was
+	// (CheckRefusals); 0 when every one was.
+	Refused int64
 	// Said is what Redis answered.
 	Said string
 }
 
 func (e *RefusedError) Error() string {
+	if e.Refused > 0 && e.Refused < e.Sent {
+		return fmt.Sprintf("redis at %s refused %d of %d calls of %s for a reason of its own, past the error budget: %s", e.Addr, e.Refused, e.Sent, e.Run, e.Said)
+	}
 	return fmt.Sprintf("redis at %s refused every call of %s (%d of %d): %s", e.Addr, e.Run, e.Sent, e.Sent, e.Said)
+}
+
+// CheckRefusals is, for a run the server answered, a *RefusedError when
+// the calls it refused for a reason of its own (see redisenv.IsRefusal:
+// its ACL, its role, its memory full under a policy that does not evict)
+// are more than budget (a fraction) of the run's decisions: those calls
+// measured nothing of the limiter, and they are the server's doing, not
+// the limiter's. nil otherwise. failures are the run's failed calls by
+// kind, most frequent first.
+func CheckRefusals(t Target, run string, sent, errs int64, failures []result.ErrorCount, budget float64) error {
+	var refused int64
+	said := ""
+	for _, f := range failures {
+		if redisenv.IsRefusal(f.Message) {
+			refused += f.Count
+			if said == "" {
+				said = f.Message
+			}
+		}
+	}
+	if refused == 0 || float64(refused) <= budget*float64(sent-errs) {
+		return nil
+	}
+	return &RefusedError{Addr: t.addr(), Run: run, Sent: sent, Refused: refused, Said: said}
 }
 
 // CheckServer asks, after a run (algorithm/scenario) errs of whose sent

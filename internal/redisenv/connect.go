@@ -30,6 +30,10 @@ func (e *Env) ready(ctx context.Context, o Options) error {
 	defer cancel()
 	err := e.Client.Ping(pctx).Err()
 	if err != nil {
+		plain := false
+		if c, ok := e.Client.(*redis.Client); ok {
+			plain = c.Options().TLSConfig == nil
+		}
 		_ = e.Client.Close()
 		e.Client = nil
 		// A server that answered (a wrong password, an unknown user) is
@@ -37,6 +41,11 @@ func (e *Env) ready(ctx context.Context, o Options) error {
 		var refused redis.Error
 		if errors.As(err, &refused) {
 			return fmt.Errorf("redis at %s refused the connection: %w", e.Addr, err)
+		}
+		if k := ErrorKind(err); plain && (k == KindEOF || k == KindReset) {
+			// A TLS port closes a connection whose first bytes are no
+			// TLS handshake.
+			return fmt.Errorf("redis at %s unreachable: %w (the server closed the connection at the first command: if this port speaks TLS, name it rediss:// or set redis.tls)", e.Addr, err)
 		}
 		return fmt.Errorf("redis at %s unreachable: %w", e.Addr, err)
 	}

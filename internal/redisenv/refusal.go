@@ -13,12 +13,15 @@ import (
 // a reason of its own, whatever the call: its ACL (NOPERM), its
 // authentication (NOAUTH, WRONGPASS), its role (READONLY on a replica,
 // MASTERDOWN on a replica cut off from its primary), its state (LOADING a
-// dataset, MISCONF when it cannot persist, CLUSTERDOWN). A limiter's own
-// failures (a script error, an out-of-memory its keys caused) are not
-// among them.
+// dataset, MISCONF when it cannot persist, CLUSTERDOWN, OOM when its
+// maxmemory is reached under a policy that does not evict: whatever
+// filled it, the limit is the server's configuration, and what a
+// limiter's keys cost is measured as memory per identity). A limiter's
+// own failures (a script error) are not among them.
 var refusalCodes = map[string]bool{
 	"NOPERM": true, "NOAUTH": true, "WRONGPASS": true, "READONLY": true,
 	"MASTERDOWN": true, "LOADING": true, "MISCONF": true, "CLUSTERDOWN": true,
+	"OOM": true,
 }
 
 // refusalMessages start the generic ERR replies that are the server's

@@ -24,7 +24,7 @@ func TestIsRefusal(t *testing.T) {
 		{"MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.", true},
 		{"LOADING Redis is loading the dataset in memory", true},
 		{"ERR user_script:3: attempt to compare nil with number script: 4f2c", false}, // the limiter's own bug
-		{"OOM command not allowed when used memory > 'maxmemory'.", false},            // the limiter's keys may be the cause
+		{"OOM command not allowed when used memory > 'maxmemory'.", true},             // the server's maxmemory, whatever filled it
 		{"NOSCRIPT No matching script.", false},                                       // reloaded, not refused
 		{"WRONGTYPE Operation against a key holding the wrong kind of value", false},
 	} {
