@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
 	"github.com/rlbench/rlbench/internal/redisenv"
@@ -112,6 +115,52 @@ func refusedByServer(prof *profile.Profile, pl *plan.Plan, env *redisenv.Env) er
 		}
 		if r, refused := env.Access.Refusal(c); refused {
 			return &redisenv.RefusedError{Addr: env.Addr, Command: c + " on a key under " + redisenv.KeyPrefixRoot + "*", What: lim.Name() + " calls for every decision", Reason: r.Reason}
+		}
+	}
+	return nil
+}
+
+// unknownTimeout bounds the one COMMAND INFO unknownToServer sends.
+const unknownTimeout = 5 * time.Second
+
+// unknownToServer checks, on a server rlbench did not start, that the
+// server knows every command the limiters send and their Lua calls. One
+// renamed or removed (rename-command TIME "") would fail every decision
+// with "Unknown Redis command called from script", which names no
+// command and reads as the limiter's own error; found here, it is a
+// runtime failure before any traffic, naming the command. COMMAND INFO
+// answers nothing for a name the server does not know; where COMMAND
+// itself is refused, nothing is checked.
+func unknownToServer(ctx context.Context, pl *plan.Plan, env *redisenv.Env) error {
+	if env.Access == nil {
+		return nil
+	}
+	lims, err := planLimiters(pl)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, unknownTimeout)
+	defer cancel()
+	for _, lim := range lims {
+		cmds, _ := algorithms.ACLCommands(lim)
+		args := []any{"COMMAND", "INFO"}
+		for _, c := range cmds {
+			if !strings.Contains(c, "|") {
+				args = append(args, c)
+			}
+		}
+		if len(args) == 2 {
+			continue
+		}
+		known, err := env.Client.Do(ctx, args...).Slice()
+		if err != nil || len(known) != len(args)-2 {
+			return nil
+		}
+		for i, k := range known {
+			if k == nil {
+				return &redisenv.RefusedError{Addr: env.Addr, Command: strings.ToUpper(args[i+2].(string)), What: lim.Name() + " calls for every decision",
+					Reason: "the server knows no such command (renamed or removed, as rename-command does)"}
+			}
 		}
 	}
 	return nil

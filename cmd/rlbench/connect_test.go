@@ -94,6 +94,23 @@ func TestACLUserWithPasswordFromTheEnvironment(t *testing.T) {
 	}
 }
 
+// TestPasswordRequiredButNotGiven: a server with requirepass, named with
+// --redis and no password, fails at once, naming the address and saying
+// how a password is given, and prints no secret.
+func TestPasswordRequiredButNotGiven(t *testing.T) {
+	const password = "s3cret-RLBENCH-pw"
+	srv := redistest.StartConfigured(t, "--requirepass", password)
+	start := time.Now()
+	code, stdout, stderr := runCLI(t, "run", "--quiet", "--out", t.TempDir(), "--redis", srv.Addr, writeProfile(t, tinyProfile))
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("took %s to fail", took)
+	}
+	if code != exitRuntime || !strings.Contains(stderr, "redis at "+srv.Addr+" refused the connection: NOAUTH") ||
+		!strings.Contains(stderr, "--redis-password-env") || strings.Contains(stdout+stderr, password) {
+		t.Errorf("exit %d, stderr %s", code, stderr)
+	}
+}
+
 // noFileHolds fails the test when a file under dir holds secret.
 func noFileHolds(t *testing.T, dir, secret string) {
 	t.Helper()

@@ -154,3 +154,20 @@ func fillServer(ctx context.Context, admin *redis.Client, user string) error {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestRenamedCommandRefusesTheRun: a server that renamed away a command
+// the limiter's script calls (TIME here) would answer every decision
+// "Unknown Redis command called from script", which names no command and
+// read as the limiter's error (exit 1). It is found before any traffic,
+// named, and the run is a runtime failure (exit 3).
+func TestRenamedCommandRefusesTheRun(t *testing.T) {
+	srv := redistest.StartConfigured(t, "--rename-command", "TIME", "")
+	code, stdout, stderr := runCLI(t, "run", "--quiet", "--out", t.TempDir(), writeProfile(t, steadyOn(srv.Addr, "")))
+	want := "redis at " + srv.Addr + " refused TIME, which fixed_window calls for every decision: the server knows no such command"
+	if code != exitRuntime || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %s\nwant exit 3 saying %q", code, stderr, want)
+	}
+	if strings.Contains(stdout, "verdict:") {
+		t.Errorf("a verdict on a run that measured nothing:\n%s", stdout)
+	}
+}

@@ -231,6 +231,9 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 	if err := refusedByServer(prof, pl, env); err != nil {
 		return err
 	}
+	if err := unknownToServer(ctx, pl, env); err != nil {
+		return err
+	}
 
 	runner := &workload.Runner{
 		Plan:      pl,

@@ -40,12 +40,15 @@ func (e *Env) ready(ctx context.Context, o Options) error {
 		// reachable; say what it said rather than blame the network.
 		var refused redis.Error
 		if errors.As(err, &refused) {
+			if code := replyCode(err.Error()); code == "NOAUTH" || code == "WRONGPASS" {
+				return fmt.Errorf("redis at %s refused the connection: %w (the user and the variable that holds the password are given with --redis-username and --redis-password-env, or redis.username and redis.password_env)", e.Addr, err)
+			}
 			return fmt.Errorf("redis at %s refused the connection: %w", e.Addr, err)
 		}
 		if k := ErrorKind(err); plain && (k == KindEOF || k == KindReset) {
 			// A TLS port closes a connection whose first bytes are no
 			// TLS handshake.
-			return fmt.Errorf("redis at %s unreachable: %w (the server closed the connection at the first command: if this port speaks TLS, name it rediss:// or set redis.tls)", e.Addr, err)
+			return fmt.Errorf("redis at %s unreachable: %w (the server closed the connection at the first command: if this port speaks TLS, name it rediss:// or set redis.tls; else the server, or a proxy before it, refuses this client)", e.Addr, err)
 		}
 		return fmt.Errorf("redis at %s unreachable: %w", e.Addr, err)
 	}
