@@ -216,3 +216,14 @@ func selfSignedCert(t *testing.T, dir string) (certFile, keyFile string) {
 	}
 	return certFile, keyFile
 }
+
+// TestDatabaseOutOfRange: a database the server does not have (16 of the
+// default 16, numbered from 0) fails at once, naming the address and the
+// database.
+func TestDatabaseOutOfRange(t *testing.T) {
+	addr := redistest.Start(t)
+	code, _, stderr := runCLI(t, "run", "--quiet", "--out", t.TempDir(), "--redis", "redis://"+addr+"/16", writeProfile(t, tinyProfile))
+	if code != exitRuntime || !strings.Contains(stderr, "redis at "+addr+" refused the connection: ERR DB index is out of range (database 16 was asked for") {
+		t.Errorf("exit %d, stderr %s", code, stderr)
+	}
+}

@@ -171,3 +171,27 @@ func TestRenamedCommandRefusesTheRun(t *testing.T) {
 		t.Errorf("a verdict on a run that measured nothing:\n%s", stdout)
 	}
 }
+
+// TestServerFullAtConnect: a server that says why it refuses a client as
+// it accepts the connection, then closes it (every client slot taken, as
+// protected mode does for a client from another machine), is quoted: the
+// first command saw only a reset or an end of file.
+func TestServerFullAtConnect(t *testing.T) {
+	addr := redistest.Start(t)
+	admin := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, DisableIdentity: true, PoolSize: 1})
+	t.Cleanup(func() { _ = admin.Close() })
+	ctx := context.Background()
+	if err := admin.Do(ctx, "ACL", "SETUSER", "nobody", "on", ">pw", "~rlbench:*", "+@all").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := fillServer(ctx, admin, "nobody"); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "run", "--quiet", "--out", t.TempDir(), writeProfile(t, steadyOn(addr, "")))
+	if code != exitRuntime || !strings.Contains(stderr, "redis at "+addr+" refused the connection: ERR max number of clients reached (said to a new connection") {
+		t.Errorf("exit %d, stderr %s", code, stderr)
+	}
+	if strings.Contains(stdout, "verdict:") {
+		t.Errorf("a verdict on a run that measured nothing:\n%s", stdout)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -30,9 +31,15 @@ func (e *Env) ready(ctx context.Context, o Options) error {
 	defer cancel()
 	err := e.Client.Ping(pctx).Err()
 	if err != nil {
-		plain := false
+		plain, db, said := false, 0, ""
 		if c, ok := e.Client.(*redis.Client); ok {
-			plain = c.Options().TLSConfig == nil
+			plain, db = c.Options().TLSConfig == nil, c.Options().DB
+		}
+		if k := ErrorKind(err); k == KindEOF || k == KindReset {
+			// A server that refuses a client says why as it accepts the
+			// connection, then closes it (protected mode, every client
+			// slot taken): a client that writes first sees a reset.
+			said = Greeting(ctx, e.Client)
 		}
 		_ = e.Client.Close()
 		e.Client = nil
@@ -43,7 +50,13 @@ func (e *Env) ready(ctx context.Context, o Options) error {
 			if code := replyCode(err.Error()); code == "NOAUTH" || code == "WRONGPASS" {
 				return fmt.Errorf("redis at %s refused the connection: %w (the user and the variable that holds the password are given with --redis-username and --redis-password-env, or redis.username and redis.password_env)", e.Addr, err)
 			}
+			if strings.Contains(err.Error(), "DB index is out of range") {
+				return fmt.Errorf("redis at %s refused the connection: %w (database %d was asked for, by redis.db or the URL's path: the server has fewer, as its databases setting says)", e.Addr, err, db)
+			}
 			return fmt.Errorf("redis at %s refused the connection: %w", e.Addr, err)
+		}
+		if said != "" {
+			return fmt.Errorf("redis at %s refused the connection: %s (said to a new connection; the first command saw %v)", e.Addr, said, err)
 		}
 		if k := ErrorKind(err); plain && (k == KindEOF || k == KindReset) {
 			// A TLS port closes a connection whose first bytes are no
