@@ -96,7 +96,10 @@ func writeMemory(w io.Writer, r *result.Result, j verdict.Judgement) error {
 	why := MissingCells{Rows: len(runs), Every: "every run"}
 	for i, run := range runs {
 		m := run.Memory
-		if m.CensusFailed {
+		switch {
+		case m.CensusFailed && refusedCensus(run) != "":
+			why.Add("identities and keys", run.Key(), "the key census was not taken: "+refusedCensus(run))
+		case m.CensusFailed:
 			why.Add("identities and keys", run.Key(), "the key census failed (the SKIPPED note says how)")
 		}
 		why.Add("B/identity", run.Key(), WhyNoMemory(r, run))
