@@ -112,34 +112,48 @@ func (t Target) referenceThroughput(ctx context.Context, concurrency int) float6
 // sample is the sampling goroutine. Reference calls are timed from their
 // send, like the run's uncorrected latency, on a plain ticker (which skips
 // the ticks it could not keep), so the sampler never holds a CPU the run's
-// workers need.
+// workers need. A run too short, or a machine too busy, for the ticker to
+// fire twice still gets one PING and one script call, made as the traffic
+// ends: a reference of each kind, never an empty one.
 func (s *Reference) sample(ctx context.Context) {
 	defer close(s.done)
-	rdb := s.t.Env.Client
 	tick := time.NewTicker(referenceInterval)
 	defer tick.Stop()
 	for n := 0; ; n++ {
 		select {
 		case <-s.stop:
+			if s.ping.Count() == 0 {
+				s.call(ctx, true)
+			}
+			if s.script.Count() == 0 {
+				s.call(ctx, false)
+			}
 			return
 		case <-tick.C:
 		}
-		cctx, cancel := context.WithTimeout(ctx, s.t.Timeout)
-		sent := time.Now()
-		var err error
-		hist := s.ping
-		if n%2 == 0 {
-			err = rdb.Ping(cctx).Err()
-		} else {
-			hist = s.script
-			err = rdb.EvalShaRO(cctx, referenceScript.SHA1(), nil).Err()
-		}
-		took := time.Since(sent)
-		cancel()
-		if err == nil {
-			s.calls++
-			hist.Record(result.HistMicros(took))
-		}
+		s.call(ctx, n%2 == 0)
+	}
+}
+
+// call makes one reference call, a PING or the trivial script, and
+// records its latency when it succeeded.
+func (s *Reference) call(ctx context.Context, ping bool) {
+	cctx, cancel := context.WithTimeout(ctx, s.t.Timeout)
+	defer cancel()
+	rdb := s.t.Env.Client
+	sent := time.Now()
+	var err error
+	hist := s.ping
+	if ping {
+		err = rdb.Ping(cctx).Err()
+	} else {
+		hist = s.script
+		err = rdb.EvalShaRO(cctx, referenceScript.SHA1(), nil).Err()
+	}
+	took := time.Since(sent)
+	if err == nil {
+		s.calls++
+		hist.Record(result.HistMicros(took))
 	}
 }
 
