@@ -38,7 +38,22 @@ func TestInitWritesAProfileThatRuns(t *testing.T) {
 	if err := os.WriteFile(out, []byte(short), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr = runCLI(t, "run", "--quiet", "--no-report", "--out", t.TempDir(), out)
+	results := t.TempDir()
+	code, stdout, stderr = runCLI(t, "run", "--quiet", "--no-report", "--out", results, out)
+	matches, _ := filepath.Glob(filepath.Join(results, "*", "result.json"))
+	if len(matches) != 1 {
+		t.Fatalf("the skeleton's first run: exit %d, results %v\n%s\n%s", code, matches, stdout, stderr)
+	}
+	res, err := result.ReadFile(matches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A machine that kept rlbench from sending what the schedule held
+	// makes the run inconclusive, and says so: the profile still ran,
+	// and nothing was blamed on the limiter.
+	if code == exitInconclusive && heldBackByTheMachine(t, res) {
+		code = exitOK
+	}
 	if code != exitOK || !strings.Contains(stdout, "checkout") || !strings.Contains(stdout, "fixed_window") {
 		t.Errorf("the skeleton's first run: exit %d\n%s\n%s", code, stdout, stderr)
 	}
