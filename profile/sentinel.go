@@ -6,6 +6,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/rlbench/rlbench/internal/redisconf"
+	"github.com/rlbench/rlbench/plan"
 )
 
 var sentinelFields = []string{"master_name", "addrs", "username", "password_env"}
@@ -74,17 +75,22 @@ func parseSentinel(d *decoder, parent *yamlMap) *SentinelSpec {
 	return s
 }
 
-// checkFaultsOnSentinel refuses faults and a client section on a primary
-// found through Sentinel: faults are injected into one server named by
-// its address (or the one connection to it), and the Sentinels may move
-// the primary to another.
+// checkFaultsOnSentinel refuses, on a primary found through Sentinel, a
+// client section and every fault but a failover: faults are injected into
+// one server named by its address (or the one connection to it), and the
+// Sentinels may move the primary to another. A failover is asked of the
+// Sentinels themselves (SENTINEL FAILOVER), and its duration, when given,
+// bounds how long they may take.
 func checkFaultsOnSentinel(d *decoder, p *Profile, where string) {
 	if p.Client != nil {
 		d.errorf(p.Client.Line, "client", "the caller's policy wraps a client of one server named by its address, and %s: drop the client section, or name the primary by its address", where)
 	}
 	for _, s := range p.Scenarios {
 		for _, f := range s.Faults {
-			d.errorf(f.Line, f.Path+".kind", "faults are injected into one server named by its address, and %s, which the Sentinels may move: name the primary by its address (--redis) to run scenarios with faults", where)
+			if f.Kind == plan.FaultFailover {
+				continue
+			}
+			d.errorf(f.Line, f.Path+".kind", "faults are injected into one server named by its address, and %s, which the Sentinels may move: only a failover (asked of the Sentinels) runs there; name the primary by its address (--redis) to run scenarios with other faults", where)
 			return
 		}
 	}

@@ -4,6 +4,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/rlbench/rlbench/plan"
 )
 
 func TestParseSentinel(t *testing.T) {
@@ -58,5 +61,30 @@ func TestFaultsRefusedThroughSentinel(t *testing.T) {
 	_, err := Parse("s.yaml", []byte(body))
 	if err == nil || !strings.Contains(err.Error(), "s.yaml:8: scenarios[0].faults[0].kind: faults are injected into one server named by its address") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// TestFailoverAllowedThroughSentinel: a failover, which rlbench asks the
+// Sentinels for, is the one fault a primary found through Sentinel takes,
+// named in the profile or on the command line; another fault beside it
+// is still refused at its line.
+func TestFailoverAllowedThroughSentinel(t *testing.T) {
+	body := "policy: {limit: 10, window: 1s}\nredis: {sentinel: {master_name: m, addrs: [\"a:26379\"]}}\nscenarios:\n  - shape: steady\n    rate: 2x\n    duration: 10s\n    faults:\n      - {at: 1s, for: 5s, kind: failover}\n"
+	p, err := Parse("s.yaml", []byte(body))
+	if err != nil {
+		t.Fatalf("a failover through Sentinel refused: %v", err)
+	}
+	if f := p.Scenarios[0].Faults; len(f) != 1 || f[0].Kind != plan.FaultFailover || f[0].For != 5*time.Second {
+		t.Errorf("faults %+v, want the failover at 1s for 5s", f)
+	}
+	cli := strings.Replace(body, "redis: {sentinel: {master_name: m, addrs: [\"a:26379\"]}}\n", "", 1)
+	if _, err := ParseWith("s.yaml", []byte(cli), Options{Target: TargetSentinel}); err != nil {
+		t.Errorf("a failover with --redis-sentinel refused: %v", err)
+	}
+	both := body + "      - {at: 7s, for: 1s, kind: pause}\n"
+	_, err = Parse("s.yaml", []byte(both))
+	if err == nil || !strings.Contains(err.Error(), "s.yaml:9: scenarios[0].faults[1].kind: faults are injected into one server named by its address") ||
+		!strings.Contains(err.Error(), "only a failover (asked of the Sentinels) runs there") {
+		t.Errorf("a pause beside the failover: error %v", err)
 	}
 }

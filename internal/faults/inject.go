@@ -61,7 +61,11 @@ func (s *Session) runFault(ctx context.Context, i int, f plan.Fault) {
 	case plan.FaultFlushScripts:
 		err = s.flushScripts(ctx, o)
 	case plan.FaultFailover:
-		err = s.failover(ctx, i, f, o)
+		if s.env.Primaries != nil {
+			err = s.sentinelFailover(ctx, i, f, o)
+		} else {
+			err = s.failover(ctx, i, f, o)
+		}
 	default:
 		err = s.network(ctx, i, f, o)
 	}

@@ -31,6 +31,9 @@ type primarySwitch struct {
 	old, nu redisenv.Reading
 	// answer watches for the first decision the new primary made.
 	answer *answerWatch
+	// fault is the index of the scheduled failover fault that asked
+	// Sentinel for the switch, -1 when nobody rlbench knows of did.
+	fault int
 }
 
 // answerWatch finds the first decision made after an instant (unix
@@ -81,12 +84,32 @@ func (s *Session) primarySwitched(sw redisenv.PrimarySwitch) {
 		nu:  redisenv.ReadServer(ctx, nu, s.command, s.clock.Now())}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// A switch that a scheduled failover asked for is that fault's; any
+	// other gets a window of its own, after the scheduled faults'.
+	ps.fault = s.askedBy - 1
+	s.askedBy = 0
+	index := ps.fault
+	if index < 0 {
+		index = len(s.run.Faults) + s.unscheduledSwitches()
+	}
 	s.primaries = append(s.primaries, ps)
 	s.switches = append(s.switches, redisenv.Switch{Old: ps.old, New: ps.nu})
 	// Every decision the old primary made came before the client dialled
 	// the new one, and every one of the new primary's after.
-	s.events = append(s.events, event.StateLoss{Fault: len(s.run.Faults) + len(s.primaries) - 1, CutUs: math.MinInt64,
+	s.events = append(s.events, event.StateLoss{Fault: index, CutUs: math.MinInt64,
 		ResumeUs: s.offset.ServerMicros(sw.At), Unknown: true})
+}
+
+// unscheduledSwitches counts the switches seen so far that no scheduled
+// fault asked for. The caller holds s.mu.
+func (s *Session) unscheduledSwitches() int {
+	n := 0
+	for _, ps := range s.primaries {
+		if ps.fault < 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // endPrimary stops following the primary, once the switches seen during
@@ -110,56 +133,70 @@ func (s *Session) endPrimary() {
 }
 
 // primaryWindows are the windows of the switches of primary the session
-// saw, each from the switch to the new primary's first answer (its
-// recovery_ms), and its recovery from there to the first 100ms of normal
-// decisions; the traffic ended at end.
+// saw that no scheduled fault asked for (see switchWindow); the traffic
+// ended at end.
 func (s *Session) primaryWindows(end time.Time) []result.FaultWindow {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []result.FaultWindow
-	ms := func(t time.Time) int64 { return t.Sub(s.started).Milliseconds() }
 	for k, ps := range s.primaries {
-		limit := end
-		if k+1 < len(s.primaries) {
-			limit = s.primaries[k+1].sw.At
+		if ps.fault >= 0 {
+			continue
 		}
-		answered := time.Time{}
-		if ns := ps.answer.first.Load(); ns != 0 {
-			answered = time.Unix(0, ns)
-		}
-		w := result.FaultWindow{Kind: "failover", Unscheduled: true, ObservedStartMs: ms(ps.sw.At)}
-		winEnd := limit
-		if !answered.IsZero() {
-			winEnd = answered
-			w.ObservedEndMs = ms(answered)
-			w.Server = fmt.Sprintf("Sentinel made %s the primary in place of %s; rlbench's client moved at %s and the new primary's first answer came %s later; run_id %s before, %s after (a replica's copy, asynchronous: what it had not yet received is lost)",
-				ps.sw.New, ps.sw.Old, numfmtMs(ms(ps.sw.At)), answered.Sub(ps.sw.At).Round(time.Millisecond), short(ps.old.State.RunID), short(ps.nu.State.RunID))
-		} else {
-			w.ObservedEndMs = ms(limit)
-			w.Error = "the new primary answered no decision before the traffic ended"
-			w.Server = fmt.Sprintf("Sentinel made %s the primary in place of %s; rlbench's client moved at %s", ps.sw.New, ps.sw.Old, numfmtMs(ms(ps.sw.At)))
-		}
-		// The window holds the calls that failed while no primary
-		// answered; the recovery time is the new primary's first answer,
-		// and the recovery's figures run on until decisions were normal.
-		w.Window = s.rec.span(ps.sw.At, winEnd)
-		recEnd, _ := s.rec.recovered(winEnd, limit)
-		w.Recovered = !answered.IsZero()
-		w.RecoveryMs = max(w.ObservedEndMs-w.ObservedStartMs, 0)
-		w.Recovery = s.rec.span(winEnd, recEnd)
-		calls := s.rec.span(ps.sw.At, recEnd)
-		w.ClientCalls = calls.Attempts
-		if !s.Caller() {
-			// Each request made one call.
-			w.ClientCalls = calls.Decisions
-		}
-		if calls.Decisions > 0 {
-			w.ClientCallsPerDecision = float64(w.ClientCalls) / float64(calls.Decisions)
-		}
-		w.ServerCallsUnavailable = "the servers were read once, right after the switch: the calls during it are not told apart"
+		w := s.switchWindow(k, ps.sw.At, end)
+		w.Unscheduled = true
 		out = append(out, w)
 	}
 	return out
+}
+
+// switchWindow is the window of switch k, from its start from (the switch
+// itself, or when a scheduled failover asked Sentinel for it) to the new
+// primary's first answer (its recovery_ms), and its recovery from there
+// to the first 100ms of normal decisions, before the next switch or end.
+// The caller holds s.mu.
+func (s *Session) switchWindow(k int, from, end time.Time) result.FaultWindow {
+	ps := s.primaries[k]
+	ms := func(t time.Time) int64 { return t.Sub(s.started).Milliseconds() }
+	limit := end
+	if k+1 < len(s.primaries) && s.primaries[k+1].sw.At.Before(limit) {
+		limit = s.primaries[k+1].sw.At
+	}
+	answered := time.Time{}
+	if ns := ps.answer.first.Load(); ns != 0 {
+		answered = time.Unix(0, ns)
+	}
+	w := result.FaultWindow{Kind: "failover", ObservedStartMs: ms(from)}
+	winEnd := limit
+	if !answered.IsZero() {
+		winEnd = answered
+		w.ObservedEndMs = ms(answered)
+		w.Server = fmt.Sprintf("Sentinel made %s the primary in place of %s; rlbench's client moved at %s and the new primary's first answer came %s later; run_id %s before, %s after (a replica's copy, asynchronous: what it had not yet received is lost)",
+			ps.sw.New, ps.sw.Old, numfmtMs(ms(ps.sw.At)), answered.Sub(ps.sw.At).Round(time.Millisecond), short(ps.old.State.RunID), short(ps.nu.State.RunID))
+	} else {
+		w.ObservedEndMs = ms(limit)
+		w.Error = "the new primary answered no decision before the traffic ended"
+		w.Server = fmt.Sprintf("Sentinel made %s the primary in place of %s; rlbench's client moved at %s", ps.sw.New, ps.sw.Old, numfmtMs(ms(ps.sw.At)))
+	}
+	// The window holds the calls that failed while no primary
+	// answered; the recovery time is the new primary's first answer,
+	// and the recovery's figures run on until decisions were normal.
+	w.Window = s.rec.span(from, winEnd)
+	recEnd, _ := s.rec.recovered(winEnd, limit)
+	w.Recovered = !answered.IsZero()
+	w.RecoveryMs = max(w.ObservedEndMs-w.ObservedStartMs, 0)
+	w.Recovery = s.rec.span(winEnd, recEnd)
+	calls := s.rec.span(from, recEnd)
+	w.ClientCalls = calls.Attempts
+	if !s.Caller() {
+		// Each request made one call.
+		w.ClientCalls = calls.Decisions
+	}
+	if calls.Decisions > 0 {
+		w.ClientCallsPerDecision = float64(w.ClientCalls) / float64(calls.Decisions)
+	}
+	w.ServerCallsUnavailable = "the servers were read once, right after the switch: the calls during it are not told apart"
+	return w
 }
 
 // numfmtMs writes ms milliseconds from the start of the traffic.

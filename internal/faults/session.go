@@ -92,6 +92,9 @@ type Session struct {
 	primaries      []primarySwitch
 	switchesBefore int
 	stopPrimary    func()
+	// askedBy is 1 + the index of the scheduled failover fault that has
+	// asked Sentinel for a switch not yet seen, 0 when none has.
+	askedBy int
 }
 
 // node is one server a session talks to directly.
@@ -135,6 +138,15 @@ func Open(ctx context.Context, c Config) (s *Session, err error) {
 			return nil, fmt.Errorf("scenario %s: a %s fault needs a real redis-server, and this run has the embedded stand-in (install redis-server)", run.Scenario, f.Kind)
 		}
 	}
+	if c.Env.Primaries != nil {
+		// On a primary the Sentinels manage, rlbench asks them for a
+		// failover; it controls no server and no connection.
+		for _, f := range run.Faults {
+			if f.Kind != plan.FaultFailover {
+				return nil, fmt.Errorf("scenario %s: a %s fault is injected into one server named by its address, and the Sentinels may move the primary: only a failover (asked of the Sentinels) runs there", run.Scenario, f.Kind)
+			}
+		}
+	}
 	single, ok := c.Env.Client.(*redis.Client)
 	if !ok {
 		return nil, fmt.Errorf("scenario %s: faults and a caller need a single redis-server's client", run.Scenario)
@@ -156,7 +168,7 @@ func Open(ctx context.Context, c Config) (s *Session, err error) {
 	}
 	s.primary = &node{addr: addr, srv: c.Env.Server, rdb: s.cloneClient(addr, 2, s.controlTimeout)}
 	s.original = s.primary
-	if run.Faults.Has(plan.FaultFailover) {
+	if run.Faults.Has(plan.FaultFailover) && c.Env.Primaries == nil {
 		if s.standby, err = s.startStandby(ctx, s.primary, longest); err != nil {
 			return s, err
 		}
@@ -164,7 +176,7 @@ func Open(ctx context.Context, c Config) (s *Session, err error) {
 	if err := s.checkRights(ctx); err != nil {
 		return s, err
 	}
-	if run.Faults.NeedsProxy() {
+	if run.Faults.NeedsProxy() && c.Env.Primaries == nil {
 		if s.proxy, err = startProxy(s.primary.addr); err != nil {
 			return s, err
 		}
@@ -506,7 +518,10 @@ func (s *Session) Finish(elapsed time.Duration) Report {
 		if i+1 < len(s.run.Faults) {
 			limit = s.started.Add(s.run.Faults[i+1].At)
 		}
-		w := s.window(i, flt, beats, limit)
+		w, ok := s.sentinelWindow(i, flt, limit)
+		if !ok {
+			w = s.window(i, flt, beats, limit)
+		}
 		f.Windows = append(f.Windows, w)
 		f.Errors += w.Window.Errors + w.Recovery.Errors
 		f.Late += w.Window.Late + w.Recovery.Late

@@ -37,6 +37,10 @@ type Primaries struct {
 	// sentinels are the Sentinels' addresses, whose connections go
 	// through the same dialer and are not the primary's.
 	sentinels []string
+	// spec names the Sentinels to ask for a failover, and timeout bounds
+	// each call to one of them.
+	spec      *SentinelSpec
+	timeout   time.Duration
 	current   string
 	switches  []PrimarySwitch
 	conns     map[*primaryConn]struct{}

@@ -73,6 +73,7 @@ func openSentinel(ctx context.Context, o Options) (*Env, error) {
 	}
 	env := &Env{Mode: External, Addr: addr}
 	env.Primaries = newPrimaries(addr, s.Addrs, ro.Dialer)
+	env.Primaries.spec, env.Primaries.timeout = s, o.timeout()
 	env.Primaries.addSentinels(otherSentinels(ctx, o, s)...)
 	fo.Dialer = env.Primaries.dialer
 	env.Note = fmt.Sprintf("redis at %s is the primary %q of the Sentinels at %s as rlbench connected; a failover moves the run to the new primary", addr, s.MasterName, strings.Join(s.Addrs, ","))
@@ -125,4 +126,41 @@ func sentinelMaster(ctx context.Context, o Options, s *SentinelSpec) (string, er
 		}
 	}
 	return "", errors.Join(errs...)
+}
+
+// AskFailover asks the Sentinels, in turn, to fail the primary over
+// (SENTINEL FAILOVER): the first that answers OK is the one that took it
+// on, and its address is returned. A Sentinel that refuses (NOGOODSLAVE:
+// no replica fit to be promoted; INPROG: a failover is already under
+// way) says why in its own words, and no other is asked; one that cannot
+// be reached gives way to the next.
+func (p *Primaries) AskFailover(ctx context.Context) (string, error) {
+	if p == nil || p.spec == nil {
+		return "", errors.New("the primary is not one that Sentinels manage")
+	}
+	var errs []error
+	for _, a := range p.spec.Addrs {
+		sc := p.spec.client(a, p.timeout)
+		err := sc.Failover(ctx, p.spec.MasterName).Err()
+		_ = sc.Close()
+		var refused redis.Error
+		switch {
+		case err == nil:
+			return a, nil
+		case errors.As(err, &refused):
+			return a, fmt.Errorf("sentinel %s answered SENTINEL FAILOVER %s with %q", a, p.spec.MasterName, refused.Error())
+		default:
+			errs = append(errs, fmt.Errorf("sentinel %s: %w", a, err))
+		}
+	}
+	return "", errors.Join(errs...)
+}
+
+// SentinelPrimary is where the Sentinels say the primary is now, or why
+// none would say.
+func (p *Primaries) SentinelPrimary(ctx context.Context) (string, error) {
+	if p == nil || p.spec == nil {
+		return "", errors.New("the primary is not one that Sentinels manage")
+	}
+	return sentinelMaster(ctx, Options{Timeout: p.timeout}, p.spec)
 }
