@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/verdict"
 )
 
 // CPUWaitNoted is the share of a run's traffic time rlbench's threads may
@@ -14,8 +15,9 @@ const CPUWaitNoted = result.CPUWaitStarved
 
 // generatorNotes says which runs rlbench itself was starved of CPU in, and,
 // when the kernel groups processes by session, how that treats a Redis
-// that runs as a service.
-func generatorNotes(r *result.Result) []note {
+// that runs as a service; of a run whose failed calls past the error
+// budget the verdict judged, whose they were (as j found).
+func generatorNotes(r *result.Result, j verdict.Judgement) []note {
 	explain := "other processes on this machine held rlbench's CPUs, so these runs' rate and latency are partly the machine's, not the limiter's"
 	autogroup := ""
 	if a := r.Host.SchedAutogroup; a != nil && *a {
@@ -31,9 +33,18 @@ func generatorNotes(r *result.Result) []note {
 			continue
 		}
 		waited := fmt.Sprintf("rlbench waited for a CPU %.0f%% of the traffic's time (it ran %.0f%%)", 100*g.CPUWaitShare, 100*g.CPUShare)
+		errs := ""
+		if i < len(j.Runs) {
+			switch {
+			case j.Runs[i].Has(verdict.ErrorsNotLimiter):
+				errs = "; its calls that got no answer are the machine's too, not the limiter's (the verdict is inconclusive, not a fail)"
+			case j.Runs[i].Has(verdict.ErrorsOverBudget):
+				errs = "; its failed calls are still the limiter's (see the verdict: an error Redis answered, or a script the server was as slow on as a call's timeout, is not the machine's)"
+			}
+		}
 		notes = append(notes, note{kind: kindCPUWait, where: run.Key(),
 			text: fmt.Sprintf("%s: %s: other processes on this machine held its CPUs, "+
-				"so this run's rate and latency are partly the machine's, not the limiter's%s%s", run.Key(), waited, autogroup, remedy),
+				"so this run's rate and latency are partly the machine's, not the limiter's%s%s%s", run.Key(), waited, errs, autogroup, remedy),
 			detail: fmt.Sprintf("%s: waited %.0f%%, ran %.0f%%", run.Key(), 100*g.CPUWaitShare, 100*g.CPUShare),
 		})
 	}

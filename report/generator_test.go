@@ -6,6 +6,7 @@ import (
 
 	"github.com/rlbench/rlbench/internal/resulttest"
 	"github.com/rlbench/rlbench/result"
+	"github.com/rlbench/rlbench/verdict"
 )
 
 // TestGeneratorNotes: a run in which rlbench waited for a CPU past
@@ -30,7 +31,7 @@ func TestGeneratorNotes(t *testing.T) {
 		r := resulttest.Sample()
 		r.Host.SchedAutogroup = tc.autogroup
 		r.Runs = []result.Run{{Algorithm: "a", Scenario: "s", Generator: &result.Generator{CPUShare: 0.51, CPUWaitShare: tc.wait}}}
-		notes := texts(generatorNotes(r))
+		notes := texts(generatorNotes(r, verdict.Assess(r)))
 		if tc.want == nil {
 			if len(notes) != 0 {
 				t.Errorf("%s: %q", tc.why, notes)

@@ -298,7 +298,7 @@ func noteList(r *result.Result, j verdict.Judgement) []note {
 	for _, c := range capacityNotes(r) {
 		whole(kindCapacity, c)
 	}
-	notes = append(notes, generatorNotes(r)...)
+	notes = append(notes, generatorNotes(r, j)...)
 	notes = append(notes, auditNotes(r, j)...)
 	notes = append(notes, memoryNotes(r)...)
 	notes = append(notes, heavyKeyNotes(r)...)

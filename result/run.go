@@ -144,6 +144,11 @@ type Params struct {
 	// when the profile has no client section.
 	OnError string        `json:"on_error,omitempty"`
 	Client  *ClientParams `json:"client,omitempty"`
+	// CallTimeoutMs is how long each call of the limiter was given before
+	// it counted as timed out (client.timeout_ms when the profile has a
+	// client section, else the profile's timeout); zero in results written
+	// before it was recorded.
+	CallTimeoutMs float64 `json:"call_timeout_ms,omitempty"`
 	// HashTag is how a built-in limiter's keys were tagged: identity
 	// (rlbench:<run>:<alg>:<scenario>:{<identity>}), fixed (every identity
 	// under one tag), or none; "declared" for a declared limiter, whose
@@ -505,6 +510,43 @@ type ErrorCount struct {
 	Kind    string `json:"kind,omitempty"`
 	Message string `json:"message"`
 	Count   int64  `json:"count"`
+}
+
+// The kinds of failed calls that got no answer from Redis (ErrorCount.Kind);
+// every other kind but ErrorOther is the code of an error Redis answered.
+const (
+	ErrorTimeout  = "timeout"
+	ErrorRefused  = "connection refused"
+	ErrorEOF      = "EOF"
+	ErrorReset    = "connection reset"
+	ErrorNotOwned = "not rlbench's server"
+	ErrorOther    = "other"
+)
+
+// NoAnswer reports whether these calls got no answer from Redis: they timed
+// out, or their connection was refused, closed or reset, or never went to a
+// server proved rlbench's. What failed them lies between rlbench and the
+// server (the machine, the network, a server that stalled), unless the
+// server's own time per call says the limiter held it that long. An error
+// Redis answered (a script's, WRONGTYPE, OOM) is not one, nor is a call
+// whose failure has no kind.
+func (e ErrorCount) NoAnswer() bool {
+	switch e.Kind {
+	case ErrorTimeout, ErrorRefused, ErrorEOF, ErrorReset, ErrorNotOwned:
+		return true
+	}
+	return false
+}
+
+// NoAnswerErrors counts the calls among errs that got no answer from Redis.
+func NoAnswerErrors(errs []ErrorCount) int64 {
+	var n int64
+	for _, e := range errs {
+		if e.NoAnswer() {
+			n += e.Count
+		}
+	}
+	return n
 }
 
 // ReplyMalformed is one reply part whose value could not be read: the part

@@ -166,6 +166,12 @@ const (
 	// NoBoundary: a boundary run placed no burst around any identity's
 	// window boundary.
 	NoBoundary
+	// ErrorsNotLimiter: a run's calls that got no decision exceed the
+	// error budget, but they got no answer at all (timeouts, lost
+	// connections) while something other than the limiter held them:
+	// rlbench itself waited for a CPU, and the server's own time per call
+	// was well within the timeout.
+	ErrorsNotLimiter
 )
 
 var kindNames = [...]string{
@@ -184,6 +190,7 @@ var kindNames = [...]string{
 	NoPower:          "NO POWER",
 	FewSent:          "FEW SENT",
 	NoBoundary:       "NO BOUNDARY",
+	ErrorsNotLimiter: "ERRORS NOT THE LIMITER'S",
 }
 
 // String is the kind's short name, as the summary marks it: OVERSHOOT,
@@ -204,7 +211,7 @@ func (k Kind) limiter() bool {
 // inconclusive reports whether a finding of this kind leaves a run unable
 // to judge rather than failing it: the limiter is not to blame.
 func (k Kind) inconclusive() bool {
-	return k == StateReset || k == NoPower || k == FewSent || k == NoBoundary
+	return k == StateReset || k == NoPower || k == FewSent || k == NoBoundary || k == ErrorsNotLimiter
 }
 
 // Promise is whether a limiter kept what its algorithm promises: never to
@@ -277,7 +284,11 @@ func (j Judgement) Limiter(algorithm string) Limiter {
 //   - it is incomplete (interrupted, aborted, or its server went away);
 //   - a run's calls that got no decision exceed the error budget (a
 //     fraction of its decisions; errors inside fault windows the profile
-//     scheduled do not count);
+//     scheduled, or the server's watch saw, do not count), and the
+//     limiter is to blame for them: Redis answered them with an error
+//     (the script failed), or they got no answer while the server spent
+//     as long as a call's timeout on each call of the limiter, or while
+//     nothing else is known to have held them;
 //   - a limiter broke its own bound (overshoot), disagreed with its
 //     reference model (mismatches), denied what its semantics promise to
 //     admit (under-admission), opened a window whose key had no TTL, left
@@ -296,7 +307,12 @@ func (j Judgement) Limiter(algorithm string) Limiter {
 //     denied none) and none offered more than the bound in one interval,
 //     so an admission beyond the promise could not show;
 //   - it sent under 95% of the requests its schedule held;
-//   - a boundary run placed no burst around any window boundary.
+//   - a boundary run placed no burst around any window boundary;
+//   - its calls that got no decision exceed the error budget, but got no
+//     answer at all (timeouts, lost connections) while rlbench waited for
+//     a CPU at least result.CPUWaitStarved of the traffic's time, and the
+//     server's time per call was within the call's timeout: the machine,
+//     not the limiter.
 func Assess(r *result.Result) Judgement {
 	j := Judgement{Runs: make([]Run, len(r.Runs))}
 	if !r.Complete {
@@ -392,8 +408,8 @@ func assessRun(r *result.Result, run *result.Run) Run {
 	// An incomplete run's errors are what stopped it (the server gone, or
 	// refusing its calls for a reason of its own), which the result's
 	// incompleteness says: they are not the limiter's to budget.
-	if errs, text, over := overBudget(run, r.Profile.Budget()); over && !run.Incomplete {
-		add(ErrorsOverBudget, errs, text)
+	if k, errs, text, over := overBudget(run, r.Profile.Budget()); over && !run.Incomplete {
+		add(k, errs, text)
 	}
 	// A fault (scheduled, or seen by the server's watch) holds the
 	// generator's workers in timeouts and a stalled server: what it kept
@@ -612,12 +628,23 @@ func resetText(run *result.Run) string {
 }
 
 // overBudget says whether the run's failed calls exceed budget (a fraction
-// of its decisions) and, if so, how many and how.
-func overBudget(run *result.Run, budget float64) (int64, string, bool) {
+// of its decisions) and, if so, whose they are (ErrorsOverBudget when the
+// limiter's, ErrorsNotLimiter when the machine's), how many, and how.
+//
+// An error Redis answered is the limiter's: its script or command failed.
+// A call that got no answer (it timed out, its connection broke) is the
+// limiter's when the server's own time per call of it reached the call's
+// timeout (the script alone was slow enough to time out), and when nothing
+// else is known to have held it; it is the machine's when rlbench waited
+// for a CPU result.CPUWaitStarved of the traffic's time or more. Failures
+// inside faults the profile scheduled, or the server's watch saw (a stall,
+// a restart), are already left out of the budget.
+func overBudget(run *result.Run, budget float64) (Kind, int64, string, bool) {
 	q := run.Requests
 	errs := q.BudgetedErrors()
-	if errs <= 0 || float64(errs) <= budget*float64(q.Decisions()) {
-		return 0, "", false
+	allowed := budget * float64(q.Decisions())
+	if errs <= 0 || float64(errs) <= allowed {
+		return 0, 0, "", false
 	}
 	common := ""
 	if len(run.Errors) > 0 {
@@ -625,10 +652,57 @@ func overBudget(run *result.Run, budget float64) (int64, string, bool) {
 	}
 	excused := ""
 	if q.FaultErrors > 0 {
-		excused = fmt.Sprintf(", besides %s inside scheduled fault windows", numfmt.Count(q.FaultErrors))
+		excused = fmt.Sprintf(", besides %s inside fault windows", numfmt.Count(q.FaultErrors))
 	}
-	return errs, fmt.Sprintf("%s: %s of %s %s no decision%s%s, past the error budget of %s of decisions",
-		run.Key(), numfmt.Count(errs), numfmt.Count(q.Sent), plural.Noun(errs, "call got", "calls got"), common, excused, numfmt.Fraction(budget)), true
+	text := fmt.Sprintf("%s: %s of %s %s no decision%s%s, past the error budget of %s of decisions",
+		run.Key(), numfmt.Count(errs), numfmt.Count(q.Sent), plural.Noun(errs, "call got", "calls got"), common, excused, numfmt.Fraction(budget))
+
+	// The calls that got no answer, outside the faults: those the faults
+	// excused are taken to be such calls first, as the faults section
+	// excuses only those.
+	unanswered := min(max(result.NoAnswerErrors(run.Errors)-q.FaultErrors, 0), errs)
+	answered := errs - unanswered
+	switch {
+	case float64(answered) > allowed:
+		return ErrorsOverBudget, errs, fmt.Sprintf("%s: Redis answered %s of them with an error: the limiter's script or command failed", text, numfmt.Count(answered)), true
+	case unanswered == 0:
+		return ErrorsOverBudget, errs, text, true
+	}
+	perCall, timeoutMs := serverPerCall(run), run.Params.CallTimeoutMs
+	if perCall > 0 && timeoutMs > 0 && perCall >= timeoutMs*1000 {
+		return ErrorsOverBudget, errs, fmt.Sprintf("%s: the server spent %s on each call of the limiter, as long as the %s a call was given: the limiter is too slow",
+			text, numfmt.Micros(int64(perCall)), numfmt.Micros(int64(timeoutMs*1000))), true
+	}
+	if g := run.Generator; g != nil && g.CPUWaitShare >= result.CPUWaitStarved {
+		server := ""
+		if perCall > 0 && timeoutMs > 0 {
+			server = fmt.Sprintf(", where the server spent %s on each call of the limiter, within the %s a call was given", numfmt.Micros(int64(perCall)), numfmt.Micros(int64(timeoutMs*1000)))
+		}
+		return ErrorsNotLimiter, unanswered, fmt.Sprintf("%s: inconclusive: %s %s no answer (%s) while rlbench waited for a CPU %.0f%% of the traffic's time%s: the machine, not the limiter, failed them",
+			run.Key(), numfmt.Count(unanswered), plural.Noun(unanswered, "call got", "calls got"), unansweredKinds(run.Errors), 100*g.CPUWaitShare, server), true
+	}
+	return ErrorsOverBudget, errs, text, true
+}
+
+// serverPerCall is the server's own time per call of the run's limiter, in
+// microseconds; 0 when it was not measured.
+func serverPerCall(run *result.Run) float64 {
+	if s := run.Server; s != nil && s.Calls > 0 {
+		return s.UsecPerCall
+	}
+	return 0
+}
+
+// unansweredKinds names the kinds of the calls that got no answer, most
+// frequent first: "timeout x199, EOF x3".
+func unansweredKinds(errs []result.ErrorCount) string {
+	var kinds []string
+	for _, e := range errs {
+		if e.NoAnswer() {
+			kinds = append(kinds, e.Kind+" x"+numfmt.Count(e.Count))
+		}
+	}
+	return strings.Join(kinds, ", ")
 }
 
 // notCaughtText says that a negative control got through.

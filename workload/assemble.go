@@ -55,6 +55,12 @@ type parts struct {
 // section, the figures relative to the reference), last.
 func assemble(p parts) *result.Run {
 	run := newRun(p.run, p.prefix, p.keys)
+	// What each call of the limiter was given before it timed out.
+	callTimeout := p.timeout
+	if c := p.run.Client; c != nil && c.Timeout > 0 {
+		callTimeout = c.Timeout
+	}
+	run.Params.CallTimeoutMs = float64(callTimeout.Microseconds()) / 1000
 
 	// The traffic: counts, latency, series and errors, and how the
 	// schedule went.
@@ -102,8 +108,14 @@ func assemble(p parts) *result.Run {
 		// Only failures of the connection are what a server that stalled,
 		// restarted or closed connections explains; an error it answered
 		// (OOM, NOPERM, a script's) stays the run's.
-		// (Those a scheduled fault already excused are not again.)
+		// (Those a scheduled fault already excused are not again.) A
+		// server the limiter's own script held for a call's timeout on
+		// each call stalled by the limiter's doing: its timeouts stay the
+		// run's.
 		excused := max(min(inWindows, connectionErrors(run.Errors)-run.Requests.FaultErrors, run.Requests.Errors-run.Requests.FaultErrors), 0)
+		if s := p.probe.Server; s != nil && s.Calls > 0 && callTimeout > 0 && s.UsecPerCall >= float64(callTimeout.Microseconds()) {
+			excused = 0
+		}
 		run.Faults.Errors += excused
 		run.Requests.FaultErrors += excused
 	}

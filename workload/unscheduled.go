@@ -5,7 +5,6 @@ import (
 
 	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/internal/probe"
-	"github.com/rlbench/rlbench/internal/redisenv"
 	"github.com/rlbench/rlbench/plan"
 	"github.com/rlbench/rlbench/result"
 )
@@ -97,13 +96,4 @@ func addBin(f *result.FaultFigures, b result.Bin) {
 
 // connectionErrors counts the failures of the connection among errs: calls
 // that timed out, were refused, or whose connection was closed or reset.
-func connectionErrors(errs []result.ErrorCount) int64 {
-	var n int64
-	for _, e := range errs {
-		switch e.Kind {
-		case redisenv.KindTimeout, redisenv.KindRefused, redisenv.KindEOF, redisenv.KindReset, redisenv.KindNotOwned:
-			n += e.Count
-		}
-	}
-	return n
-}
+func connectionErrors(errs []result.ErrorCount) int64 { return result.NoAnswerErrors(errs) }
