@@ -39,9 +39,12 @@ test: deps deps-browser fmt-check vet
 ## limiter script made 1.5 times slower (gate-under-load). The calibration
 ## of the CI workflow docs/ci.md publishes (about 25 runs of close to a
 ## minute each) and the ten-minute soak are runs of their own:
-## make gate-calibrate, make soak
+## make gate-calibrate, make soak. One package at a time (-p 1): the
+## fault matrix and the corpus each judge whether a run could catch what it
+## looks for, and side by side on 2 cores they took each other's CPU (the
+## corpus's senders starved, inconclusive; a mutant's cell went unseen)
 test-integration: deps
-	$(GO) test -race -tags integration -run 'TestIntegration' -timeout 20m ./...
+	$(GO) test -race -tags integration -p 1 -run 'TestIntegration' -timeout 30m ./...
 	scripts/gate-under-load.sh
 
 ## soak: profiles/soak.yaml, ten minutes of steady traffic; its threshold
