@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -81,7 +82,7 @@ func TestShareClaims(t *testing.T) {
 					t.Errorf("%s: claim %d: identity %d due %s, want %s", tc.why, i, j.identity, j.due.Sub(start), want)
 				}
 			}
-			if more != c.wantMore || len(ids) != len(c.want) || (len(ids) > 0 && !equalIDs(ids, c.want)) {
+			if more != c.wantMore || len(ids) != len(c.want) || (len(ids) > 0 && !slices.Equal(ids, c.want)) {
 				t.Errorf("%s: claim %d: %v (more %v), want %v (more %v)", tc.why, i, ids, more, c.want, c.wantMore)
 			}
 		}
@@ -91,18 +92,6 @@ func TestShareClaims(t *testing.T) {
 				tc.why, e.drawn, e.owned, e.busy, e.unsent, tc.drawn, tc.owned, tc.busy, tc.unsent)
 		}
 	}
-}
-
-func equalIDs(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestShareEnds: how long a schedule ran, by how it ended.

@@ -3,6 +3,7 @@ package event
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -16,41 +17,29 @@ func TestAlarmFollowsTheEarliestSleep(t *testing.T) {
 	q := int64(alarmQuantum)
 	at := func(n int64) time.Time { return monoBase.Add(time.Duration(n)) }
 	late := a.expect(at(5*q + 1)) // rounded up to 6q
-	if want := []int64{6 * q}; !equal(sets, want) {
+	if want := []int64{6 * q}; !slices.Equal(sets, want) {
 		t.Fatalf("one sleep: set %v, want %v", sets, want)
 	}
 	early := a.expect(at(2 * q))
 	sameEarly := a.expect(at(2*q - 3))
-	if want := []int64{6 * q, 2 * q}; !equal(sets, want) || early != sameEarly {
+	if want := []int64{6 * q, 2 * q}; !slices.Equal(sets, want) || early != sameEarly {
 		t.Fatalf("an earlier sleep moves it, one of the same instant does not: set %v, want %v", sets, want)
 	}
 	a.done(early)
-	if want := []int64{6 * q, 2 * q}; !equal(sets, want) {
+	if want := []int64{6 * q, 2 * q}; !slices.Equal(sets, want) {
 		t.Fatalf("a sleep of the instant is still pending: set %v, want %v", sets, want)
 	}
 	a.done(sameEarly)
-	if want := []int64{6 * q, 2 * q, 6 * q}; !equal(sets, want) {
+	if want := []int64{6 * q, 2 * q, 6 * q}; !slices.Equal(sets, want) {
 		t.Fatalf("the earliest instant's sleeps ended: set %v, want %v", sets, want)
 	}
 	a.done(late)
-	if want := []int64{6 * q, 2 * q, 6 * q, 0}; !equal(sets, want) {
+	if want := []int64{6 * q, 2 * q, 6 * q, 0}; !slices.Equal(sets, want) {
 		t.Fatalf("no sleep left: set %v, want %v (disarmed)", sets, want)
 	}
 	if len(a.waiting) != 0 || len(a.instants) != 0 {
 		t.Errorf("the alarm still holds %v, %v", a.waiting, a.instants)
 	}
-}
-
-func equal(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestSlackSettlesAtALowQuantile: fed wake-ups late by 10us to 100us
