@@ -384,8 +384,12 @@ func newTableRow(v *view, run *result.Run) tableRow {
 			row.BytesPerIdentity = fmt.Sprintf("%.0f B", b)
 		}
 		row.KeysNoTTL = report.FormatCount(m.KeysWithoutTTL)
-		if m.CensusFailed {
-			row.KeysNoTTL = "not checked"
+		switch {
+		case !run.Measured("memory.keys_without_ttl"):
+			// The server refused the census, as the summary says.
+			row.KeysNoTTL = "unavailable"
+		case m.CensusFailed:
+			row.KeysNoTTL = "skipped"
 		}
 		// A census not taken is a check that did not happen, not one
 		// that passed.
