@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -24,54 +25,103 @@ const openLoopRatioTarget = 1.5
 const openLoopShare = 0.75
 
 // compareOpenLoop measures, on one private server, rlbench's open loop
-// beside its closed loop at each pipeline depth, rounds alternated: in
-// each round the closed loop first (its rate, clients connections, depth
-// requests per batch), then the open loop offered openLoopShare of that
-// rate over the same connections and depth. It prints each one's rate,
-// mean batch and CPU seconds per million decisions (rlbench's threads over
-// the traffic, auditing as a run does), and returns, per depth, the median
-// of the rounds' ratios open / closed (target: at most
-// openLoopRatioTarget).
-func compareOpenLoop(rounds int, span time.Duration, clients, identities int, depths []int) (map[int]float64, error) {
+// beside its closed loop at each pipeline depth, rounds alternated. Each
+// round runs the closed loop at full speed (its rate, clients connections,
+// depth requests per batch), then the open loop offered openLoopShare of
+// that rate over the same connections and depth, then the closed loop
+// again at the open loop's rate and batch size: as many connections as
+// send that rate (found by short runs, matchedClosedLoop), each sending
+// batches of the open loop's mean batch. It prints each one's rate, mean
+// batch, wake-ups per batch and CPU seconds per million decisions
+// (rlbench's threads over the traffic, auditing as a run does), and
+// returns, per depth, the medians of the rounds' ratios open / closed at
+// the same rate and batch size (target: at most openLoopRatioTarget) and
+// open / closed at full speed.
+func compareOpenLoop(rounds int, span time.Duration, clients, identities int, depths []int) (sameRate, fullSpeed map[int]float64, err error) {
 	ctx := context.Background()
 	serverPath, _, err := lookTools()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	srv, err := redisenv.StartServer(ctx, serverPath)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer srv.Stop()
 	env, err := redisenv.Open(ctx, redisenv.Options{Addr: srv.Addr, PoolSize: clients + 4})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer env.Close()
 	policy := algorithms.Policy{Limit: 1_000_000, Window: time.Minute}
-	fmt.Printf("open loop: redis %s on %s; fixed_window, %d connections, %d keys; the open loop offered %.0f%% of the closed loop's rate in the same round\n",
+	fmt.Printf("open loop: redis %s on %s; fixed_window, %d connections, %d keys; the open loop offered %.0f%% of the closed loop's rate in the same round, then a closed loop at the open loop's rate and batch size\n",
 		env.Version, srv.Addr, clients, identities, 100*openLoopShare)
-	out := map[int]float64{}
+	sameRate, fullSpeed = map[int]float64{}, map[int]float64{}
 	for _, depth := range depths {
-		var ratios []float64
+		var same, full []float64
 		for i := range rounds {
 			closed, err := loopCPU(ctx, env, policy, clients, identities, depth, span, 0)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			open, err := loopCPU(ctx, env, policy, clients, identities, depth, span, openLoopShare*closed.rate)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			ratio := open.cpuPerMillion / closed.cpuPerMillion
-			ratios = append(ratios, ratio)
-			fmt.Printf("open loop -P %d round %d: closed %8.0f/s (batches of %4.1f, %4.1f wake-ups each) %6.2f s;  open %8.0f/s (batches of %4.1f, %4.1f wake-ups each, late %4.1f%%) %6.2f s;  CPU per million decisions open / closed %.2f\n",
-				depth, i+1, closed.rate, closed.batch, closed.wakeUps, closed.cpuPerMillion, open.rate, open.batch, open.wakeUps, 100*open.lateShare, open.cpuPerMillion, ratio)
+			matched, conns, err := matchedClosedLoop(ctx, env, policy, clients, identities, open, span)
+			if err != nil {
+				return nil, nil, err
+			}
+			full = append(full, open.cpuPerMillion/closed.cpuPerMillion)
+			same = append(same, open.cpuPerMillion/matched.cpuPerMillion)
+			fmt.Printf("open loop -P %d round %d: closed %8.0f/s (batches of %4.1f, %4.1f wake-ups each) %6.2f s;  open %8.0f/s (batches of %4.1f, %4.1f wake-ups each, late %4.1f%%) %6.2f s;  closed at its rate %8.0f/s (%d connections, batches of %4.1f, %4.1f wake-ups each) %6.2f s;  CPU per million decisions open / closed at its rate %.2f, at full speed %.2f\n",
+				depth, i+1, closed.rate, closed.batch, closed.wakeUps, closed.cpuPerMillion,
+				open.rate, open.batch, open.wakeUps, 100*open.lateShare, open.cpuPerMillion,
+				matched.rate, conns, matched.batch, matched.wakeUps, matched.cpuPerMillion,
+				same[len(same)-1], full[len(full)-1])
 		}
-		out[depth] = median(ratios)
-		fmt.Printf("open loop -P %d median: CPU per million decisions open / closed %.2f (target <= %.1f)\n", depth, out[depth], openLoopRatioTarget)
+		sameRate[depth], fullSpeed[depth] = median(same), median(full)
+		fmt.Printf("open loop -P %d median: CPU per million decisions open / closed at the same rate and batch size %.2f (target <= %.1f), open / closed at full speed %.2f\n",
+			depth, sameRate[depth], openLoopRatioTarget, fullSpeed[depth])
 	}
-	return out, nil
+	return sameRate, fullSpeed, nil
+}
+
+// matchTries is how many short closed-loop runs matchedClosedLoop takes
+// to find how many connections send the open loop's rate.
+const matchTries = 4
+
+// matchedClosedLoop measures the closed loop at open's rate and batch
+// size: batches of open's mean batch (rounded), over as many connections
+// as send open's rate. A closed loop's rate grows with its connections, so
+// short runs (a fifth of span) scale the count by the rate they missed by,
+// up to matchTries times or until within 10%; the count closest to the
+// rate is then measured over span. It returns the figures and the count.
+func matchedClosedLoop(ctx context.Context, env *redisenv.Env, p algorithms.Policy, clients, identities int, open loopFigures, span time.Duration) (loopFigures, int, error) {
+	depth := max(int(math.Round(open.batch)), 1)
+	conns, best, bestMiss := clients, clients, math.Inf(1)
+	for range matchTries {
+		rate, _, _, err := rlbenchLoop(ctx, env, p, conns, identities, depth, span/5, nil, 0)
+		if err != nil {
+			return loopFigures{}, 0, err
+		}
+		if err := env.Client.FlushDB(ctx).Err(); err != nil { // a server started for this measurement
+			return loopFigures{}, 0, err
+		}
+		if miss := math.Abs(rate/open.rate - 1); miss < bestMiss {
+			best, bestMiss = conns, miss
+		}
+		if bestMiss <= 0.1 || rate <= 0 {
+			break
+		}
+		next := max(int(math.Round(float64(conns)*open.rate/rate)), 1)
+		if next == conns {
+			break
+		}
+		conns = min(next, clients) // the pool holds clients connections
+	}
+	f, err := loopCPU(ctx, env, p, best, identities, depth, span, 0)
+	return f, best, err
 }
 
 // loopFigures are what one measured loop cost rlbench.
