@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/arrivals"
 	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/internal/recorder"
 	"github.com/rlbench/rlbench/internal/redistest"
@@ -60,13 +61,13 @@ func fleetRun(t *testing.T, fleet *plan.Fleet) ([]event.Outcome, *scheduler) {
 	t.Helper()
 	clock := newSimClock()
 	lim := &callerClockLimiter{clock: clock}
-	picker := RoundRobin{Count: 10}
+	picker := arrivals.RoundRobin{Count: 10}
 	d := fakeScheduler(clock, lim, 4)
 	d.fleet = newFleetRoute(fleet, 7, d.callCtx, clock, d.rec.Start)
 	d.rec.CountInstances(fleet.Instances())
 	log := &outcomeLog{}
 	d.sinks = []event.Sink{log}
-	out := d.openLoop(context.Background(), &Schedule{Pacer: ConstantPacer{PerSecond: 1000}, Picker: picker, Fleet: fleet, Seed: 7}, time.Second)
+	out := d.openLoop(context.Background(), &arrivals.Schedule{Pacer: arrivals.ConstantPacer{PerSecond: 1000}, Picker: picker, Fleet: fleet, Seed: 7}, time.Second)
 	if out.unsent != 0 || out.interrupted || len(log.all) != 1000 {
 		t.Fatalf("schedule: %+v, %d outcomes", out, len(log.all))
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rlbench/rlbench/arrivals"
 	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/plan"
 )
@@ -24,7 +25,7 @@ import (
 // request waits for the first to be free, goes out late, and the lateness
 // is recorded rather than hidden. The schedule ends with its arrivals or
 // at duration, whichever is first.
-func (d *scheduler) openLoop(ctx context.Context, arr Arrivals, duration time.Duration) scheduleEnd {
+func (d *scheduler) openLoop(ctx context.Context, arr arrivals.Source, duration time.Duration) scheduleEnd {
 	queues := d.fleet.queues(d.concurrency)
 	s := newShare(arr, d.segment, queues, duration)
 	start := d.rec.Start
@@ -95,12 +96,12 @@ const deadlineGrace = 50 * time.Millisecond
 // connections of its instance's queue until one claims it.
 type share struct {
 	mu       sync.Mutex
-	arr      Arrivals
+	arr      arrivals.Source
 	segment  plan.Segment
 	duration time.Duration
 	// held are the requests read and not yet claimed, per queue, in due
 	// order; next is where each queue's first one is.
-	held [][]Arrival
+	held [][]arrivals.Arrival
 	next []int
 	// ended says the source has no more requests before duration, and
 	// endAt when it ended.
@@ -115,8 +116,8 @@ type share struct {
 	drawn, owned, busy, unsent int64
 }
 
-func newShare(arr Arrivals, segment plan.Segment, queues int, duration time.Duration) *share {
-	return &share{arr: arr, segment: segment, duration: duration, held: make([][]Arrival, queues), next: make([]int, queues)}
+func newShare(arr arrivals.Source, segment plan.Segment, queues int, duration time.Duration) *share {
+	return &share{arr: arr, segment: segment, duration: duration, held: make([][]arrivals.Arrival, queues), next: make([]int, queues)}
 }
 
 // claim appends to dst the next requests of queue for a connection free
@@ -163,11 +164,11 @@ func (s *share) claim(ctx context.Context, queue int, dst []job, size int, now, 
 // peek is the next request of queue, read from the source as far as it
 // takes (holding the other queues' requests it meets); false when the
 // source has none left before duration.
-func (s *share) peek(queue int) (Arrival, bool) {
+func (s *share) peek(queue int) (arrivals.Arrival, bool) {
 	for s.next[queue] >= len(s.held[queue]) {
 		s.held[queue], s.next[queue] = s.held[queue][:0], 0
 		if !s.read() {
-			return Arrival{}, false
+			return arrivals.Arrival{}, false
 		}
 	}
 	return s.held[queue][s.next[queue]], true
@@ -179,7 +180,7 @@ func (s *share) read() bool {
 	if s.ended {
 		return false
 	}
-	var a Arrival
+	var a arrivals.Arrival
 	for {
 		if !s.arr.Next(&a) {
 			s.ended, s.endAt = true, min(a.Due, s.duration)

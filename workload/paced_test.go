@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlbench/rlbench/arrivals"
 	"github.com/rlbench/rlbench/plan"
 )
 
@@ -17,10 +18,10 @@ func TestShareClaims(t *testing.T) {
 	never := time.Duration(math.MinInt64)
 	// every100us lists n arrivals 100us apart from 0, identity k for the
 	// k-th, instance k%instances.
-	every100us := func(n, instances int) []Arrival {
-		var out []Arrival
+	every100us := func(n, instances int) []arrivals.Arrival {
+		var out []arrivals.Arrival
 		for k := range n {
-			out = append(out, Arrival{Due: us(100 * k), Identity: uint64(k), Instance: k % instances})
+			out = append(out, arrivals.Arrival{Due: us(100 * k), Identity: uint64(k), Instance: k % instances})
 		}
 		return out
 	}
@@ -32,7 +33,7 @@ func TestShareClaims(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		why      string
-		list     []Arrival
+		list     []arrivals.Arrival
 		queues   int
 		segment  plan.Segment
 		duration time.Duration
@@ -96,7 +97,7 @@ func TestShareClaims(t *testing.T) {
 
 // TestShareEnds: how long a schedule ran, by how it ended.
 func TestShareEnds(t *testing.T) {
-	list := []Arrival{{Due: 0}, {Due: time.Millisecond}}
+	list := []arrivals.Arrival{{Due: 0}, {Due: time.Millisecond}}
 	drain := func(s *share) {
 		for {
 			if _, more := s.claim(context.Background(), 0, nil, 16, 0, math.MinInt64, time.Time{}); !more {

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/arrivals"
 	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/internal/probe"
 	"github.com/rlbench/rlbench/internal/recorder"
@@ -404,7 +405,7 @@ func (r *Runner) runSchedule(ctx context.Context, t traffic) (out scheduleEnd, e
 	stopWatch := r.watch(runCtx, d, cancel, t.quiet)
 	defer stopWatch()
 
-	picker, err := newPicker(s, r.Plan.Seed)
+	picker, err := arrivals.NewPicker(s, r.Plan.Seed)
 	if err != nil {
 		return scheduleEnd{}, err
 	}
@@ -414,9 +415,9 @@ func (r *Runner) runSchedule(ctx context.Context, t traffic) (out scheduleEnd, e
 			return out, err
 		}
 	case s.ClosedLoop:
-		out = d.closedLoop(runCtx, Shared(picker), s.Duration, s.Requests)
+		out = d.closedLoop(runCtx, arrivals.Shared(picker), s.Duration, s.Requests)
 	case s.Replay != nil:
-		replay, err := replayOf(runCtx, s, r.Plan.Seed)
+		replay, err := arrivals.OpenReplay(runCtx, s, r.Plan.Seed)
 		if err != nil {
 			return scheduleEnd{}, err
 		}
@@ -426,7 +427,7 @@ func (r *Runner) runSchedule(ctx context.Context, t traffic) (out scheduleEnd, e
 			return out, fmt.Errorf("replaying the trace: %w", err)
 		}
 	default:
-		out = d.openLoop(runCtx, arrivals(s, picker, r.Plan.Seed), s.Duration)
+		out = d.openLoop(runCtx, arrivals.For(s, picker, r.Plan.Seed), s.Duration)
 	}
 	if out.interrupted {
 		var abort *AbortError

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rlbench/rlbench/algorithms"
+	"github.com/rlbench/rlbench/arrivals"
 	"github.com/rlbench/rlbench/internal/event"
 	"github.com/rlbench/rlbench/internal/recorder"
 	"github.com/rlbench/rlbench/internal/redisenv"
@@ -186,7 +187,7 @@ func (d *scheduler) startWorkers() (jobs dispatch, wait func()) {
 // each request is due when it goes out. A fleet's instances each have
 // their share of the workers, and every request a worker draws goes out
 // from its instance.
-func (d *scheduler) closedLoop(ctx context.Context, picker IdentityPicker, duration time.Duration, maxRequests int64) scheduleEnd {
+func (d *scheduler) closedLoop(ctx context.Context, picker arrivals.IdentityPicker, duration time.Duration, maxRequests int64) scheduleEnd {
 	start := d.rec.Start
 	deadline := start.Add(duration)
 	var next atomic.Uint64

@@ -37,9 +37,11 @@ var allowed = map[string][]string{
 	// The calibration of init's reading probes a declaration on a Redis
 	// it is given: the limiters' library, nothing that runs a plan.
 	"internal/calibrate": {"algorithms"},
+	// When each request is due and whose it is: pure given the plan.
+	"arrivals": {"plan", "trace"},
 	// The engine runs a resolved plan: it never reads a profile, judges or
 	// renders.
-	"workload": {"algorithms", "plan", "result", "trace", "internal/event", "internal/audit", "internal/faults",
+	"workload": {"algorithms", "arrivals", "plan", "result", "internal/event", "internal/audit", "internal/faults",
 		"internal/probe", "internal/recorder", "internal/redisenv", "internal/schedstat"},
 	// What a run's outcomes add up to, kept apart from what sends them.
 	"internal/recorder": {"result", "internal/event", "internal/redisenv"},

@@ -1,4 +1,4 @@
-package workload
+package arrivals
 
 import (
 	"fmt"
@@ -83,9 +83,9 @@ func (l *lockedPicker) Pick(n uint64) uint64 {
 	return l.p.Pick(n)
 }
 
-// newPicker builds the identity picker run s asks for; a zero Zipf
+// NewPicker builds the identity picker run s asks for; a zero Zipf
 // exponent means plan.DefaultZipfExponent.
-func newPicker(s plan.Run, seed int64) (IdentityPicker, error) {
+func NewPicker(s plan.Run, seed int64) (IdentityPicker, error) {
 	count := uint64(s.Identities)
 	if count == 0 {
 		return nil, fmt.Errorf("scenario %s has no identities", s.Scenario)

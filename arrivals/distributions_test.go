@@ -1,4 +1,4 @@
-package workload
+package arrivals
 
 import (
 	"fmt"
@@ -163,15 +163,15 @@ func TestScenarioPicker(t *testing.T) {
 		s    plan.Run
 		want string
 	}{
-		{"steady, uniform arrivals: identities in turn", plan.Run{Shape: plan.ShapeSteady, Identities: 5, Arrival: plan.Uniform}, "workload.RoundRobin"},
-		{"steady, Poisson arrivals: identities at random", plan.Run{Shape: plan.ShapeSteady, Identities: 5, Arrival: plan.Poisson}, "*workload.RandomPicker"},
-		{"steady, zipf: a few hot identities", plan.Run{Shape: plan.ShapeSteady, Identities: 5, Distribution: plan.ZipfIdentities, ZipfExponent: 1.2}, "*workload.Zipf"},
-		{"steady, uniform: identities at random whatever the arrivals", plan.Run{Shape: plan.ShapeSteady, Identities: 5, Distribution: plan.UniformIdentities}, "*workload.RandomPicker"},
-		{"cardinality, uniform", plan.Run{Shape: plan.ShapeCardinality, Identities: 5, Distribution: plan.UniformIdentities}, "*workload.RandomPicker"},
-		{"cardinality, zipf (exponent defaulted)", plan.Run{Shape: plan.ShapeCardinality, Identities: 5, Distribution: plan.ZipfIdentities}, "*workload.Zipf"},
-		{"cardinality, sequential", plan.Run{Shape: plan.ShapeCardinality, Identities: 5, Distribution: plan.SequentialIdentities}, "workload.Sequential"},
+		{"steady, uniform arrivals: identities in turn", plan.Run{Shape: plan.ShapeSteady, Identities: 5, Arrival: plan.Uniform}, "arrivals.RoundRobin"},
+		{"steady, Poisson arrivals: identities at random", plan.Run{Shape: plan.ShapeSteady, Identities: 5, Arrival: plan.Poisson}, "*arrivals.RandomPicker"},
+		{"steady, zipf: a few hot identities", plan.Run{Shape: plan.ShapeSteady, Identities: 5, Distribution: plan.ZipfIdentities, ZipfExponent: 1.2}, "*arrivals.Zipf"},
+		{"steady, uniform: identities at random whatever the arrivals", plan.Run{Shape: plan.ShapeSteady, Identities: 5, Distribution: plan.UniformIdentities}, "*arrivals.RandomPicker"},
+		{"cardinality, uniform", plan.Run{Shape: plan.ShapeCardinality, Identities: 5, Distribution: plan.UniformIdentities}, "*arrivals.RandomPicker"},
+		{"cardinality, zipf (exponent defaulted)", plan.Run{Shape: plan.ShapeCardinality, Identities: 5, Distribution: plan.ZipfIdentities}, "*arrivals.Zipf"},
+		{"cardinality, sequential", plan.Run{Shape: plan.ShapeCardinality, Identities: 5, Distribution: plan.SequentialIdentities}, "arrivals.Sequential"},
 	} {
-		p, err := newPicker(tc.s, 1)
+		p, err := NewPicker(tc.s, 1)
 		if err != nil {
 			t.Errorf("%s: %v", tc.why, err)
 			continue
@@ -180,11 +180,11 @@ func TestScenarioPicker(t *testing.T) {
 			t.Errorf("%s: %s, want %s", tc.why, got, tc.want)
 		}
 	}
-	seq, err := newPicker(plan.Run{Shape: plan.ShapeCardinality, Identities: 5, Distribution: plan.SequentialIdentities, Repeats: 3, ZipfExponent: 1.4}, 1)
-	if err != nil || typeName(seq.(Sequential).Then) != "*workload.Zipf" {
+	seq, err := NewPicker(plan.Run{Shape: plan.ShapeCardinality, Identities: 5, Distribution: plan.SequentialIdentities, Repeats: 3, ZipfExponent: 1.4}, 1)
+	if err != nil || typeName(seq.(Sequential).Then) != "*arrivals.Zipf" {
 		t.Errorf("sequential with repeats: %#v, %v; want a Zipf head after the pass", seq, err)
 	}
-	if _, err := newPicker(plan.Run{Shape: plan.ShapeCardinality, Identities: 5, Distribution: plan.ZipfIdentities, ZipfExponent: 0.9}, 1); err == nil {
+	if _, err := NewPicker(plan.Run{Shape: plan.ShapeCardinality, Identities: 5, Distribution: plan.ZipfIdentities, ZipfExponent: 0.9}, 1); err == nil {
 		t.Errorf("a Zipf exponent below 1 built a picker")
 	}
 }

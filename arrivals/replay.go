@@ -1,4 +1,4 @@
-package workload
+package arrivals
 
 import (
 	"context"
@@ -8,10 +8,10 @@ import (
 	"github.com/rlbench/rlbench/trace"
 )
 
-// replayArrivals are a trace's requests as the open loop's arrivals: each
+// Replay is a trace's requests as the open loop's arrivals: each
 // due at the trace's time (at the replay's speed), for the identity the
 // trace numbered, asking for the units its cost column says.
-type replayArrivals struct {
+type Replay struct {
 	rp *trace.Replay
 	// requests ends the schedule after that many (0: the trace's end, or
 	// the run's duration when it loops); n counts those handed out.
@@ -23,24 +23,24 @@ type replayArrivals struct {
 	seed      int64
 }
 
-var _ Arrivals = (*replayArrivals)(nil)
+var _ Source = (*Replay)(nil)
 
-// replayOf starts the replay of run s's trace; Close it when done.
-func replayOf(ctx context.Context, s plan.Run, seed int64) (*replayArrivals, error) {
+// OpenReplay starts the replay of run s's trace; Close it when done.
+func OpenReplay(ctx context.Context, s plan.Run, seed int64) (*Replay, error) {
 	r := s.Replay
 	rp, err := r.Trace.Replay(ctx, r.Speed, r.Loop)
 	if err != nil {
 		return nil, err
 	}
-	out := &replayArrivals{rp: rp, requests: s.Requests, end: r.PassLength(), seed: seed}
+	out := &Replay{rp: rp, requests: s.Requests, end: r.PassLength(), seed: seed}
 	if s.Fleet.Instances() > 0 {
 		out.fleet = s.Fleet
 	}
 	return out, nil
 }
 
-// Next implements Arrivals.
-func (r *replayArrivals) Next(a *Arrival) bool {
+// Next implements Source.
+func (r *Replay) Next(a *Arrival) bool {
 	var t trace.Arrival
 	if (r.requests > 0 && r.n >= r.requests) || !r.rp.Next(&t) {
 		a.Due = r.last
@@ -60,7 +60,7 @@ func (r *replayArrivals) Next(a *Arrival) bool {
 
 // Err is why the trace could not be read to its end (nil if it was, or if
 // the replay was stopped).
-func (r *replayArrivals) Err() error { return r.rp.Err() }
+func (r *Replay) Err() error { return r.rp.Err() }
 
 // Close stops the replay's reading.
-func (r *replayArrivals) Close() { r.rp.Close() }
+func (r *Replay) Close() { r.rp.Close() }

@@ -1,4 +1,4 @@
-package workload
+package arrivals
 
 import (
 	"time"
@@ -26,7 +26,7 @@ type Arrival struct {
 	Instance int
 }
 
-// Arrivals is the source of an open loop's requests: the whole schedule,
+// Source is the source of an open loop's requests: the whole schedule,
 // in due order. The open loop sends each request at its due time from
 // whichever of its connections is free for it, however late the earlier
 // ones were answered, and stops at the run's duration if the schedule
@@ -41,7 +41,7 @@ type Arrival struct {
 // around it), so it need not be safe for concurrent use. Schedule (a
 // pacer and an identity picker) is the one the shapes use; a source that
 // reads arrivals from elsewhere (a trace) is another.
-type Arrivals interface {
+type Source interface {
 	// Next fills a with the next request and reports true; its Due is no
 	// earlier than the one before. At the end of the schedule it reports
 	// false and sets a.Due to when the schedule ended (no earlier than
@@ -69,9 +69,9 @@ type Schedule struct {
 	n uint64
 }
 
-var _ Arrivals = (*Schedule)(nil)
+var _ Source = (*Schedule)(nil)
 
-// Next implements Arrivals.
+// Next implements Source.
 func (s *Schedule) Next(a *Arrival) bool {
 	n := s.n
 	a.Due = s.Pacer.Due(n)
@@ -87,9 +87,9 @@ func (s *Schedule) Next(a *Arrival) bool {
 	return true
 }
 
-// arrivals is the open-loop schedule of run s, a ramp through its stages
-// or a constant or Poisson rate, for the identities picker draws.
-func arrivals(s plan.Run, picker IdentityPicker, seed int64) Arrivals {
+// For is the open-loop schedule of run s, a ramp through its stages or a
+// constant or Poisson rate, for the identities picker draws.
+func For(s plan.Run, picker IdentityPicker, seed int64) Source {
 	var p Pacer
 	if s.Shape == plan.ShapeRamp {
 		p = NewRampPacer(s.FromPerSecond, s.Stages, s.Arrival == plan.Poisson, seed)
