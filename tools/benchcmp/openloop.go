@@ -94,14 +94,15 @@ const matchTries = 4
 // matchedClosedLoop measures the closed loop at open's rate and batch
 // size: batches of open's mean batch (rounded), over as many connections
 // as send open's rate. A closed loop's rate grows with its connections, so
-// short runs (a fifth of span) scale the count by the rate they missed by,
+// shorter runs (half of span: shorter ones start slower than a whole
+// span's average) scale the count by the rate they missed by,
 // up to matchTries times or until within 10%; the count closest to the
 // rate is then measured over span. It returns the figures and the count.
 func matchedClosedLoop(ctx context.Context, env *redisenv.Env, p algorithms.Policy, clients, identities int, open loopFigures, span time.Duration) (loopFigures, int, error) {
 	depth := max(int(math.Round(open.batch)), 1)
 	conns, best, bestMiss := clients, clients, math.Inf(1)
 	for range matchTries {
-		rate, _, _, err := rlbenchLoop(ctx, env, p, conns, identities, depth, span/5, nil, 0)
+		rate, _, _, err := rlbenchLoop(ctx, env, p, conns, identities, depth, span/2, nil, 0)
 		if err != nil {
 			return loopFigures{}, 0, err
 		}
