@@ -14,6 +14,7 @@ import (
 // of a megabyte gives a result, a summary and a page of their usual size:
 // its text is kept once, cut, with how much was left out.
 func TestAHugeScriptErrorIsCut(t *testing.T) {
+	t.Parallel()
 	redistest.ServerPath(t)
 	dir := t.TempDir()
 	lua := `-- KEYS[1] the counter; Reply: an error of a megabyte

@@ -15,6 +15,7 @@ import (
 // no server can meet: the run completes, exits 1, names the threshold with
 // its measured value, and records it in result.json.
 func TestImpossibleThresholdExits1(t *testing.T) {
+	t.Parallel()
 	redistest.ServerPath(t)
 	out := t.TempDir()
 	profile := tinyProfile + `thresholds:
@@ -173,6 +174,7 @@ func TestCompareJUnit(t *testing.T) {
 // times on fresh keys and folds them into one run per algorithm with the
 // repetitions' values kept.
 func TestRepeatRecordsMediansAndSpread(t *testing.T) {
+	t.Parallel()
 	redistest.ServerPath(t)
 	out := t.TempDir()
 	profile := strings.Replace(tinyProfile, "duration: 300ms", "duration: 200ms", 1)
@@ -224,6 +226,7 @@ func smokeWith(t *testing.T, algorithms string, thresholds ...string) string {
 // TestSmokeGateCatchesAnImpossibleThreshold: the smoke profile with a
 // threshold no server meets exits 1 and names it.
 func TestSmokeGateCatchesAnImpossibleThreshold(t *testing.T) {
+	t.Parallel()
 	redistest.ServerPath(t)
 	code, stdout, stderr := runCLI(t, "run", "--quiet", "--no-report", "--out", t.TempDir(),
 		smokeWith(t, "[fixed_window, sliding_log]", "*/steady latency_us.p50 < 1us"))

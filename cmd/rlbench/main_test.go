@@ -71,6 +71,7 @@ scenarios:
 // TestRunWritesAResultThatParsesBack runs a profile end to end on a private
 // redis-server and reads the result back through the contract.
 func TestRunWritesAResultThatParsesBack(t *testing.T) {
+	t.Parallel()
 	res, stdout, dir := runAndRead(t, "tiny", tinyProfile)
 	if res.Redis.Mode != "private" || !res.Complete || res.Verdict != result.Pass || len(res.Runs) != 4 {
 		t.Errorf("result: mode %s complete %v verdict %s runs %d", res.Redis.Mode, res.Complete, res.Verdict, len(res.Runs))

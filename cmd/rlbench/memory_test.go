@@ -10,11 +10,13 @@ import (
 )
 
 // TestRunCardinalityRecordsMemory runs a two-size cardinality profile end to
-// end on a private redis-server and reads the figures back from the result.
+// end on a private redis-server and reads the figures back from the result
+// and the summary (report/html draws the memory curve of such a result).
 func TestRunCardinalityRecordsMemory(t *testing.T) {
+	t.Parallel()
 	redistest.ServerPath(t)
 	out := t.TempDir()
-	code, stdout, stderr := runCLI(t, "run", "--quiet", "--out", out, writeProfile(t, `name: card
+	code, stdout, stderr := runCLI(t, "run", "--quiet", "--no-report", "--out", out, writeProfile(t, `name: card
 policy: {limit: 10, window: 1h}
 algorithms: [fixed_window, token_bucket]
 concurrency: 8

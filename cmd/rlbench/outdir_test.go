@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlbench/rlbench/internal/resulttest"
 	"github.com/rlbench/rlbench/result"
 )
 
@@ -20,6 +21,7 @@ import (
 // taken, holding another run's result: the run writes into a folder of
 // its own, with a suffix, and leaves the other result alone.
 func TestTwoRunsInOneSecondKeepBothResults(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	now := time.Now().UTC()
 	const marker = "another run's result\n"
@@ -104,7 +106,11 @@ func openFD(t *testing.T, path string) string {
 // before it reads the input (a pipe without a writer does not hold it),
 // and writes nothing; with -o it reads such an input and writes there.
 func TestOutputsAreNeverWrittenBesideADeviceOrPipe(t *testing.T) {
-	result := fixtureResult(t)
+	t.Parallel()
+	// A result of one run: what matters here is where it is read from and
+	// written to (the fixture's twenty runs take seconds to draw under the
+	// race detector; report/html's tests draw the fixture).
+	result := writeResult(t, resulttest.Sample())
 	lua := filepath.Join(t.TempDir(), "limiter.lua")
 	if err := os.WriteFile(lua, []byte(initLua), 0o644); err != nil {
 		t.Fatal(err)

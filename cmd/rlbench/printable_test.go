@@ -15,6 +15,7 @@ import (
 // show them escaped, so that a name can neither drive the terminal nor
 // forge a line.
 func TestPathsArePrintedSafely(t *testing.T) {
+	t.Parallel()
 	redistest.ServerPath(t)
 	hostile := "a\x1b[31mred\rover\nline"
 	dir := filepath.Join(t.TempDir(), hostile)

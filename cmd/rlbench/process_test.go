@@ -144,6 +144,7 @@ scenarios:
 // first), hurries: rlbench still writes the result, marked incomplete,
 // exits 3, and leaves no server process and no directory behind.
 func TestSecondCtrlCHurriesAndStillCleansUp(t *testing.T) {
+	t.Parallel()
 	redistest.RequireProc(t)
 	tmp, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -185,6 +186,7 @@ func TestSecondCtrlCHurriesAndStillCleansUp(t *testing.T) {
 // it. The next run proves the directory is a dead rlbench's, stops the
 // orphaned server and removes the directory.
 func TestALaterRunRemovesWhatAKilledRunLeft(t *testing.T) {
+	t.Parallel()
 	redistest.RequireProc(t)
 	tmp, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

@@ -125,6 +125,7 @@ func TestBadRedisFlagIsUsage(t *testing.T) {
 // TestTLSAgainstAPlainServer: rediss:// to a server that does not speak
 // TLS says the TLS handshake failed, not only that a deadline passed.
 func TestTLSAgainstAPlainServer(t *testing.T) {
+	t.Parallel()
 	addr := redistest.Start(t)
 	code, _, stderr := runCLI(t, "run", "--quiet", "--redis", "rediss://"+addr, "--out", t.TempDir(), writeProfile(t, tinyProfile))
 	if code != exitRuntime || !strings.Contains(stderr, "TLS handshake with "+addr+" failed") {

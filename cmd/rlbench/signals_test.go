@@ -233,6 +233,7 @@ return {1, tostring(tonumber(ARGV[1]) - n), 0}
 // census short; the result is still written, incomplete, and the keys
 // removed either way.
 func TestASignalDuringTheCensus(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name       string
 		signals    int

@@ -128,7 +128,8 @@ func TestBrokenLimiterFailsTheRun(t *testing.T) {
 		t.Errorf("want the broken limiter's mismatches named, and the correct one not:\n%s", stdout)
 	}
 
-	code, stdout, res, _ = runProfileText(t, "edge", boundaryLike+"expect_broken: [sliding_log]\n")
+	// Only its summary and result are read: no page.
+	code, stdout, res, _ = runProfileText(t, "edge", boundaryLike+"expect_broken: [sliding_log]\n", "--no-report")
 	first, _, _ := strings.Cut(stdout, "\n")
 	if code != exitOK || res.Verdict != result.Pass || !strings.HasPrefix(first, "verdict: pass; sliding_log: caught, as expected (boundary: OVERSHOOT 9, MISMATCH") {
 		t.Errorf("a caught negative control: exit %d, verdict %s, first line %q", code, res.Verdict, first)
@@ -301,6 +302,7 @@ return {1, tostring(tonumber(ARGV[1]) - n), 0}
 // denies what a fixed window admits once its window is over, and leaves
 // its keys without a TTL.
 func TestWindowWithoutTTLFailsTheVerdict(t *testing.T) {
+	t.Parallel()
 	script := filepath.Join(t.TempDir(), "nottl.lua")
 	if err := os.WriteFile(script, []byte(windowWithoutTTL), 0o644); err != nil {
 		t.Fatal(err)
