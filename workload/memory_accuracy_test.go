@@ -29,6 +29,7 @@ const accuracyIdentities = 20_000
 // connection, measured by used_memory before and after. They must agree
 // within 10% for every limiter.
 func TestBytesPerIdentityMatchesAnIndependentFill(t *testing.T) {
+	t.Parallel()
 	rdb := redistest.Client(t)
 	p := onceEachProfile(t, "fill", accuracyIdentities, 16)
 	// Run ids of one length, so both paths write keys of one length.
@@ -167,6 +168,7 @@ func usedMemory(t *testing.T, rdb *redis.Client) int64 {
 // independent fill of keys that never expire, for a bucket, GCRA and the
 // fixed window alike, and the run says how many keys expired.
 func TestFillMatchesAnIndependentFill(t *testing.T) {
+	t.Parallel()
 	rdb := redistest.Client(t)
 	p := mustProfile(t, fmt.Sprintf(`
 policy: {limit: 10, window: 100ms}

@@ -20,6 +20,7 @@ import (
 // decision takes two round trips), and the audit's heap holds at least its
 // 24 bytes per decision.
 func TestPipelinedRunsThroughEveryShape(t *testing.T) {
+	t.Parallel()
 	rdb := redistest.Client(t)
 	p := declaredProfile(t, `
 policy: {limit: 20, window: 1m}
