@@ -89,19 +89,26 @@ func compareOpenLoop(rounds int, span time.Duration, clients, identities int, de
 
 // matchTries is how many short closed-loop runs matchedClosedLoop takes
 // to find how many connections send the open loop's rate.
-const matchTries = 4
+const matchTries = 6
 
 // matchedClosedLoop measures the closed loop at open's rate and batch
 // size: batches of open's mean batch (rounded), over as many connections
-// as send open's rate. A closed loop's rate grows with its connections, so
-// shorter runs (half of span: shorter ones start slower than a whole
-// span's average) scale the count by the rate they missed by,
-// up to matchTries times or until within 10%; the count closest to the
-// rate is then measured over span. It returns the figures and the count.
+// as send open's rate. A closed loop's rate grows with its connections
+// until the server is saturated, and then hardly at all, so the count is
+// found by bisection between 1 and clients, on runs of half of span
+// (shorter ones start slower than a whole span's average), up to
+// matchTries runs or until one comes within 5%; the count whose run came
+// closest is then measured over span. It returns the figures and the
+// count.
 func matchedClosedLoop(ctx context.Context, env *redisenv.Env, p algorithms.Policy, clients, identities int, open loopFigures, span time.Duration) (loopFigures, int, error) {
 	depth := max(int(math.Round(open.batch)), 1)
-	conns, best, bestMiss := clients, clients, math.Inf(1)
+	lo, hi := 1, clients
+	best, bestMiss := clients, math.Inf(1)
 	for range matchTries {
+		if lo > hi {
+			break
+		}
+		conns := (lo + hi) / 2
 		rate, _, _, err := rlbenchLoop(ctx, env, p, conns, identities, depth, span/2, nil, 0)
 		if err != nil {
 			return loopFigures{}, 0, err
@@ -112,14 +119,14 @@ func matchedClosedLoop(ctx context.Context, env *redisenv.Env, p algorithms.Poli
 		if miss := math.Abs(rate/open.rate - 1); miss < bestMiss {
 			best, bestMiss = conns, miss
 		}
-		if bestMiss <= 0.1 || rate <= 0 {
+		if bestMiss <= 0.05 {
 			break
 		}
-		next := max(int(math.Round(float64(conns)*open.rate/rate)), 1)
-		if next == conns {
-			break
+		if rate > open.rate {
+			hi = conns - 1
+		} else {
+			lo = conns + 1
 		}
-		conns = min(next, clients) // the pool holds clients connections
 	}
 	f, err := loopCPU(ctx, env, p, best, identities, depth, span, 0)
 	return f, best, err
