@@ -202,6 +202,12 @@ func (s *Session) replace(ctx context.Context, i int, f plan.Fault, o *observati
 	n.rdb = s.cloneClient(n.addr, 2, s.controlTimeout)
 	s.client.renew(s.newLimiterClient())
 	fresh := redisenv.ReadServer(sctx, n.rdb, s.command, s.clock.Now())
+	if fresh.Err == nil {
+		// A new process: its counters began at zero when it started, and
+		// the limiter's clients may have redialled it and had calls
+		// answered before this reading (on a busy machine, 25 of 2,348).
+		fresh = fresh.Started()
+	}
 	sw := redisenv.Switch{Old: o.before, New: fresh}
 	o.switches = append(o.switches, sw)
 	s.mu.Lock()

@@ -51,6 +51,19 @@ func ReadServer(ctx context.Context, rdb redis.Cmdable, command string, at time.
 	return r
 }
 
+// Started is r as the server read at its own start: the same server, with
+// every counter a start sets to zero (the decision's statistics, the
+// connections received, evictions and expiries) at zero. A server started
+// afresh under a run may answer the run's calls before its first reading
+// can be taken (its clients redial it on their own), so its first reading
+// can miss them; counting from its start misses none.
+func (r Reading) Started() Reading {
+	r.Stat = make(CommandStats, len(r.Stat))
+	r.Connections = 0
+	r.State.EvictedKeys, r.State.ExpiredKeys = 0, 0
+	return r
+}
+
 // Switch is the server being replaced under a run: the old server's last
 // reading and the new one's first. Counters are added up on either side of
 // it, never across it.
