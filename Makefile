@@ -128,7 +128,8 @@ vet:
 ## bench: rlbench vs redis-benchmark throughput and CPU per million decisions,
 ## one request at a time and pipelined (-P 16), the fixed window's capacity
 ## (loose SLO, pipelining allowed) as a share of redis-benchmark -P 16, the
-## open loop's CPU per decision beside the closed loop's, the pipelined
+## open loop's CPU per decision beside the closed loop's (at the open loop's
+## rate and batch size, and at full speed), the pipelined
 ## client ways side by side (rlbench, go-redis with reused commands,
 ## rueidis DoMulti: tools/clientcmp, a module of its own), allocations per
 ## request, plot rendering, reading a trace

@@ -109,13 +109,11 @@ func matchedClosedLoop(ctx context.Context, env *redisenv.Env, p algorithms.Poli
 			break
 		}
 		conns := (lo + hi) / 2
-		rate, _, _, err := rlbenchLoop(ctx, env, p, conns, identities, depth, span/2, nil, 0)
+		try, err := loopCPU(ctx, env, p, conns, identities, depth, span/2, 0)
 		if err != nil {
 			return loopFigures{}, 0, err
 		}
-		if err := env.Client.FlushDB(ctx).Err(); err != nil { // a server started for this measurement
-			return loopFigures{}, 0, err
-		}
+		rate := try.rate
 		if miss := math.Abs(rate/open.rate - 1); miss < bestMiss {
 			best, bestMiss = conns, miss
 		}
