@@ -243,8 +243,8 @@ func TestSmokeGateCatchesAnImpossibleThreshold(t *testing.T) {
 // and blaming no correct limiter.
 func TestSmokeGateCatchesABrokenLimiter(t *testing.T) {
 	redistest.ServerPath(t)
-	breakSlidingLog(t)
-	code, stdout, stderr := runCLI(t, "run", "--quiet", "--no-report", "--out", t.TempDir(),
+	t.Parallel()
+	code, stdout, stderr := runCLIWith(t, brokenSlidingLog(), "run", "--quiet", "--no-report", "--out", t.TempDir(),
 		smokeWith(t, "[fixed_window, sliding_log]"))
 	if code != exitFail {
 		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitFail, stdout, stderr)

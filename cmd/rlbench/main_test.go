@@ -17,8 +17,15 @@ import (
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	return runCLIWith(t, hooks{}, args...)
+}
+
+// runCLIWith runs the command with the test's hooks h, which no other
+// invocation sees.
+func runCLIWith(t *testing.T, h hooks, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(context.Background(), args, &out, &errb)
+	code = run(withHooks(context.Background(), h), args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -31,18 +38,21 @@ func writeProfile(t *testing.T, body string) string {
 	return path
 }
 
-// runAndRead runs the profile body (whose name is name) on a private
-// redis-server and reads back the one result it wrote; it also returns
-// the summary.
 // runAndRead runs a profile on a private redis-server (or the Redis flags
 // name) and returns the result, the summary, and the directory the run
 // wrote.
 func runAndRead(t *testing.T, name, body string, flags ...string) (*result.Result, string, string) {
 	t.Helper()
+	return runAndReadWith(t, hooks{}, name, body, flags...)
+}
+
+// runAndReadWith is runAndRead with the test's hooks h.
+func runAndReadWith(t *testing.T, h hooks, name, body string, flags ...string) (*result.Result, string, string) {
+	t.Helper()
 	redistest.ServerPath(t)
 	out := t.TempDir()
 	args := append(append([]string{"run", "--quiet", "--out", out}, flags...), writeProfile(t, body))
-	code, stdout, stderr := runCLI(t, args...)
+	code, stdout, stderr := runCLIWith(t, h, args...)
 	if code != exitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -55,15 +56,12 @@ func (m *liveMetrics) close() {
 	}
 }
 
-// runObserver, when a test sets it, is told of every run as the progress
-// bar is, given where the live metrics are served: it acts at a known
-// point of each run (after its traffic, before the next).
-var runObserver func(metricsURL string) workload.Observer
-
-// testObserver is runObserver's observer, or nil.
-func testObserver(m *liveMetrics) workload.Observer {
-	if runObserver == nil {
+// testObserver is the observer of the runObserver hook ctx carries, or
+// nil.
+func testObserver(ctx context.Context, m *liveMetrics) workload.Observer {
+	h := hooksOf(ctx)
+	if h.runObserver == nil {
 		return nil
 	}
-	return runObserver(m.url())
+	return h.runObserver(m.url())
 }

@@ -86,13 +86,13 @@ func series(fams map[string]*dto.MetricFamily, name string, want map[string]stri
 // count equals the one result.json records for that run, and the server's
 // memory is there; once rlbench has finished, nothing is served.
 func TestLiveMetricsMatchTheResult(t *testing.T) {
+	t.Parallel()
 	obs := &scrapingObserver{t: t}
-	runObserver = func(url string) workload.Observer {
+	scrape := hooks{runObserver: func(url string) workload.Observer {
 		obs.url = url
 		return obs
-	}
-	t.Cleanup(func() { runObserver = nil })
-	res, _, _ := runAndRead(t, "tiny", tinyProfile, "--metrics-listen", ":0")
+	}}
+	res, _, _ := runAndReadWith(t, scrape, "tiny", tinyProfile, "--metrics-listen", ":0")
 	if !strings.HasPrefix(obs.url, "http://127.0.0.1:") {
 		t.Fatalf("metrics served at %q, want the loopback interface", obs.url)
 	}
@@ -187,17 +187,17 @@ func (c *cancellingObserver) RunFinished(*workload.Progress, *result.Run) {}
 // TestMetricsStopOnCtrlC: a run interrupted while the metrics are served
 // stops serving them when it stops.
 func TestMetricsStopOnCtrlC(t *testing.T) {
+	t.Parallel()
 	redistest.ServerPath(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	obs := &cancellingObserver{cancel: cancel, t: t}
-	runObserver = func(url string) workload.Observer {
+	cancelling := hooks{runObserver: func(url string) workload.Observer {
 		obs.url = url
 		return obs
-	}
-	t.Cleanup(func() { runObserver = nil })
+	}}
 	var out, errb bytes.Buffer
-	code := run(ctx, []string{"run", "--quiet", "--metrics-listen", ":0", "--out", t.TempDir(), writeProfile(t, tinyProfile)}, &out, &errb)
+	code := run(withHooks(ctx, cancelling), []string{"run", "--quiet", "--metrics-listen", ":0", "--out", t.TempDir(), writeProfile(t, tinyProfile)}, &out, &errb)
 	if code != exitRuntime || !obs.served {
 		t.Errorf("exit %d (want 3), metrics served before the interrupt: %v\n%s", code, obs.served, errb.String())
 	}

@@ -80,16 +80,15 @@ func TestEveryClientSlotTakenRefusesTheRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	full := make(chan error, 1)
-	newLimiter = func(name string, rdb algorithms.Redis, p algorithms.Policy) (algorithms.Limiter, error) {
+	fill := func(name string, rdb algorithms.Redis, p algorithms.Policy) (algorithms.Limiter, error) {
 		if c, ok := rdb.(*redis.Client); ok {
 			var once sync.Once
 			c.AddHook(afterLoad{fn: func() { once.Do(func() { full <- fillServer(ctx, admin, "bench") }) }})
 		}
 		return algorithms.New(name, rdb, p)
 	}
-	t.Cleanup(func() { newLimiter = nil })
 	t.Setenv("RLBENCH_TEST_PASSWORD", "pw")
-	code, stdout, res, dir := runProfileText(t, "steady", steadyOn(addr, `, username: bench, password_env: RLBENCH_TEST_PASSWORD`))
+	code, stdout, res, dir := runProfileTextWith(t, hooks{newLimiter: fill}, "steady", steadyOn(addr, `, username: bench, password_env: RLBENCH_TEST_PASSWORD`))
 	select {
 	case err := <-full:
 		if err != nil {

@@ -240,14 +240,14 @@ func runProfile(ctx context.Context, profilePath string, o runOptions, stdout, s
 		Env:       env,
 		RunID:     runID,
 		KeepKeys:  o.keepKeys,
-		Observer:  newObservers(newProgress(stderr, o.quiet), testObserver(live)),
+		Observer:  newObservers(newProgress(stderr, o.quiet), testObserver(ctx, live)),
 		Sinks:     live.sinks(),
 		Segments:  segs,
 		ShareCPUs: true,
 		Hurry:     hurryOf(ctx),
 		Shapes:    capacity.Shapes(),
 	}
-	runner.NewLimiter = newLimiter
+	runner.NewLimiter = hooksOf(ctx).newLimiter
 	res, runErr := runner.Run(ctx)
 	if ctx.Err() != nil {
 		// However far the runs got, an interrupted invocation is never
@@ -370,11 +370,6 @@ func closeEnv(env *redisenv.Env, stderr io.Writer) {
 		fmt.Fprintln(stderr, "rlbench: warning: "+report.PrintableLines(err.Error()))
 	}
 }
-
-// newLimiter builds each run's limiter; nil means algorithms.New. Tests
-// swap in limiters that are broken by construction, to see what the
-// command makes of them.
-var newLimiter func(name string, rdb algorithms.Redis, p algorithms.Policy) (algorithms.Limiter, error)
 
 // redisOptions resolves which Redis to use: --redis, else the profile's
 // redis section, else a private server. The password comes only from an

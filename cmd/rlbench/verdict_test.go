@@ -38,19 +38,17 @@ func (l looseSlidingLog) Allow(ctx context.Context, key string) (algorithms.Deci
 	return l.loose.Allow(ctx, key)
 }
 
-// breakSlidingLog makes `rlbench run` run a sliding log that admits three
-// more than the policy, for the rest of the test.
-func breakSlidingLog(t *testing.T) {
-	t.Helper()
-	newLimiter = func(name string, rdb algorithms.Redis, p algorithms.Policy) (algorithms.Limiter, error) {
+// brokenSlidingLog are the hooks under which `rlbench run` runs a sliding
+// log that admits three more than the policy.
+func brokenSlidingLog() hooks {
+	return hooks{newLimiter: func(name string, rdb algorithms.Redis, p algorithms.Policy) (algorithms.Limiter, error) {
 		if name != algorithms.SlidingLogName {
 			return algorithms.New(name, rdb, p)
 		}
 		loose := p
 		loose.Limit += 3
 		return looseSlidingLog{algorithms.NewSlidingLog(rdb, p), algorithms.NewSlidingLog(rdb, loose)}, nil
-	}
-	t.Cleanup(func() { newLimiter = nil })
+	}}
 }
 
 // boundaryLike is profiles/boundary.yaml made small: no thresholds, so
@@ -73,9 +71,15 @@ scenarios:
 // result and the directory it was written to.
 func runProfileText(t *testing.T, name, body string, args ...string) (int, string, *result.Result, string) {
 	t.Helper()
+	return runProfileTextWith(t, hooks{}, name, body, args...)
+}
+
+// runProfileTextWith is runProfileText with the test's hooks h.
+func runProfileTextWith(t *testing.T, h hooks, name, body string, args ...string) (int, string, *result.Result, string) {
+	t.Helper()
 	redistest.ServerPath(t)
 	out := t.TempDir()
-	code, stdout, stderr := runCLI(t, append(append([]string{"run", "--quiet", "--out", out}, args...), writeProfile(t, body))...)
+	code, stdout, stderr := runCLIWith(t, h, append(append([]string{"run", "--quiet", "--out", out}, args...), writeProfile(t, body))...)
 	matches, _ := filepath.Glob(filepath.Join(out, name+"-*", "result.json"))
 	if len(matches) != 1 {
 		t.Fatalf("exit %d, no result (%v)\n%s\n%s", code, matches, stdout, stderr)
@@ -122,15 +126,16 @@ func htmlEscape(s string) string {
 // fails a profile that sets no threshold; declared as a negative control it
 // passes, because it was caught; a correct limiter declared broken fails.
 func TestBrokenLimiterFailsTheRun(t *testing.T) {
-	breakSlidingLog(t)
-	code, stdout, res, dir := runProfileText(t, "edge", boundaryLike)
+	t.Parallel()
+	broken := brokenSlidingLog()
+	code, stdout, res, dir := runProfileTextWith(t, broken, "edge", boundaryLike)
 	wantFailure(t, code, exitFail, stdout, res, dir, "sliding_log/boundary: OVERSHOOT: 3 identities got more than the algorithm's own bound of 10 within one 300ms")
 	if !strings.Contains(stdout, "MISMATCH") || strings.Contains(stdout, "fixed_window/boundary: OVERSHOOT") {
 		t.Errorf("want the broken limiter's mismatches named, and the correct one not:\n%s", stdout)
 	}
 
 	// Only its summary and result are read: no page.
-	code, stdout, res, _ = runProfileText(t, "edge", boundaryLike+"expect_broken: [sliding_log]\n", "--no-report")
+	code, stdout, res, _ = runProfileTextWith(t, broken, "edge", boundaryLike+"expect_broken: [sliding_log]\n", "--no-report")
 	first, _, _ := strings.Cut(stdout, "\n")
 	if code != exitOK || res.Verdict != result.Pass || !strings.HasPrefix(first, "verdict: pass; sliding_log: caught, as expected (boundary: OVERSHOOT 9, MISMATCH") {
 		t.Errorf("a caught negative control: exit %d, verdict %s, first line %q", code, res.Verdict, first)
@@ -139,7 +144,7 @@ func TestBrokenLimiterFailsTheRun(t *testing.T) {
 		t.Errorf("the audit table does not mark the broken limiter as expected:\n%s", stdout)
 	}
 
-	code, stdout, res, dir = runProfileText(t, "edge", boundaryLike+"expect_broken: [fixed_window]\n")
+	code, stdout, res, dir = runProfileTextWith(t, broken, "edge", boundaryLike+"expect_broken: [fixed_window]\n")
 	wantFailure(t, code, exitFail, stdout, res, dir, "sliding_log/boundary: OVERSHOOT")
 	if len(res.VerdictReasons) != 3 || !strings.Contains(res.VerdictReasons[2], "fixed_window is declared broken (expect_broken) but no run caught it") {
 		t.Errorf("reasons %q, want the broken sliding log's two and the uncaught fixed window", res.VerdictReasons)
@@ -167,6 +172,7 @@ scenarios:
 // ends incomplete (exit 3) quoting Redis, and no error budget is charged
 // to the limiter.
 func TestOutOfMemoryIsTheServers(t *testing.T) {
+	t.Parallel()
 	addr := redistest.Start(t)
 	admin := redis.NewClient(&redis.Options{Addr: addr})
 	defer admin.Close()
@@ -196,12 +202,13 @@ func sentOf(t *testing.T, res *result.Result) int64 {
 // doing. The run ends incomplete (exit 3) quoting Redis, with what it
 // measured before; the limiter is charged no error budget.
 func TestOutOfMemoryMidRunIsTheServers(t *testing.T) {
+	t.Parallel()
 	addr := redistest.Start(t)
 	admin := redis.NewClient(&redis.Options{Addr: addr, Protocol: 2, DisableIdentity: true})
 	t.Cleanup(func() { _ = admin.Close() })
 	ctx := context.Background()
 	var full atomic.Bool
-	newLimiter = func(name string, rdb algorithms.Redis, p algorithms.Policy) (algorithms.Limiter, error) {
+	fill := func(name string, rdb algorithms.Redis, p algorithms.Policy) (algorithms.Limiter, error) {
 		if c, ok := rdb.(*redis.Client); ok {
 			// Before the 50th decision's caller goes on: every call sent
 			// after it is refused.
@@ -213,8 +220,7 @@ func TestOutOfMemoryMidRunIsTheServers(t *testing.T) {
 		}
 		return algorithms.New(name, rdb, p)
 	}
-	t.Cleanup(func() { newLimiter = nil })
-	code, stdout, res, dir := runProfileText(t, "steady", steadyOn(addr, ""))
+	code, stdout, res, dir := runProfileTextWith(t, hooks{newLimiter: fill}, "steady", steadyOn(addr, ""))
 	if !full.Load() {
 		t.Fatal("maxmemory was never lowered")
 	}
@@ -271,6 +277,7 @@ func (h afterCalls) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pr
 // three-second run leaves a result marked incomplete and exit 3, though
 // the run's schedule ran to its end and the cleanup failed too.
 func TestServerKilledMidRunIsIncomplete(t *testing.T) {
+	t.Parallel()
 	srv, err := redisenv.StartServer(context.Background(), redistest.ServerPath(t))
 	if err != nil {
 		t.Fatal(err)
@@ -280,14 +287,13 @@ func TestServerKilledMidRunIsIncomplete(t *testing.T) {
 	// The server is killed once the run has had 50 decisions, whatever
 	// the machine's speed; how long the rest took is measured from then.
 	var killed atomic.Int64
-	newLimiter = func(name string, rdb algorithms.Redis, p algorithms.Policy) (algorithms.Limiter, error) {
+	kill := func(name string, rdb algorithms.Redis, p algorithms.Policy) (algorithms.Limiter, error) {
 		if c, ok := rdb.(*redis.Client); ok {
 			redistest.AfterCommands(c, "evalsha", 50, func() { _ = srv.Stop(); killed.Store(time.Now().UnixNano()) })
 		}
 		return algorithms.New(name, rdb, p)
 	}
-	t.Cleanup(func() { newLimiter = nil })
-	code, stdout, res, dir := runProfileText(t, "steady", body)
+	code, stdout, res, dir := runProfileTextWith(t, hooks{newLimiter: kill}, "steady", body)
 	if took := time.Since(time.Unix(0, killed.Load())); killed.Load() == 0 || took > 15*time.Second {
 		t.Errorf("took %s after the server was killed", took)
 	}
