@@ -5,8 +5,8 @@ package resulttest
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 	"time"
 
@@ -46,10 +46,26 @@ func Fixture(t testing.TB) *result.Result {
 	return r
 }
 
-// FixtureFile is the fixture's path on this machine.
+// FixtureFile is the fixture's path on this machine: under the module
+// root, the first folder from the working directory up that holds go.mod
+// (a test runs in its package's folder, tools/fixture in the root). The
+// source file's own path would not do: builds with -trimpath name it by
+// import path.
 func FixtureFile() string {
-	_, here, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(here), "..", "..", FixturePath)
+	dir, err := os.Getwd()
+	if err != nil {
+		return FixturePath
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, FixturePath)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return FixturePath
+		}
+		dir = parent
+	}
 }
 
 // Many is the fixture repeated until it holds at least scenarios
