@@ -34,17 +34,12 @@ run: deps build
 ## beside the others (make test-integration runs its cluster and skew
 ## renders with it)
 ## go vet runs beside the tests too: most of the tests' time is spent
-## waiting on timed traffic, with a CPU to spare.
-## go test starts packages in the order they are named: the two longest
-## (cmd/rlbench, workload) are named first, so neither waits behind the
-## short ones for a slot (workload started 110 s after the first package
-## when named last in alphabetical order)
+## waiting on timed traffic, with a CPU to spare
 HTML_PKG := ./report/html
-LONG_PKGS := ./cmd/rlbench ./workload
 test: deps deps-browser fmt-check
 	@$(GO) vet ./... & vet=$$!; \
 	$(GO) test $(HTML_PKG) & html=$$!; \
-	$(GO) test -race -p 4 $(LONG_PKGS) $$($(GO) list ./... | grep -v -e '/report/html$$' -e '/cmd/rlbench$$' -e '/workload$$'); rest=$$?; \
+	$(GO) test -race -p 4 $$($(GO) list ./... | grep -v '/report/html$$'); rest=$$?; \
 	wait $$html; html=$$?; \
 	wait $$vet; vet=$$?; test $$vet -eq 0 || echo "go vet failed"; \
 	test $$vet -eq 0 && test $$rest -eq 0 && test $$html -eq 0
